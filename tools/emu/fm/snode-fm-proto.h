@@ -1,0 +1,276 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Wire protocol between the snode-nic QEMU device and the fabric manager.
+ *
+ * Transport: a UNIX SOCK_SEQPACKET socket (the fm listens on RUNDIR/fm.sock),
+ * one message per packet, so no framing is needed. Every packet starts with
+ * struct snode_fm_hdr; len counts the whole packet. Integers are host endian
+ * (both ends always run on the same host).
+ *
+ * Requests carry a seq chosen by the sender; the reply echoes it with
+ * SNODE_FM_F_REPLY set and a status from enum snode_fm_status (the same
+ * values as the device's admin status codes in Documentation/hw/snode-nic.rst
+ * section 3.4, so the device can pass them through unchanged).
+ *
+ * Who sends what:
+ *   device -> fm : HELLO, HEARTBEAT, EXPORT_SET, EXPORT_CLEAR, GRANT,
+ *                  GRANT_RELEASE, PORT_SET, MSG_SEND, MSG_DELIVER reply,
+ *                  RESET, STATS (traffic byte counts for the link model)
+ *   fm -> device : HELLO reply, all replies, REVOKE, NODE_STATE, PORT_STATE,
+ *                  SENSOR, MSG_DELIVER, MSG_SEND reply
+ *
+ * Memory: the fm creates one file per node under /dev/shm, named in the
+ * HELLO reply and GRANT reply. The device maps the peer's file itself
+ * (MAP_SHARED) for a granted window, so data never crosses this socket.
+ */
+#ifndef SNODE_FM_PROTO_H
+#define SNODE_FM_PROTO_H
+
+#include <stdint.h>
+
+#define SNODE_FM_PROTO_VERSION	1
+#define SNODE_FM_PATH_MAX	108
+#define SNODE_FM_MAX_NODES	1024
+#define SNODE_FM_MAX_PORTS	8
+#define SNODE_FM_MSG_MAX	48	/* message payload bytes */
+#define SNODE_FM_HEARTBEAT_MS	100	/* device sends one this often */
+#define SNODE_FM_DEAD_MS	1000	/* fm declares a silent node dead */
+
+enum snode_fm_type {
+	SNODE_FM_HELLO = 1,
+	SNODE_FM_HEARTBEAT,
+	SNODE_FM_EXPORT_SET,
+	SNODE_FM_EXPORT_CLEAR,
+	SNODE_FM_GRANT,
+	SNODE_FM_GRANT_RELEASE,
+	SNODE_FM_REVOKE,
+	SNODE_FM_NODE_STATE,
+	SNODE_FM_PORT_STATE,
+	SNODE_FM_PORT_SET,
+	SNODE_FM_SENSOR,
+	SNODE_FM_MSG_SEND,
+	SNODE_FM_MSG_DELIVER,
+	SNODE_FM_RESET,
+	SNODE_FM_STATS,
+};
+
+#define SNODE_FM_F_REPLY	0x1
+
+/* Same numbering as the device admin status codes. */
+enum snode_fm_status {
+	SNODE_FM_OK = 0,
+	SNODE_FM_EINVAL = 2,
+	SNODE_FM_ENORES = 3,
+	SNODE_FM_EBADKEY = 4,
+	SNODE_FM_ENOTALLOWED = 5,
+	SNODE_FM_EREADONLY = 6,
+	SNODE_FM_ENOEXPORT = 7,
+	SNODE_FM_EUNREACH = 8,
+	SNODE_FM_EBUSY = 9,
+	SNODE_FM_EINTERNAL = 10,
+	SNODE_FM_ERANGE = 13,
+	SNODE_FM_EQFULL = 15,
+	SNODE_FM_ENOEP = 16,
+};
+
+/* Permission bits, as the device's ATT/EXPORT flags. */
+#define SNODE_FM_PERM_READ	0x1
+#define SNODE_FM_PERM_WRITE	0x2
+
+/* Revocation reasons, as the device's WINDOW_REVOKED reasons. */
+enum snode_fm_revoke_reason {
+	SNODE_FM_REVOKE_UNEXPORT = 1,
+	SNODE_FM_REVOKE_EXPORTER_RESET = 2,
+	SNODE_FM_REVOKE_NODE_DEAD = 3,
+	SNODE_FM_REVOKE_UNREACHABLE = 4,
+};
+
+/* Node states, as the device's NODE_QUERY states. */
+enum snode_fm_node_st {
+	SNODE_FM_NODE_UNKNOWN = 0,
+	SNODE_FM_NODE_UP = 1,
+	SNODE_FM_NODE_UNREACHABLE = 2,
+	SNODE_FM_NODE_DEAD = 3,
+};
+
+/* Port operational states, as the device's PORT_QUERY oper_state. */
+enum snode_fm_port_st {
+	SNODE_FM_PORT_DOWN = 0,
+	SNODE_FM_PORT_UP = 1,
+	SNODE_FM_PORT_DEGRADED = 2,
+	SNODE_FM_PORT_TRAINING = 3,
+};
+
+/* PORT_SET actions, as the device's PORT_SET cdw1. */
+enum snode_fm_port_action {
+	SNODE_FM_PORT_ADMIN_DOWN = 1,
+	SNODE_FM_PORT_ADMIN_UP = 2,
+	SNODE_FM_PORT_RESET = 3,
+	SNODE_FM_PORT_CLEAR = 4,
+};
+
+struct snode_fm_hdr {
+	uint16_t type;		/* enum snode_fm_type */
+	uint16_t flags;		/* SNODE_FM_F_* */
+	uint32_t len;		/* whole packet, header included */
+	uint32_t seq;
+	uint32_t status;	/* replies: enum snode_fm_status */
+};
+
+/* device -> fm; the reply is struct snode_fm_hello_reply. */
+struct snode_fm_hello {
+	struct snode_fm_hdr hdr;
+	uint32_t version;	/* SNODE_FM_PROTO_VERSION */
+	uint32_t node;		/* fabric node id the device was given */
+	uint32_t pid;		/* QEMU's pid, for kill fault injection */
+	uint32_t reserved;
+};
+
+struct snode_fm_hello_reply {
+	struct snode_fm_hdr hdr;	/* status EINVAL: unknown or taken node */
+	uint32_t version;
+	uint32_t node;
+	uint32_t fabric_id;
+	uint32_t nports;
+	uint32_t max_nodes;
+	uint32_t reserved;
+	uint64_t pool_size;
+	char pool_path[SNODE_FM_PATH_MAX];	/* this node's memory file */
+	char serial[32];
+};
+
+/* device -> fm, every SNODE_FM_HEARTBEAT_MS; no reply. */
+struct snode_fm_heartbeat {
+	struct snode_fm_hdr hdr;
+};
+
+/* device -> fm; reply is a bare header with a status. */
+struct snode_fm_export_set {
+	struct snode_fm_hdr hdr;
+	uint32_t export_id;
+	uint32_t perm;		/* SNODE_FM_PERM_* */
+	uint64_t offset;	/* in the exporter's pool */
+	uint64_t len;
+	uint64_t key;
+	uint32_t all_nodes;	/* 1: every node may import; else nodemask */
+	uint32_t reserved;
+	uint8_t nodemask[SNODE_FM_MAX_NODES / 8];
+};
+
+/* device -> fm; reply header's status, plus revoked count. */
+struct snode_fm_export_clear {
+	struct snode_fm_hdr hdr;
+	uint32_t export_id;
+	uint32_t revoked;	/* reply: importers revoked */
+};
+
+/* device -> fm: validate and take a grant for ATT entry att_index. */
+struct snode_fm_grant {
+	struct snode_fm_hdr hdr;
+	uint32_t att_index;
+	uint32_t perm;
+	uint32_t node;		/* exporter */
+	uint32_t export_id;
+	uint64_t key;
+	uint64_t offset;	/* inside the export, bytes */
+	uint64_t len;
+};
+
+struct snode_fm_grant_reply {
+	struct snode_fm_hdr hdr;	/* status: OK or the refusal */
+	uint32_t att_index;
+	uint32_t reserved;
+	uint64_t file_offset;		/* offset in the exporter's file */
+	uint64_t len;
+	char path[SNODE_FM_PATH_MAX];	/* exporter's memory file */
+};
+
+/* device -> fm: the ATT entry no longer uses its grant; no reply. */
+struct snode_fm_grant_release {
+	struct snode_fm_hdr hdr;
+	uint32_t att_index;
+	uint32_t reserved;
+};
+
+/* fm -> device: the grant behind att_index is gone; no reply. */
+struct snode_fm_revoke {
+	struct snode_fm_hdr hdr;
+	uint32_t att_index;
+	uint32_t reason;	/* enum snode_fm_revoke_reason */
+};
+
+/* fm -> device: a node's state or route changed; no reply. */
+struct snode_fm_node_state {
+	struct snode_fm_hdr hdr;
+	uint32_t node;
+	uint8_t state;		/* enum snode_fm_node_st */
+	uint8_t route_port;	/* 0xff: none */
+	uint16_t reserved;
+};
+
+/* fm -> device: the state and counters of one of its ports; no reply.
+ * Sent on every change and periodically (at least every 200 ms). */
+struct snode_fm_port_state {
+	struct snode_fm_hdr hdr;
+	uint8_t port;
+	uint8_t admin_state;
+	uint8_t oper_state;	/* enum snode_fm_port_st */
+	uint8_t lanes;
+	uint8_t max_lanes;
+	uint8_t reserved;
+	uint16_t speed;		/* Gb/s per lane */
+	uint32_t peer_node;	/* 0xffffffff: switch */
+	uint32_t peer_port;	/* bit 31: switch id */
+	uint64_t crc_errors;
+	uint64_t replays;
+	uint64_t recoveries;
+	uint64_t down_events;
+	double ber;
+};
+
+/* device -> fm: port action; reply header's status. */
+struct snode_fm_port_set {
+	struct snode_fm_hdr hdr;
+	uint32_t port;
+	uint32_t action;	/* enum snode_fm_port_action */
+};
+
+/* fm -> device: injected sensor values; no reply. */
+struct snode_fm_sensor {
+	struct snode_fm_hdr hdr;
+	int32_t temp_mc;	/* milli-degC */
+	uint32_t power_mw;
+};
+
+/*
+ * device -> fm: send a message; fm routes it to the destination device as
+ * MSG_DELIVER and forwards that reply's status back as this one's reply.
+ */
+struct snode_fm_msg {
+	struct snode_fm_hdr hdr;
+	uint32_t src_node;	/* filled in by the fm on delivery */
+	uint32_t dst_node;
+	uint16_t src_ep;
+	uint16_t dst_ep;
+	uint16_t len;		/* payload bytes, 0 = doorbell */
+	uint16_t reserved;
+	uint64_t key;
+	uint64_t msg_seq;	/* per (src node, dst endpoint), from 1 */
+	uint8_t data[SNODE_FM_MSG_MAX];
+};
+
+/* device -> fm: the device was reset (FLR): drop its exports and grants. */
+struct snode_fm_reset {
+	struct snode_fm_hdr hdr;
+};
+
+/* device -> fm: traffic the device moved since the last report; no reply. */
+struct snode_fm_stats {
+	struct snode_fm_hdr hdr;
+	uint32_t port;
+	uint32_t reserved;
+	uint64_t tx_bytes;
+	uint64_t rx_bytes;
+};
+
+#endif /* SNODE_FM_PROTO_H */
