@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# snode top-level Makefile. Each part owns a fragment:
+#   tools/emu/emu.mk         deps, kernels, linux-source, qemu (build/ caches)
+#   tools/emu/fm/fm.mk       snode-fm and its host unit tests
+#   driver/driver.mk         snode.ko for KDIR and for every guest kernel, lint
+#   selftests/selftests.mk   kselftest binaries and the VM test suites
+# Kernel modules themselves are described by ./Kbuild and driver/Kbuild.
+
+TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
+BUILD := $(TOP)/build
+
+.PHONY: all
+all:
+
+-include $(TOP)/tools/emu/emu.mk
+-include $(TOP)/tools/emu/fm/fm.mk
+-include $(TOP)/driver/driver.mk
+-include $(TOP)/selftests/selftests.mk
