@@ -17,3 +17,13 @@ all:
 -include $(TOP)/tools/emu/fm/fm.mk
 -include $(TOP)/driver/driver.mk
 -include $(TOP)/selftests/selftests.mk
+-include $(TOP)/selftests/emu/emu.mk
+
+# Everything the tests need, built and staged for the guests.
+.PHONY: check-build check demo
+check-build: deps
+	$(MAKE) -f $(TOP)/Makefile kernels linux-source qemu
+	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests emu-test-stage
+
+check: check-build
+	$(TOP)/tools/testing/run-all.sh

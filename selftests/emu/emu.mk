@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: GPL-2.0
+# The emulator test's guest half: a static register reader and the guest
+# script, staged into every guest at /usr/lib/snode/selftests/emu/.
+
+EMU_TEST_STAGE := $(BUILD)/stage/common/usr/lib/snode/selftests/emu
+
+.PHONY: emu-test-stage
+emu-test-stage: $(EMU_TEST_STAGE)/bar_peek $(EMU_TEST_STAGE)/guest-emu.sh \
+	$(BUILD)/stage/common/usr/bin/lspci
+
+$(EMU_TEST_STAGE)/bar_peek: $(TOP)/selftests/emu/bar_peek.c
+	@mkdir -p $(dir $@)
+	$(CC) -static -O2 -Wall -Wextra -Werror -o $@ $<
+
+$(EMU_TEST_STAGE)/guest-emu.sh: $(TOP)/selftests/emu/guest-emu.sh
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@
+
+# busybox has no lspci; the guest gets pciutils' (the runner adds its libraries).
+$(BUILD)/stage/common/usr/bin/lspci: /usr/bin/lspci
+	@mkdir -p $(dir $@)
+	install -m 0755 $< $@

@@ -1,0 +1,115 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# run-all.sh - run every snode test suite and count the results.
+#
+# Each suite is a command that prints TAP lines ("ok N - name",
+# "not ok N - name", "ok N - name # SKIP reason"). A suite that exits
+# non-zero without reporting a failure counts as one failure of its own, so
+# a crashed suite can never look green. After the suites, every guest console
+# log written during this run is scanned for kernel oopses, BUGs, WARNINGs and
+# lockdep splats; any hit is a failure.
+#
+# Usage: tools/testing/run-all.sh [SUITE...]   (default: all suites)
+# The last line is "N passed, N failed, N skipped"; exit status 1 if any
+# test failed.
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+LOGDIR=$TOP/build/check
+mkdir -p "$LOGDIR"
+STAMP=$LOGDIR/.start
+touch "$STAMP"
+
+# name: command (run from $TOP)
+SUITES=(
+	"fm-unit:make -s --no-print-directory fm-test"
+	"lint:tools/testing/lint-suite.sh"
+	"emu-6.1:selftests/emu/emu.sh 6.1"
+	"core-6.1:selftests/vm/core.sh 6.1"
+	"emu-6.12:selftests/emu/emu.sh 6.12"
+	"core-6.12:selftests/vm/core.sh 6.12"
+)
+
+passed=0
+failed=0
+skipped=0
+failures=()
+
+want() {
+	[ $# -eq 0 ] && return 0
+	local s
+	for s in "${SELECTED[@]}"; do
+		[ "$s" = "$1" ] && return 0
+	done
+	return 1
+}
+
+SELECTED=("$@")
+
+run_suite() {
+	local name=$1 cmd=$2 log=$LOGDIR/$1.log rc line
+	local s_pass=0 s_fail=0 s_skip=0
+
+	echo "=== $name: $cmd"
+	(cd "$TOP" && eval "$cmd") >"$log" 2>&1 </dev/null
+	rc=$?
+	while IFS= read -r line; do
+		case "$line" in
+		"not ok "[0-9]*)
+			s_fail=$((s_fail + 1))
+			failures+=("$name: $line")
+			echo "  $line" ;;
+		"ok "[0-9]*"# SKIP"* | "ok "[0-9]*"# skip"*)
+			s_skip=$((s_skip + 1))
+			echo "  $line" ;;
+		"ok "[0-9]*)
+			s_pass=$((s_pass + 1))
+			echo "  $line" ;;
+		esac
+	done < <(sed -e 's/^\[node[0-9]*\] //' -e 's/^[[:space:]]*//' "$log")
+	if [ "$rc" -ne 0 ] && [ "$s_fail" -eq 0 ]; then
+		s_fail=1
+		failures+=("$name: exited with status $rc without reporting a failed test (see $log)")
+		echo "  not ok - $name exited with status $rc (see $log)"
+	fi
+	if [ $((s_pass + s_fail + s_skip)) -eq 0 ]; then
+		failures+=("$name: reported no tests (see $log)")
+		s_fail=1
+		echo "  not ok - $name reported no tests (see $log)"
+	fi
+	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped"
+	passed=$((passed + s_pass))
+	failed=$((failed + s_fail))
+	skipped=$((skipped + s_skip))
+}
+
+for entry in "${SUITES[@]}"; do
+	name=${entry%%:*}
+	want "$name" || continue
+	run_suite "$name" "${entry#*:}"
+done
+
+# Guest kernel logs of this run: no oops, BUG, WARNING or lockdep splat.
+splat='Oops|BUG:|WARNING:|Kernel panic|possible circular locking|possible recursive locking|INFO: possible|inconsistent lock state|general protection fault|Call Trace:'
+bad=$(find "$TOP/build/vm" -name '*.log' -newer "$STAMP" -print0 2>/dev/null |
+	xargs -0 -r grep -E -l -- "$splat" 2>/dev/null)
+nlogs=$(find "$TOP/build/vm" -name '*.log' -newer "$STAMP" 2>/dev/null | wc -l)
+if [ -n "$bad" ]; then
+	failed=$((failed + 1))
+	for f in $bad; do
+		failures+=("guest kernel log $f: $(grep -E -m1 -- "$splat" "$f")")
+	done
+	echo "not ok - guest kernel logs clean"
+elif [ "$nlogs" -gt 0 ]; then
+	passed=$((passed + 1))
+	echo "ok - guest kernel logs clean ($nlogs logs)"
+fi
+
+if [ ${#failures[@]} -gt 0 ]; then
+	echo
+	echo "Failures:"
+	printf '  %s\n' "${failures[@]}"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
