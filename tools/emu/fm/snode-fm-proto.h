@@ -68,6 +68,7 @@ enum snode_fm_status {
 	SNODE_FM_EUNREACH = 8,
 	SNODE_FM_EBUSY = 9,
 	SNODE_FM_EINTERNAL = 10,
+	SNODE_FM_ETIMEOUT = 12,		/* the destination did not answer */
 	SNODE_FM_ERANGE = 13,
 	SNODE_FM_EQFULL = 15,
 	SNODE_FM_ENOEP = 16,
