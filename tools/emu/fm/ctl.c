@@ -1,0 +1,809 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: ctl.c - the control socket RUNDIR/ctl.sock and "snode-fm ctl"
+ *
+ * Wire format (SOCK_SEQPACKET): the client sends one packet, the command's
+ * words separated by NUL bytes. The fm answers with any number of packets
+ * whose first byte says what follows: 'o' text for stdout, 'e' text for
+ * stderr, and one final 'x' followed by '0' (success) or '1' (failure).
+ * wait-attached answers only when the node attached or the wait timed out.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "fm.h"
+
+#define CTL_REQ_MAX	4096
+#define CTL_CHUNK	16384
+#define CTL_ARGS_MAX	64
+
+struct fm_ctlc {
+	int fd;
+	int wait_node;		/* -1: not waiting */
+	uint64_t deadline;
+};
+
+static struct fm_ctlc *ctlcs;
+static uint32_t nctlcs;
+
+static const char ctl_usage[] =
+	"Usage: snode-fm ctl --dir RUNDIR COMMAND...\n"
+	"  link down|up A.P\n"
+	"  link flap A.P [count N] [period MS]\n"
+	"  link ber A.P RATE\n"
+	"  link lanes A.P N|max\n"
+	"  link reset A.P\n"
+	"  node kill|isolate|join N\n"
+	"  node temp N MILLIDEG\n"
+	"  node power N MW\n"
+	"  sim export N ID OFFSET LEN KEY r|rw [nodes LIST]\n"
+	"  sim unexport N ID\n"
+	"  show links|nodes|exports|grants [-j]   (show nodes [from N] [-j])\n"
+	"  wait-attached N [timeout MS]\n";
+
+static void json_links(const struct fm_fabric *f, struct fm_buf *o, bool json)
+{
+	uint32_t i;
+
+	if (json)
+		fm_buf_printf(o, "[");
+	for (i = 0; i < f->nlinks; i++) {
+		const struct fm_link *l = &f->links[i];
+		char a[48], b[48];
+
+		fm_end_name(f, &l->a, a, sizeof(a));
+		fm_end_name(f, &l->b, b, sizeof(b));
+		if (json)
+			fm_buf_printf(o, "%s{\"id\":%u,\"a\":\"%s\",\"b\":\"%s\",\"admin\":\"%s\",\"oper\":\"%s\",\"lanes\":%u,\"max_lanes\":%u,\"speed\":%u,\"ber\":%.17g,\"crc_errors\":%llu,\"replays\":%llu,\"recoveries\":%llu,\"down_events\":%llu,\"tx_bytes\":%llu,\"rx_bytes\":%llu}",
+				      i ? "," : "", i, a, b,
+				      l->admin_up ? "up" : "down",
+				      fm_oper_name(fm_link_oper(l, f->now)),
+				      l->lanes, l->max_lanes, l->speed, l->ber,
+				      (unsigned long long)l->crc_errors,
+				      (unsigned long long)l->replays,
+				      (unsigned long long)l->recoveries,
+				      (unsigned long long)l->down_events,
+				      (unsigned long long)l->tx_bytes,
+				      (unsigned long long)l->rx_bytes);
+		else
+			fm_buf_printf(o, "link %s %s admin %s oper %s lanes %u/%u speed %u ber %g crc %llu replays %llu recoveries %llu down %llu\n",
+				      a, b, l->admin_up ? "up" : "down",
+				      fm_oper_name(fm_link_oper(l, f->now)),
+				      l->lanes, l->max_lanes, l->speed, l->ber,
+				      (unsigned long long)l->crc_errors,
+				      (unsigned long long)l->replays,
+				      (unsigned long long)l->recoveries,
+				      (unsigned long long)l->down_events);
+	}
+	if (json)
+		fm_buf_printf(o, "]\n");
+}
+
+static void show_nodes(const struct fm_fabric *f, struct fm_buf *o, bool json,
+		       int from)
+{
+	bool first = true;
+	uint32_t i, j;
+
+	if (json)
+		fm_buf_printf(o, "[");
+	for (i = 0; i < FM_MAX_NODES; i++) {
+		const struct fm_node *n = f->node[i];
+		uint32_t nexp = 0;
+		uint8_t route = FM_NO_ROUTE, st = 0;
+
+		if (!n)
+			continue;
+		for (j = 0; j < FM_MAX_EXPORTS; j++)
+			nexp += !!n->exports[j];
+		if (from >= 0)
+			st = fm_node_view(f, from, i, &route);
+		if (json) {
+			fm_buf_printf(o, "%s{\"id\":%u,\"host\":%u,\"sim\":%s,\"state\":\"%s\",\"attached\":%s,\"pid\":%u,\"pool_size\":%llu,\"nports\":%u,\"exports\":%u,\"path\":\"%s\"",
+				      first ? "" : ",", i, n->host,
+				      n->sim ? "true" : "false",
+				      fm_life_name(n->life),
+				      n->conn ? "true" : "false", n->pid,
+				      (unsigned long long)n->pool_size,
+				      n->nports, nexp, n->path);
+			if (from >= 0 && (uint32_t)from != i)
+				fm_buf_printf(o, ",\"view\":\"%s\",\"route_port\":%d",
+					      fm_view_name(st),
+					      route == FM_NO_ROUTE ? -1 : route);
+			fm_buf_printf(o, "}");
+		} else {
+			char sz[32];
+
+			fm_size_str(n->pool_size, sz, sizeof(sz));
+			fm_buf_printf(o, "node %u host %u %s %s%s pool %s ports %u exports %u",
+				      i, n->host, n->sim ? "sim" : "vm",
+				      fm_life_name(n->life),
+				      n->conn ? " attached" : "", sz, n->nports,
+				      nexp);
+			if (n->pid)
+				fm_buf_printf(o, " pid %u", n->pid);
+			if (from >= 0 && (uint32_t)from != i) {
+				fm_buf_printf(o, " view %s", fm_view_name(st));
+				if (route != FM_NO_ROUTE)
+					fm_buf_printf(o, " route %u", route);
+			}
+			fm_buf_printf(o, "\n");
+		}
+		first = false;
+	}
+	if (json)
+		fm_buf_printf(o, "]\n");
+}
+
+static void show_exports(const struct fm_fabric *f, struct fm_buf *o, bool json)
+{
+	bool first = true;
+	uint32_t i, j, k;
+
+	if (json)
+		fm_buf_printf(o, "[");
+	for (i = 0; i < FM_MAX_NODES; i++) {
+		const struct fm_node *n = f->node[i];
+
+		if (!n)
+			continue;
+		for (j = 0; j < FM_MAX_EXPORTS; j++) {
+			const struct fm_export *e = n->exports[j];
+			const char *perm;
+			bool kf = true;
+
+			if (!e)
+				continue;
+			perm = e->perm & SNODE_FM_PERM_WRITE ? "rw" : "r";
+			if (json)
+				fm_buf_printf(o, "%s{\"node\":%u,\"id\":%u,\"offset\":%llu,\"len\":%llu,\"key\":%llu,\"perm\":\"%s\",\"importers\":%u,\"nodes\":",
+					      first ? "" : ",", i, j,
+					      (unsigned long long)e->offset,
+					      (unsigned long long)e->len,
+					      (unsigned long long)e->key, perm,
+					      fm_export_importers(f, i, j));
+			else
+				fm_buf_printf(o, "export %u %u offset 0x%llx len 0x%llx key 0x%llx perm %s importers %u nodes ",
+					      i, j, (unsigned long long)e->offset,
+					      (unsigned long long)e->len,
+					      (unsigned long long)e->key, perm,
+					      fm_export_importers(f, i, j));
+			if (e->all_nodes) {
+				fm_buf_printf(o, json ? "\"all\"}" : "all\n");
+			} else {
+				fm_buf_printf(o, json ? "[" : "");
+				for (k = 0; k < FM_MAX_NODES; k++) {
+					if (!(e->nodemask[k / 8] & (1 << (k % 8))))
+						continue;
+					fm_buf_printf(o, "%s%u", kf ? "" : ",", k);
+					kf = false;
+				}
+				fm_buf_printf(o, json ? "]}" : "\n");
+			}
+			first = false;
+		}
+	}
+	if (json)
+		fm_buf_printf(o, "]\n");
+}
+
+static void show_grants(const struct fm_fabric *f, struct fm_buf *o, bool json)
+{
+	uint32_t i;
+
+	if (json)
+		fm_buf_printf(o, "[");
+	for (i = 0; i < f->ngrants; i++) {
+		const struct fm_grant *g = &f->grants[i];
+
+		if (json)
+			fm_buf_printf(o, "%s{\"importer\":%u,\"att_index\":%u,\"exporter\":%u,\"export_id\":%u,\"perm\":\"%s\",\"offset\":%llu,\"len\":%llu}",
+				      i ? "," : "", g->importer, g->att_index,
+				      g->exporter, g->export_id,
+				      g->perm & SNODE_FM_PERM_WRITE ? "rw" : "r",
+				      (unsigned long long)g->offset,
+				      (unsigned long long)g->len);
+		else
+			fm_buf_printf(o, "grant %u att %u -> node %u export %u perm %s offset 0x%llx len 0x%llx\n",
+				      g->importer, g->att_index, g->exporter,
+				      g->export_id,
+				      g->perm & SNODE_FM_PERM_WRITE ? "rw" : "r",
+				      (unsigned long long)g->offset,
+				      (unsigned long long)g->len);
+	}
+	if (json)
+		fm_buf_printf(o, "]\n");
+}
+
+void fm_ctl_show(const struct fm_fabric *f, const char *what, bool json,
+		 int from, struct fm_buf *out)
+{
+	if (!strcmp(what, "links"))
+		json_links(f, out, json);
+	else if (!strcmp(what, "nodes"))
+		show_nodes(f, out, json, from);
+	else if (!strcmp(what, "exports"))
+		show_exports(f, out, json);
+	else if (!strcmp(what, "grants"))
+		show_grants(f, out, json);
+}
+
+static int ctl_node(struct fm_fabric *f, const char *s, struct fm_buf *err,
+		    struct fm_node **n)
+{
+	uint64_t v;
+
+	if (!s || fm_parse_u64(s, &v) || v >= FM_MAX_NODES) {
+		fm_buf_printf(err, "bad node id '%s'\n", s ? s : "");
+		return 1;
+	}
+	*n = fm_node_get(f, v);
+	if (!*n) {
+		fm_buf_printf(err, "node %llu is not in the topology\n",
+			      (unsigned long long)v);
+		return 1;
+	}
+	return 0;
+}
+
+static int ctl_link(struct fm_fabric *f, int argc, char **argv,
+		    struct fm_buf *out, struct fm_buf *err)
+{
+	uint32_t node, port;
+	struct fm_link *l;
+	uint64_t v;
+
+	if (argc < 3) {
+		fm_buf_printf(err, "%s", ctl_usage);
+		return 1;
+	}
+	if (fm_parse_nodeport(argv[2], &node, &port)) {
+		fm_buf_printf(err, "bad port '%s' (want NODE.PORT)\n", argv[2]);
+		return 1;
+	}
+	l = fm_port_link(f, node, port);
+	if (!l) {
+		fm_buf_printf(err, "no link on %u.%u\n", node, port);
+		return 1;
+	}
+	if (!strcmp(argv[1], "down") || !strcmp(argv[1], "up")) {
+		if (argc != 3)
+			goto usage;
+		fm_link_set_admin(f, l, argv[1][0] == 'u');
+	} else if (!strcmp(argv[1], "reset")) {
+		if (argc != 3)
+			goto usage;
+		fm_link_reset(f, l);
+	} else if (!strcmp(argv[1], "flap")) {
+		uint64_t count = 1, period = 500;
+		int i;
+
+		for (i = 3; i < argc; i += 2) {
+			if (i + 1 >= argc || fm_parse_u64(argv[i + 1], &v))
+				goto usage;
+			if (!strcmp(argv[i], "count") && v >= 1 && v <= 1000000)
+				count = v;
+			else if (!strcmp(argv[i], "period") && v >= 1 &&
+				 v <= 3600000)
+				period = v;
+			else
+				goto usage;
+		}
+		fm_link_flap(f, l, count, period);
+	} else if (!strcmp(argv[1], "ber")) {
+		char *end;
+		double ber;
+
+		if (argc != 4)
+			goto usage;
+		errno = 0;
+		ber = strtod(argv[3], &end);
+		if (errno || *end || end == argv[3] || !isfinite(ber) ||
+		    ber < 0 || ber >= 1) {
+			fm_buf_printf(err, "bad BER '%s' (0 <= BER < 1)\n", argv[3]);
+			return 1;
+		}
+		fm_link_set_ber(f, l, ber);
+	} else if (!strcmp(argv[1], "lanes")) {
+		if (argc != 4)
+			goto usage;
+		if (!strcmp(argv[3], "max")) {
+			v = l->max_lanes;
+		} else if (fm_parse_u64(argv[3], &v) || !v || v > l->max_lanes) {
+			fm_buf_printf(err, "bad lane count '%s' (1..%u or max)\n",
+				      argv[3], l->max_lanes);
+			return 1;
+		}
+		fm_link_set_lanes(f, l, v);
+	} else {
+		goto usage;
+	}
+	fm_log("ctl: link %s %s%s%s", argv[1], argv[2], argc > 3 ? " " : "",
+	       argc > 3 ? argv[3] : "");
+	(void)out;
+	return 0;
+usage:
+	fm_buf_printf(err, "%s", ctl_usage);
+	return 1;
+}
+
+static void ctl_node_links(struct fm_fabric *f, struct fm_node *n, bool up)
+{
+	uint32_t p;
+
+	for (p = 0; p < n->nports; p++) {
+		struct fm_link *l = fm_port_link(f, n->id, p);
+
+		if (l)
+			fm_link_set_admin(f, l, up);
+	}
+}
+
+static void send_sensor(struct fm_node *n)
+{
+	struct snode_fm_sensor s = {
+		.hdr = { .type = SNODE_FM_SENSOR, .len = sizeof(s) },
+		.temp_mc = n->temp_mc,
+		.power_mw = n->power_mw,
+	};
+
+	fm_send_node(n, &s, sizeof(s));
+}
+
+static int ctl_nodecmd(struct fm_fabric *f, int argc, char **argv,
+		       struct fm_buf *out, struct fm_buf *err)
+{
+	struct fm_node *n;
+	uint64_t v;
+
+	if (argc < 3)
+		goto usage;
+	if (ctl_node(f, argv[2], err, &n))
+		return 1;
+	if (!strcmp(argv[1], "kill") && argc == 3) {
+		if (!n->sim) {
+			if (!n->conn) {
+				fm_buf_printf(err, "node %u is not attached\n", n->id);
+				return 1;
+			}
+			if (n->pid > 1 && (pid_t)n->pid != getpid()) {
+				if (kill(n->pid, SIGKILL))
+					fm_buf_printf(out, "kill %u: %s\n", n->pid,
+						      strerror(errno));
+				else
+					fm_buf_printf(out, "killed pid %u\n", n->pid);
+			}
+		}
+		fm_node_dead(f, n, "killed by ctl");
+	} else if (!strcmp(argv[1], "isolate") && argc == 3) {
+		ctl_node_links(f, n, false);
+	} else if (!strcmp(argv[1], "join") && argc == 3) {
+		ctl_node_links(f, n, true);
+		if (n->sim && n->life == FM_LIFE_DEAD)
+			n->life = FM_LIFE_UP;
+	} else if ((!strcmp(argv[1], "temp") || !strcmp(argv[1], "power")) &&
+		   argc == 4) {
+		if (!strcmp(argv[1], "temp")) {
+			char *end;
+			long t = strtol(argv[3], &end, 0);
+
+			if (*end || end == argv[3] || t < -300000 || t > 1000000) {
+				fm_buf_printf(err, "bad temperature '%s' (milli-degC)\n",
+					      argv[3]);
+				return 1;
+			}
+			n->temp_mc = t;
+		} else {
+			if (fm_parse_u64(argv[3], &v) || v > UINT32_MAX) {
+				fm_buf_printf(err, "bad power '%s' (mW)\n", argv[3]);
+				return 1;
+			}
+			n->power_mw = v;
+		}
+		if (!n->conn) {
+			fm_buf_printf(err, "node %u is not attached\n", n->id);
+			return 1;
+		}
+		send_sensor(n);
+	} else {
+		goto usage;
+	}
+	fm_log("ctl: node %s %s%s%s", argv[1], argv[2], argc > 3 ? " " : "",
+	       argc > 3 ? argv[3] : "");
+	return 0;
+usage:
+	fm_buf_printf(err, "%s", ctl_usage);
+	return 1;
+}
+
+int fm_parse_nodelist(const char *s, uint8_t *mask)
+{
+	char *copy = strdup(s), *save = NULL, *it;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (it = strtok_r(copy, ",", &save); it; it = strtok_r(NULL, ",", &save)) {
+		char *dash = strchr(it, '-');
+		uint64_t lo, hi;
+
+		if (dash)
+			*dash = 0;
+		if (fm_parse_u64(it, &lo) || (dash && fm_parse_u64(dash + 1, &hi))) {
+			ret = -EINVAL;
+			break;
+		}
+		if (!dash)
+			hi = lo;
+		if (hi < lo || hi >= FM_MAX_NODES) {
+			ret = -EINVAL;
+			break;
+		}
+		for (; lo <= hi; lo++)
+			mask[lo / 8] |= 1 << (lo % 8);
+	}
+	free(copy);
+	return ret;
+}
+
+static int ctl_sim(struct fm_fabric *f, int argc, char **argv,
+		   struct fm_buf *out, struct fm_buf *err)
+{
+	struct fm_node *n;
+	uint64_t id;
+	int st;
+
+	if (argc < 4)
+		goto usage;
+	if (ctl_node(f, argv[2], err, &n))
+		return 1;
+	if (!n->sim) {
+		fm_buf_printf(err, "node %u is not a sim node\n", n->id);
+		return 1;
+	}
+	if (fm_parse_u64(argv[3], &id) || id >= FM_MAX_EXPORTS) {
+		fm_buf_printf(err, "bad export id '%s' (0..%d)\n", argv[3],
+			      FM_MAX_EXPORTS - 1);
+		return 1;
+	}
+	if (!strcmp(argv[1], "export") && (argc == 8 || argc == 10)) {
+		struct fm_export e = { .all_nodes = true };
+
+		if (fm_parse_size(argv[4], &e.offset) ||
+		    fm_parse_size(argv[5], &e.len) ||
+		    fm_parse_u64(argv[6], &e.key)) {
+			fm_buf_printf(err, "bad offset, len or key\n");
+			return 1;
+		}
+		if (!strcmp(argv[7], "r") || !strcmp(argv[7], "ro")) {
+			e.perm = SNODE_FM_PERM_READ;
+		} else if (!strcmp(argv[7], "rw")) {
+			e.perm = SNODE_FM_PERM_READ | SNODE_FM_PERM_WRITE;
+		} else {
+			fm_buf_printf(err, "bad perm '%s' (r or rw)\n", argv[7]);
+			return 1;
+		}
+		if (argc == 10) {
+			if (strcmp(argv[8], "nodes") ||
+			    fm_parse_nodelist(argv[9], e.nodemask)) {
+				fm_buf_printf(err, "bad node list (nodes 0,2-5)\n");
+				return 1;
+			}
+			e.all_nodes = false;
+		}
+		st = fm_sim_export(f, n, id, &e);
+		if (st) {
+			fm_buf_printf(err, "export refused: %s\n", fm_status_name(st));
+			return 1;
+		}
+	} else if (!strcmp(argv[1], "unexport") && argc == 4) {
+		uint32_t revoked;
+
+		st = fm_export_clear(f, n, id, SNODE_FM_REVOKE_UNEXPORT, &revoked);
+		if (st) {
+			fm_buf_printf(err, "unexport failed: %s\n", fm_status_name(st));
+			return 1;
+		}
+		fm_buf_printf(out, "revoked %u\n", revoked);
+	} else {
+		goto usage;
+	}
+	fm_log("ctl: sim %s %s %s", argv[1], argv[2], argv[3]);
+	return 0;
+usage:
+	fm_buf_printf(err, "%s", ctl_usage);
+	return 1;
+}
+
+/*
+ * Run one command. Return 0 (done, success), 1 (done, failure) or 2: the
+ * answer waits for *wait_node to attach, until *wait_ms from now.
+ */
+int fm_ctl_exec(struct fm_fabric *f, int argc, char **argv, struct fm_buf *out,
+		struct fm_buf *err, int *wait_node, uint64_t *wait_ms)
+{
+	if (argc < 1)
+		goto usage;
+	if (!strcmp(argv[0], "link"))
+		return ctl_link(f, argc, argv, out, err);
+	if (!strcmp(argv[0], "node"))
+		return ctl_nodecmd(f, argc, argv, out, err);
+	if (!strcmp(argv[0], "sim"))
+		return ctl_sim(f, argc, argv, out, err);
+	if (!strcmp(argv[0], "show") && argc >= 2) {
+		bool json = false;
+		int from = -1, i;
+
+		if (strcmp(argv[1], "links") && strcmp(argv[1], "nodes") &&
+		    strcmp(argv[1], "exports") && strcmp(argv[1], "grants"))
+			goto usage;
+		for (i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "-j")) {
+				json = true;
+			} else if (!strcmp(argv[i], "from") && i + 1 < argc &&
+				   !strcmp(argv[1], "nodes")) {
+				struct fm_node *n;
+
+				if (ctl_node(f, argv[++i], err, &n))
+					return 1;
+				from = n->id;
+			} else {
+				goto usage;
+			}
+		}
+		fm_ctl_show(f, argv[1], json, from, out);
+		return 0;
+	}
+	if (!strcmp(argv[0], "wait-attached") && (argc == 2 || argc == 4)) {
+		struct fm_node *n;
+		uint64_t ms = 60000;
+
+		if (ctl_node(f, argv[1], err, &n))
+			return 1;
+		if (n->sim) {
+			fm_buf_printf(err, "node %u is a sim node\n", n->id);
+			return 1;
+		}
+		if (argc == 4 && (strcmp(argv[2], "timeout") ||
+				  fm_parse_u64(argv[3], &ms)))
+			goto usage;
+		if (n->conn)
+			return 0;
+		*wait_node = n->id;
+		*wait_ms = ms;
+		return 2;
+	}
+	if (!strcmp(argv[0], "help")) {
+		fm_buf_printf(out, "%s", ctl_usage);
+		return 0;
+	}
+usage:
+	fm_buf_printf(err, "%s", ctl_usage);
+	return 1;
+}
+
+/* ---- server side ---- */
+
+int fm_ctl_listen(const char *path)
+{
+	return fm_proto_listen(path);
+}
+
+static void ctl_send(int fd, char kind, const char *s, size_t len)
+{
+	char buf[CTL_CHUNK + 1];
+
+	do {
+		size_t n = len > CTL_CHUNK ? CTL_CHUNK : len;
+
+		buf[0] = kind;
+		memcpy(buf + 1, s, n);
+		if (send(fd, buf, n + 1, MSG_NOSIGNAL) < 0)
+			return;
+		s += n;
+		len -= n;
+	} while (len);
+}
+
+static void ctl_finish(struct fm_ctlc *cc, int ret, struct fm_buf *out,
+		       struct fm_buf *err)
+{
+	if (out && out->len)
+		ctl_send(cc->fd, 'o', out->s, out->len);
+	if (err && err->len)
+		ctl_send(cc->fd, 'e', err->s, err->len);
+	ctl_send(cc->fd, 'x', ret ? "1" : "0", 1);
+	close(cc->fd);
+	cc->fd = -1;
+}
+
+void fm_ctl_accept(int lfd)
+{
+	struct timeval tv = { .tv_sec = 2 };
+	struct fm_ctlc *p;
+	int fd;
+
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	/* answers are written blocking, but never wait on a stuck client */
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	p = realloc(ctlcs, (nctlcs + 1) * sizeof(*p));
+	if (!p) {
+		close(fd);
+		return;
+	}
+	ctlcs = p;
+	ctlcs[nctlcs++] = (struct fm_ctlc){ .fd = fd, .wait_node = -1 };
+}
+
+static void ctl_input(struct fm_fabric *f, struct fm_ctlc *cc)
+{
+	char req[CTL_REQ_MAX + 1], *argv[CTL_ARGS_MAX];
+	struct fm_buf out = { 0 }, err = { 0 };
+	uint64_t wait_ms = 0;
+	int argc = 0, ret, wait_node = -1;
+	ssize_t n, i;
+
+	n = recv(cc->fd, req, CTL_REQ_MAX, MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		close(cc->fd);
+		cc->fd = -1;
+		return;
+	}
+	if (cc->wait_node >= 0)	/* one request per connection */
+		return;
+	req[n] = 0;
+	for (i = 0; i < n && argc < CTL_ARGS_MAX; i++) {
+		argv[argc++] = req + i;
+		i += strlen(req + i);
+	}
+	ret = fm_ctl_exec(f, argc, argv, &out, &err, &wait_node, &wait_ms);
+	if (ret == 2) {
+		cc->wait_node = wait_node;
+		cc->deadline = f->now + wait_ms;
+	} else {
+		ctl_finish(cc, ret, &out, &err);
+	}
+	fm_buf_free(&out);
+	fm_buf_free(&err);
+	fm_sync(f);
+}
+
+/* Answer waiters whose node attached or whose time ran out. */
+static void ctl_waiters(struct fm_fabric *f)
+{
+	uint32_t i;
+
+	for (i = 0; i < nctlcs; i++) {
+		struct fm_ctlc *cc = &ctlcs[i];
+		struct fm_node *n;
+		struct fm_buf err = { 0 };
+
+		if (cc->fd < 0 || cc->wait_node < 0)
+			continue;
+		n = fm_node_get(f, cc->wait_node);
+		if (n && n->conn) {
+			ctl_finish(cc, 0, NULL, NULL);
+		} else if (f->now >= cc->deadline) {
+			fm_buf_printf(&err, "timed out waiting for node %d to attach\n",
+				      cc->wait_node);
+			ctl_finish(cc, 1, NULL, &err);
+			fm_buf_free(&err);
+		}
+	}
+}
+
+/* The event loop's view of the control connections. */
+uint32_t fm_ctl_count(void)
+{
+	return nctlcs;
+}
+
+int fm_ctl_fd(uint32_t i)
+{
+	return ctlcs[i].fd;
+}
+
+void fm_ctl_ready(struct fm_fabric *f, uint32_t i)
+{
+	ctl_input(f, &ctlcs[i]);
+}
+
+void fm_ctl_timers(struct fm_fabric *f)
+{
+	uint32_t i;
+
+	ctl_waiters(f);
+	for (i = 0; i < nctlcs;) {
+		if (ctlcs[i].fd < 0)
+			ctlcs[i] = ctlcs[--nctlcs];
+		else
+			i++;
+	}
+}
+
+void fm_ctl_close_all(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < nctlcs; i++)
+		if (ctlcs[i].fd >= 0)
+			close(ctlcs[i].fd);
+	free(ctlcs);
+	ctlcs = NULL;
+	nctlcs = 0;
+}
+
+/* ---- client side: snode-fm ctl ---- */
+
+int fm_ctl_client(const char *dir, int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char req[CTL_REQ_MAX], buf[CTL_CHUNK + 2];
+	size_t len = 0;
+	int fd, i;
+
+	if (argc < 1) {
+		fputs(ctl_usage, stderr);
+		return 1;
+	}
+	if ((size_t)snprintf(sa.sun_path, sizeof(sa.sun_path), "%s/ctl.sock",
+			     dir) >= sizeof(sa.sun_path)) {
+		fprintf(stderr, "snode-fm ctl: run directory path too long\n");
+		return 1;
+	}
+	for (i = 0; i < argc; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		if (len + n > sizeof(req)) {
+			fprintf(stderr, "snode-fm ctl: command too long\n");
+			return 1;
+		}
+		memcpy(req + len, argv[i], n);
+		len += n;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		fprintf(stderr, "snode-fm ctl: cannot connect to %s: %s (is 'snode-fm run --dir %s' running?)\n",
+			sa.sun_path, strerror(errno), dir);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (send(fd, req, len, MSG_NOSIGNAL) < 0) {
+		fprintf(stderr, "snode-fm ctl: send: %s\n", strerror(errno));
+		close(fd);
+		return 1;
+	}
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf) - 1, 0);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			fprintf(stderr, "snode-fm ctl: the fm closed the connection without an answer\n");
+			close(fd);
+			return 1;
+		}
+		if (buf[0] == 'o') {
+			fwrite(buf + 1, 1, n - 1, stdout);
+		} else if (buf[0] == 'e') {
+			fputs("snode-fm ctl: ", stderr);
+			fwrite(buf + 1, 1, n - 1, stderr);
+		} else if (buf[0] == 'x') {
+			close(fd);
+			fflush(stdout);
+			return n > 1 && buf[1] == '0' ? 0 : 1;
+		}
+	}
+}

@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * DOC: fabric.c - fabric lifetime, routing and node states
+ *
+ * Routing: the fabric is a graph of node ports, switches and links. Nodes
+ * do not forward: a path from node A to node B leaves A through one of its
+ * ports, crosses any number of switches joined by inter-switch links, and
+ * enters B through one of B's ports (or is a single back-to-back cable).
+ * Only routable links count (oper state up, degraded or training). The
+ * route port from A to B is A's lowest-numbered port with a path to B.
+ *
+ * Node states as seen by node A about node B (NODE_STATE):
+ *   UNKNOWN      B is a VM node that never attached
+ *   DEAD         B died (heartbeat lost, socket closed, killed)
+ *   UP           B is alive and A has a path to it
+ *   UNREACHABLE  B is alive and A has no path to it
+ * fm_sync() sends every attached node the difference between what it was
+ * last told and the current state, so every event handler just changes the
+ * model and calls fm_sync().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fm.h"
+
+void fm_fabric_init(struct fm_fabric *f)
+{
+	memset(f, 0, sizeof(*f));
+}
+
+void fm_fabric_free(struct fm_fabric *f)
+{
+	uint32_t i, j;
+
+	for (i = 0; i < FM_MAX_NODES; i++) {
+		struct fm_node *n = f->node[i];
+
+		if (!n)
+			continue;
+		for (j = 0; j < FM_MAX_EXPORTS; j++)
+			free(n->exports[j]);
+		free(n->route);
+		free(n->seen_state);
+		free(n->seen_route);
+		free(n->echo_seq);
+		free(n);
+	}
+	for (i = 0; i < f->nswitches; i++)
+		free(f->sw_name[i]);
+	free(f->links);
+	free(f->grants);
+	memset(f, 0, sizeof(*f));
+}
+
+struct fm_node *fm_node_get(const struct fm_fabric *f, uint32_t id)
+{
+	return id < FM_MAX_NODES ? f->node[id] : NULL;
+}
+
+int fm_node_add(struct fm_fabric *f, uint32_t id)
+{
+	struct fm_node *n;
+	int p;
+
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->route = malloc(FM_MAX_NODES);
+	if (!n->route) {
+		free(n);
+		return -ENOMEM;
+	}
+	memset(n->route, FM_NO_ROUTE, FM_MAX_NODES);
+	n->id = id;
+	n->memfd = -1;
+	for (p = 0; p < FM_MAX_PORTS; p++)
+		n->port_link[p] = -1;
+	f->node[id] = n;
+	f->nnodes++;
+	f->routes_dirty = true;
+	return 0;
+}
+
+int fm_switch_find(const struct fm_fabric *f, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->nswitches; i++)
+		if (!strcmp(f->sw_name[i], name))
+			return i;
+	return -1;
+}
+
+static uint32_t uf_find(uint32_t *parent, uint32_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+/*
+ * Switches joined by routable inter-switch links form components; every
+ * node port with a routable link into a component reaches every other
+ * node port attached to it.
+ */
+void fm_routes_compute(struct fm_fabric *f)
+{
+	uint32_t parent[FM_MAX_SWITCHES], start[FM_MAX_SWITCHES + 1];
+	uint32_t *members, nmem = 0, i, p;
+
+	for (i = 0; i < f->nswitches; i++)
+		parent[i] = i;
+	for (i = 0; i < f->nlinks; i++) {
+		struct fm_link *l = &f->links[i];
+
+		if (l->a.kind == FM_END_SWITCH && l->b.kind == FM_END_SWITCH &&
+		    fm_link_routable(l, f->now))
+			parent[uf_find(parent, l->a.id)] = uf_find(parent, l->b.id);
+	}
+	/* bucket the attached nodes per component root (counting sort) */
+	memset(start, 0, sizeof(start));
+	for (i = 0; i < f->nlinks; i++) {
+		struct fm_link *l = &f->links[i];
+
+		if (l->b.kind == FM_END_SWITCH && l->a.kind == FM_END_NODE &&
+		    fm_link_routable(l, f->now)) {
+			start[uf_find(parent, l->b.id) + 1]++;
+			nmem++;
+		}
+	}
+	for (i = 0; i < f->nswitches; i++)
+		start[i + 1] += start[i];
+	members = malloc((nmem + 1) * sizeof(*members));
+	if (!members)
+		abort();
+	{
+		uint32_t fill[FM_MAX_SWITCHES];
+
+		memcpy(fill, start, sizeof(fill));
+		for (i = 0; i < f->nlinks; i++) {
+			struct fm_link *l = &f->links[i];
+
+			if (l->b.kind == FM_END_SWITCH &&
+			    l->a.kind == FM_END_NODE &&
+			    fm_link_routable(l, f->now))
+				members[fill[uf_find(parent, l->b.id)]++] = l->a.id;
+		}
+	}
+	for (i = 0; i < FM_MAX_NODES; i++) {
+		struct fm_node *n = f->node[i];
+
+		if (!n)
+			continue;
+		memset(n->route, FM_NO_ROUTE, FM_MAX_NODES);
+		for (p = 0; p < n->nports; p++) {
+			struct fm_link *l;
+			const struct fm_end *o;
+			uint32_t c, k;
+
+			if (n->port_link[p] < 0)
+				continue;
+			l = &f->links[n->port_link[p]];
+			if (!fm_link_routable(l, f->now))
+				continue;
+			o = (l->a.kind == FM_END_NODE && l->a.id == i &&
+			     l->a.port == p) ? &l->b : &l->a;
+			if (o->kind == FM_END_NODE) {
+				if (n->route[o->id] == FM_NO_ROUTE)
+					n->route[o->id] = p;
+				continue;
+			}
+			c = uf_find(parent, o->id);
+			for (k = start[c]; k < start[c + 1]; k++)
+				if (members[k] != i &&
+				    n->route[members[k]] == FM_NO_ROUTE)
+					n->route[members[k]] = p;
+		}
+	}
+	free(members);
+	f->routes_dirty = false;
+}
+
+bool fm_reachable(const struct fm_fabric *f, uint32_t from, uint32_t to)
+{
+	if (from == to)
+		return true;
+	return fm_route_port(f, from, to) != FM_NO_ROUTE;
+}
+
+uint8_t fm_route_port(const struct fm_fabric *f, uint32_t from, uint32_t to)
+{
+	const struct fm_node *n = fm_node_get(f, from);
+
+	if (!n || to >= FM_MAX_NODES)
+		return FM_NO_ROUTE;
+	return n->route[to];
+}
+
+uint8_t fm_node_view(const struct fm_fabric *f, uint32_t from, uint32_t to,
+		     uint8_t *route)
+{
+	const struct fm_node *b = fm_node_get(f, to);
+	uint8_t st;
+
+	*route = FM_NO_ROUTE;
+	if (!b || b->life == FM_LIFE_UNKNOWN)
+		return SNODE_FM_NODE_UNKNOWN;
+	if (b->life == FM_LIFE_DEAD)
+		return SNODE_FM_NODE_DEAD;
+	st = fm_reachable(f, from, to) ? SNODE_FM_NODE_UP :
+					 SNODE_FM_NODE_UNREACHABLE;
+	if (st == SNODE_FM_NODE_UP)
+		*route = fm_route_port(f, from, to);
+	return st;
+}
+
+const char *fm_life_name(enum fm_node_life l)
+{
+	switch (l) {
+	case FM_LIFE_UP:	return "up";
+	case FM_LIFE_DEAD:	return "dead";
+	default:		return "unknown";
+	}
+}
+
+const char *fm_view_name(uint8_t st)
+{
+	switch (st) {
+	case SNODE_FM_NODE_UP:		return "up";
+	case SNODE_FM_NODE_UNREACHABLE:	return "unreachable";
+	case SNODE_FM_NODE_DEAD:	return "dead";
+	default:			return "unknown";
+	}
+}
+
+static void fm_sync_node_states(struct fm_fabric *f, struct fm_node *a)
+{
+	struct snode_fm_node_state ns;
+	uint32_t b;
+
+	for (b = 0; b < FM_MAX_NODES; b++) {
+		uint8_t st, route;
+
+		if (!f->node[b] || b == a->id)
+			continue;
+		st = fm_node_view(f, a->id, b, &route);
+		if (st == a->seen_state[b] && route == a->seen_route[b])
+			continue;
+		a->seen_state[b] = st;
+		a->seen_route[b] = route;
+		memset(&ns, 0, sizeof(ns));
+		ns.hdr.type = SNODE_FM_NODE_STATE;
+		ns.hdr.len = sizeof(ns);
+		ns.node = b;
+		ns.state = st;
+		ns.route_port = route;
+		fm_send_node(a, &ns, sizeof(ns));
+		if (!a->conn)	/* the send failed and killed it */
+			return;
+	}
+}
+
+/*
+ * Bring every attached device up to date: routes (and the grants that lost
+ * their path), node states, and port states of changed links. Idempotent.
+ */
+void fm_sync(struct fm_fabric *f)
+{
+	bool refresh = false;
+	uint32_t i, p;
+
+	if (f->routes_dirty) {
+		fm_routes_compute(f);
+		fm_grants_revoke_unreachable(f);
+	}
+	if (f->now >= f->next_refresh) {
+		refresh = true;
+		f->next_refresh = f->now + FM_REFRESH_MS;
+	}
+	for (i = 0; i < FM_MAX_NODES; i++) {
+		struct fm_node *n = f->node[i];
+
+		if (!n || !n->conn)
+			continue;
+		for (p = 0; p < n->nports && n->conn; p++) {
+			int li = n->port_link[p];
+
+			if (refresh || (li >= 0 && f->links[li].dirty))
+				fm_send_port_state(f, n, p);
+		}
+		if (n->conn)
+			fm_sync_node_states(f, n);
+	}
+	for (i = 0; i < f->nlinks; i++)
+		f->links[i].dirty = false;
+}
+
+/* A device said HELLO for n: it is up; tell it everything. */
+void fm_node_attach(struct fm_fabric *f, struct fm_node *n)
+{
+	uint32_t p;
+
+	if (!n->seen_state) {
+		n->seen_state = malloc(FM_MAX_NODES);
+		n->seen_route = malloc(FM_MAX_NODES);
+		if (!n->seen_state || !n->seen_route)
+			abort();
+	}
+	/* 0xff is no state: the first sync sends every node */
+	memset(n->seen_state, 0xff, FM_MAX_NODES);
+	memset(n->seen_route, 0xff, FM_MAX_NODES);
+	n->life = FM_LIFE_UP;
+	for (p = 0; p < n->nports && n->conn; p++)
+		fm_send_port_state(f, n, p);
+	fm_sync(f);
+}
+
+/*
+ * n is gone: its connection closed, it went silent, or it was killed.
+ * Everyone who mapped its memory loses the window, its own grants are
+ * dropped. A VM node's export table dies with the device; a sim node keeps
+ * its exports so that "node join" brings it back as it was.
+ */
+void fm_node_dead(struct fm_fabric *f, struct fm_node *n, const char *why)
+{
+	if (n->life == FM_LIFE_DEAD)
+		return;
+	fm_log("node %u dead: %s", n->id, why);
+	n->life = FM_LIFE_DEAD;
+	if (n->conn) {
+		struct fm_conn *c = n->conn;
+
+		n->conn = NULL;
+		c->node = NULL;
+		fm_conn_close(f, c, why);
+	}
+	fm_msg_node_gone(f, n);
+	if (n->sim) {
+		uint32_t id;
+
+		for (id = 0; id < FM_MAX_EXPORTS; id++)
+			if (n->exports[id])
+				fm_export_revoke(f, n->id, id,
+						 SNODE_FM_REVOKE_NODE_DEAD);
+	} else {
+		fm_exports_drop(f, n, SNODE_FM_REVOKE_NODE_DEAD);
+	}
+	fm_grants_drop_importer(f, n->id);
+	fm_sync(f);
+}

@@ -1,0 +1,299 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snode-fm private header: the fabric manager's data model.
+ *
+ * One struct fm_fabric holds everything: the topology (nodes, switches,
+ * links), the live state (links' oper state and counters, who is attached,
+ * routes), the export tables and the grants. It is single threaded: the
+ * event loop in main.c owns it and every handler runs to completion.
+ */
+#ifndef SNODE_FM_H
+#define SNODE_FM_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "snode-fm-proto.h"
+
+#define FM_MAX_NODES		SNODE_FM_MAX_NODES
+#define FM_MAX_PORTS		SNODE_FM_MAX_PORTS
+#define FM_MAX_SWITCHES		256
+#define FM_MAX_EXPORTS		256
+#define FM_MIN_POOL		4096ULL
+#define FM_PAGE			4096ULL
+#define FM_NO_ROUTE		0xff
+#define FM_TICK_MS		100
+#define FM_REFRESH_MS		200	/* PORT_STATE refresh period */
+#define FM_TRAIN_MS		100	/* a link reset trains this long */
+#define FM_MSG_TIMEOUT_MS	2000
+#define FM_RECOVERY_ERRORS	1000000ULL	/* one retrain per this many CRC errors */
+#define FM_SWITCH_BIT		0x80000000u
+
+#define FM_DEF_POOL		(256ULL << 20)
+#define FM_DEF_PORTS		2
+#define FM_DEF_LANES		4
+#define FM_DEF_SPEED		100
+
+/* ---- small growable text buffer (buf.c) ---- */
+struct fm_buf {
+	char *s;
+	size_t len, cap;
+};
+void fm_buf_printf(struct fm_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void fm_buf_free(struct fm_buf *b);
+
+/* ---- logging (log.c) ---- */
+extern int fm_log_quiet;
+int fm_log_open(const char *path);
+void fm_log_close(void);
+void fm_log_stderr(bool on);
+void fm_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t fm_now_ms(void);
+
+/* ---- topology ---- */
+enum fm_end_kind { FM_END_NODE, FM_END_SWITCH };
+
+struct fm_end {
+	enum fm_end_kind kind;
+	uint32_t id;		/* node id or switch index */
+	uint32_t port;		/* node port; unused for switches */
+};
+
+struct fm_export {
+	uint32_t perm;
+	uint64_t offset, len, key;
+	bool all_nodes;
+	uint8_t nodemask[FM_MAX_NODES / 8];
+};
+
+struct fm_link {
+	struct fm_end a, b;
+	int line;
+	/* configuration */
+	uint8_t max_lanes;
+	uint16_t speed;		/* Gb/s per lane */
+	/* state */
+	bool admin_up;
+	bool flap_down;		/* held down by a flap in progress */
+	uint8_t lanes;		/* active */
+	double ber;
+	uint64_t train_until;	/* ms; 0: not training */
+	int flap_left;		/* down/up cycles left */
+	uint32_t flap_period;
+	uint64_t flap_next;	/* ms of the next flap transition */
+	/* counters, shared by both ends */
+	long double err_base;	/* expected CRC errors of past epochs */
+	uint64_t epoch_ms;	/* up time at the current BER and rate */
+	uint64_t last;		/* ms of the last fm_link_advance() */
+	uint64_t crc_errors, replays, recoveries, down_events;
+	uint64_t tx_bytes, rx_bytes;	/* from device STATS */
+	bool was_down;		/* last oper state was down, for down_events */
+	bool dirty;		/* push PORT_STATE at the next sync */
+};
+
+struct fm_conn;
+
+struct fm_seq {
+	uint32_t node;
+	uint16_t ep;
+	uint64_t seq;
+};
+
+enum fm_node_life {
+	FM_LIFE_UNKNOWN = 0,	/* VM node that never attached */
+	FM_LIFE_UP,
+	FM_LIFE_DEAD,
+};
+
+struct fm_node {
+	uint32_t id;
+	uint32_t host;
+	bool sim;
+	int line;
+	uint64_t pool_size;
+	uint32_t nports;
+	int port_link[FM_MAX_PORTS];	/* link index or -1 */
+	struct fm_export *exports[FM_MAX_EXPORTS];
+	/* live */
+	enum fm_node_life life;
+	struct fm_conn *conn;
+	uint32_t pid;
+	char path[SNODE_FM_PATH_MAX];
+	int memfd;
+	uint8_t *route;		/* [FM_MAX_NODES]: port toward each node */
+	/* last NODE_STATE sent about each node (attached nodes only) */
+	uint8_t *seen_state, *seen_route;
+	struct fm_seq *echo_seq;	/* sim: per (receiver, endpoint) */
+	uint32_t necho_seq;
+	int32_t temp_mc;
+	uint32_t power_mw;
+};
+
+struct fm_grant {
+	uint32_t importer, att_index;
+	uint32_t exporter, export_id;
+	uint32_t perm;
+	uint64_t offset, len;
+};
+
+struct fm_fabric {
+	uint32_t fabric_id;
+	struct fm_node *node[FM_MAX_NODES];
+	uint32_t nnodes;
+	char *sw_name[FM_MAX_SWITCHES];
+	uint32_t nswitches;
+	struct fm_link *links;
+	uint32_t nlinks;
+	struct fm_grant *grants;
+	uint32_t ngrants, grants_cap;
+	bool routes_dirty;
+	/* run-time */
+	bool memfiles;		/* create /dev/shm files */
+	uint64_t now;		/* ms, the event loop's clock */
+	uint64_t next_refresh;
+};
+
+/* topo.c */
+int fm_topo_parse_file(struct fm_fabric *f, const char *path,
+		       char *err, size_t errlen);
+int fm_topo_parse_string(struct fm_fabric *f, const char *name,
+			 const char *text, char *err, size_t errlen);
+int fm_topo_builtin(struct fm_fabric *f, unsigned int nodes,
+		    char *err, size_t errlen);
+void fm_topo_summary(const struct fm_fabric *f, struct fm_buf *b);
+void fm_topo_hosts(const struct fm_fabric *f, struct fm_buf *b);
+int fm_parse_size(const char *s, uint64_t *out);
+int fm_parse_u64(const char *s, uint64_t *out);
+
+/* fabric.c: lifetime, routing, node states */
+void fm_fabric_init(struct fm_fabric *f);
+void fm_fabric_free(struct fm_fabric *f);
+struct fm_node *fm_node_get(const struct fm_fabric *f, uint32_t id);
+int fm_node_add(struct fm_fabric *f, uint32_t id);
+int fm_switch_find(const struct fm_fabric *f, const char *name);
+void fm_routes_compute(struct fm_fabric *f);
+bool fm_reachable(const struct fm_fabric *f, uint32_t from, uint32_t to);
+uint8_t fm_route_port(const struct fm_fabric *f, uint32_t from, uint32_t to);
+uint8_t fm_node_view(const struct fm_fabric *f, uint32_t from, uint32_t to,
+		     uint8_t *route);
+void fm_sync(struct fm_fabric *f);
+void fm_node_attach(struct fm_fabric *f, struct fm_node *n);
+void fm_node_dead(struct fm_fabric *f, struct fm_node *n, const char *why);
+const char *fm_life_name(enum fm_node_life l);
+const char *fm_view_name(uint8_t st);
+
+/* link.c: the link model */
+void fm_link_init(struct fm_link *l, uint8_t lanes, uint16_t speed, double ber);
+uint8_t fm_link_oper(const struct fm_link *l, uint64_t now);
+bool fm_link_routable(const struct fm_link *l, uint64_t now);
+void fm_link_advance(struct fm_link *l, uint64_t now);
+void fm_link_set_ber(struct fm_fabric *f, struct fm_link *l, double ber);
+void fm_link_set_lanes(struct fm_fabric *f, struct fm_link *l, uint8_t lanes);
+void fm_link_set_admin(struct fm_fabric *f, struct fm_link *l, bool up);
+void fm_link_reset(struct fm_fabric *f, struct fm_link *l);
+void fm_link_clear(struct fm_link *l);
+void fm_link_flap(struct fm_fabric *f, struct fm_link *l, int count,
+		  uint32_t period_ms);
+void fm_links_tick(struct fm_fabric *f);
+void fm_links_timers(struct fm_fabric *f);
+uint64_t fm_links_next_timer(const struct fm_fabric *f);
+void fm_link_note_state(struct fm_fabric *f, struct fm_link *l);
+void fm_port_state_fill(const struct fm_fabric *f, const struct fm_node *n,
+			uint32_t port, struct snode_fm_port_state *ps);
+const char *fm_oper_name(uint8_t st);
+void fm_end_name(const struct fm_fabric *f, const struct fm_end *e,
+		 char *s, size_t len);
+
+/* mem.c: memory files, exports, grants */
+int fm_mem_create(struct fm_fabric *f, uint32_t pid);
+void fm_mem_destroy(struct fm_fabric *f);
+void fm_mem_clean_stale(void);
+int fm_export_set(struct fm_fabric *f, struct fm_node *n, uint32_t id,
+		  const struct fm_export *e);
+int fm_export_clear(struct fm_fabric *f, struct fm_node *n, uint32_t id,
+		    uint32_t reason, uint32_t *revoked);
+uint32_t fm_export_revoke(struct fm_fabric *f, uint32_t node, uint32_t id,
+			  uint32_t reason);
+void fm_exports_drop(struct fm_fabric *f, struct fm_node *n, uint8_t reason);
+int fm_grant_check(const struct fm_fabric *f, uint32_t importer,
+		   uint32_t exporter, uint32_t export_id, uint64_t key,
+		   uint32_t perm, uint64_t offset, uint64_t len);
+int fm_grant_take(struct fm_fabric *f, uint32_t importer,
+		  const struct snode_fm_grant *g,
+		  struct snode_fm_grant_reply *r);
+void fm_grant_release(struct fm_fabric *f, uint32_t importer,
+		      uint32_t att_index);
+void fm_grants_drop_importer(struct fm_fabric *f, uint32_t importer);
+void fm_grants_revoke_unreachable(struct fm_fabric *f);
+uint32_t fm_export_importers(const struct fm_fabric *f, uint32_t node,
+			     uint32_t id);
+const char *fm_status_name(uint32_t st);
+
+/* sim.c: nodes hosted by the fm */
+int fm_sim_export(struct fm_fabric *f, struct fm_node *n, uint32_t id,
+		  const struct fm_export *e);
+void fm_sim_fill(struct fm_fabric *f, struct fm_node *n, uint64_t off,
+		 uint64_t len);
+uint32_t fm_sim_msg(struct fm_fabric *f, struct fm_node *sim,
+		    const struct snode_fm_msg *m);
+void fm_sim_echo(struct fm_fabric *f, struct fm_node *sim,
+		 const struct snode_fm_msg *m);
+
+/* proto.c: device connections */
+struct fm_conn {
+	int fd;
+	struct fm_node *node;	/* after HELLO */
+	uint64_t last_rx;
+	bool closing;
+	/* packets the socket would not take yet */
+	struct fm_pkt *outq, **outq_tail;
+	size_t outq_bytes;
+};
+
+int fm_proto_listen(const char *path);
+struct fm_conn *fm_conn_new(int fd);
+void fm_conn_input(struct fm_fabric *f, struct fm_conn *c);
+void fm_conn_flush(struct fm_conn *c);
+void fm_conn_close(struct fm_fabric *f, struct fm_conn *c, const char *why);
+void fm_conn_free(struct fm_conn *c);
+int fm_send(struct fm_conn *c, void *pkt, uint32_t len);
+void fm_send_node(struct fm_node *n, void *pkt, uint32_t len);
+void fm_send_revoke(struct fm_fabric *f, uint32_t importer,
+		    uint32_t att_index, uint32_t reason);
+void fm_send_port_state(struct fm_fabric *f, struct fm_node *n, uint32_t port);
+void fm_proto_timers(struct fm_fabric *f);
+void fm_msg_node_gone(struct fm_fabric *f, struct fm_node *n);
+void fm_msg_deliver(struct fm_fabric *f, struct fm_node *dst,
+		    const struct snode_fm_msg *m, struct fm_conn *origin,
+		    uint32_t origin_seq);
+void fm_conns_reap(struct fm_fabric *f);
+void fm_conns_close_all(struct fm_fabric *f);
+extern struct fm_conn **fm_conns;
+extern uint32_t fm_nconns;
+
+/* ctl.c: control socket (server and client) */
+int fm_ctl_exec(struct fm_fabric *f, int argc, char **argv, struct fm_buf *out,
+		struct fm_buf *err, int *wait_node, uint64_t *wait_ms);
+int fm_ctl_client(const char *dir, int argc, char **argv);
+void fm_ctl_show(const struct fm_fabric *f, const char *what, bool json,
+		 int from, struct fm_buf *out);
+int fm_ctl_listen(const char *path);
+void fm_ctl_accept(int lfd);
+uint32_t fm_ctl_count(void);
+int fm_ctl_fd(uint32_t i);
+void fm_ctl_ready(struct fm_fabric *f, uint32_t i);
+void fm_ctl_timers(struct fm_fabric *f);
+void fm_ctl_close_all(void);
+int fm_parse_nodelist(const char *s, uint8_t *mask);
+
+/* misc helpers */
+void fm_size_str(uint64_t v, char *s, size_t len);
+int fm_parse_nodeport(const char *s, uint32_t *node, uint32_t *port);
+struct fm_link *fm_port_link(const struct fm_fabric *f, uint32_t node,
+			     uint32_t port);
+
+#endif /* SNODE_FM_H */
