@@ -537,14 +537,18 @@ int fm_topo_parse_string(struct fm_fabric *f, const char *name,
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
+		else if (!*line)
+			break;	/* after the last newline */
 		t.line++;
 		ret = topo_line(&t, line);
 		if (ret)
 			break;
 	}
 	free(copy);
-	if (!ret && !f->nnodes)
+	if (!ret && !f->nnodes) {
+		t.line = t.line ? t.line : 1;
 		ret = topo_err(&t, "no nodes defined");
+	}
 	if (!ret)
 		fm_routes_compute(f);
 	return ret;
