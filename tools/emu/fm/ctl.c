@@ -35,11 +35,11 @@ static uint32_t nctlcs;
 
 static const char ctl_usage[] =
 	"Usage: snode-fm ctl --dir RUNDIR COMMAND...\n"
-	"  link down|up A.P\n"
-	"  link flap A.P [count N] [period MS]\n"
-	"  link ber A.P RATE\n"
-	"  link lanes A.P N|max\n"
-	"  link reset A.P\n"
+	"  link down|up LINK              LINK: A.P (node A port P) or SW1/SW2\n"
+	"  link flap LINK [count N] [period MS]\n"
+	"  link ber LINK RATE\n"
+	"  link lanes LINK N|max\n"
+	"  link reset LINK\n"
 	"  node kill|isolate|join N\n"
 	"  node temp N MILLIDEG\n"
 	"  node power N MW\n"
@@ -253,6 +253,31 @@ static int ctl_node(struct fm_fabric *f, const char *s, struct fm_buf *err,
 	return 0;
 }
 
+/* "SW1/SW2": the inter-switch link between two switches, either order. */
+static struct fm_link *ctl_isl(struct fm_fabric *f, const char *s)
+{
+	char buf[256], *slash;
+	int a, b;
+	uint32_t i;
+
+	snprintf(buf, sizeof(buf), "%s", s);
+	slash = strchr(buf, '/');
+	*slash = 0;
+	a = fm_switch_find(f, buf);
+	b = fm_switch_find(f, slash + 1);
+	if (a < 0 || b < 0)
+		return NULL;
+	for (i = 0; i < f->nlinks; i++) {
+		struct fm_link *l = &f->links[i];
+
+		if (l->a.kind == FM_END_SWITCH && l->b.kind == FM_END_SWITCH &&
+		    (((int)l->a.id == a && (int)l->b.id == b) ||
+		     ((int)l->a.id == b && (int)l->b.id == a)))
+			return l;
+	}
+	return NULL;
+}
+
 static int ctl_link(struct fm_fabric *f, int argc, char **argv,
 		    struct fm_buf *out, struct fm_buf *err)
 {
@@ -264,14 +289,23 @@ static int ctl_link(struct fm_fabric *f, int argc, char **argv,
 		fm_buf_printf(err, "%s", ctl_usage);
 		return 1;
 	}
-	if (fm_parse_nodeport(argv[2], &node, &port)) {
-		fm_buf_printf(err, "bad port '%s' (want NODE.PORT)\n", argv[2]);
+	if (strchr(argv[2], '/')) {
+		l = ctl_isl(f, argv[2]);
+		if (!l) {
+			fm_buf_printf(err, "no inter-switch link '%s' (want SW1/SW2)\n",
+				      argv[2]);
+			return 1;
+		}
+	} else if (fm_parse_nodeport(argv[2], &node, &port)) {
+		fm_buf_printf(err, "bad port '%s' (want NODE.PORT or SW1/SW2)\n",
+			      argv[2]);
 		return 1;
-	}
-	l = fm_port_link(f, node, port);
-	if (!l) {
-		fm_buf_printf(err, "no link on %u.%u\n", node, port);
-		return 1;
+	} else {
+		l = fm_port_link(f, node, port);
+		if (!l) {
+			fm_buf_printf(err, "no link on %u.%u\n", node, port);
+			return 1;
+		}
 	}
 	if (!strcmp(argv[1], "down") || !strcmp(argv[1], "up")) {
 		if (argc != 3)

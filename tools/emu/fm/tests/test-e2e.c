@@ -48,7 +48,7 @@ struct dev {
 };
 
 static struct dev *devs[8];
-static char rundir[256];
+static char rundir[64];
 
 static uint64_t now_ms(void)
 {
@@ -498,6 +498,7 @@ void test_e2e(void)
 		    d0->port[1].oper_state == SNODE_FM_PORT_UP, 1500),
 	   "ctl link flap count 2: two more down events, ends up");
 	ok(ctl(NULL, "link down 9.0") == 1, "ctl on a missing link fails");
+	ok(ctl(NULL, "link down p0/p1") == 1, "ctl on a missing inter-switch link fails");
 	ok(ctl(NULL, "node temp 0 85000") == 0 &&
 	   WAIT_FOR(d0->sensor.temp_mc == 85000, 1000), "ctl node temp: SENSOR");
 	ok(ctl(NULL, "node power 0 12000") == 0 &&
