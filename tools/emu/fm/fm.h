@@ -47,7 +47,6 @@ void fm_buf_printf(struct fm_buf *b, const char *fmt, ...)
 void fm_buf_free(struct fm_buf *b);
 
 /* ---- logging (log.c) ---- */
-extern int fm_log_quiet;
 int fm_log_open(const char *path);
 void fm_log_close(void);
 void fm_log_stderr(bool on);
