@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: debugfs internals and fault injection.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/fault-inject.h>
+#include <linux/kstrtox.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+
+#include "snode.h"
+
+/**
+ * DOC: debugfs
+ *
+ * /sys/kernel/debug/snode/snodeN/ holds, for developers and tests:
+ *
+ * - ``regs``: the BAR0 control registers
+ * - ``queues``: admin and event queue state and counters
+ * - ``identify``: the raw IDENTIFY data of the last identify
+ * - ``echo``: write a 32-bit value; a read sends ECHO with it and prints
+ *   "result0 result1", which checks the admin queue end to end
+ *
+ * With CONFIG_FAULT_INJECTION_DEBUG_FS, /sys/kernel/debug/snode/fail_admin
+ * is a fault attribute (Documentation/fault-injection/) that fails admin
+ * commands with -EIO before they reach the device, on every NIC, including
+ * the IDENTIFY of a probe.
+ */
+
+static struct dentry *snode_debugfs_root;
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+static DECLARE_FAULT_ATTR(snode_fail_admin);
+
+/**
+ * snode_should_fail_admin() - whether to fail this admin command
+ *
+ * Context: Any context.
+ * Return: true if fault injection says so.
+ */
+bool snode_should_fail_admin(void)
+{
+	return should_fail(&snode_fail_admin, 1);
+}
+
+static void snode_fault_init(void)
+{
+	fault_create_debugfs_attr("fail_admin", snode_debugfs_root,
+				  &snode_fail_admin);
+}
+#else
+bool snode_should_fail_admin(void)
+{
+	return false;
+}
+
+static void snode_fault_init(void)
+{
+}
+#endif
+
+#define SNODE_REG(_name) { .name = #_name, .offset = SNODE_##_name##_OFFSET }
+
+static const struct debugfs_reg32 snode_regs[] = {
+	SNODE_REG(MAGIC),
+	SNODE_REG(VERSION),
+	SNODE_REG(FW_VERSION),
+	SNODE_REG(CAP),
+	SNODE_REG(NODE_ID),
+	SNODE_REG(FABRIC_ID),
+	SNODE_REG(LIMITS0),
+	SNODE_REG(LIMITS1),
+	SNODE_REG(APERTURE_SIZE_LO),
+	SNODE_REG(APERTURE_SIZE_HI),
+	SNODE_REG(POOL_SIZE_LO),
+	SNODE_REG(POOL_SIZE_HI),
+	SNODE_REG(SCRATCH),
+	SNODE_REG(LIMITS2),
+	SNODE_REG(CTRL),
+	SNODE_REG(STATUS),
+	SNODE_REG(INTR_CAUSE),
+	SNODE_REG(INTR_MASK),
+	{ .name = "ASQ_BASE_LO", .offset = SNODE_ASQ_OFFSET + SNODE_Q_BASE_LO },
+	{ .name = "ASQ_BASE_HI", .offset = SNODE_ASQ_OFFSET + SNODE_Q_BASE_HI },
+	{ .name = "ASQ_SIZE", .offset = SNODE_ASQ_OFFSET + SNODE_Q_SIZE },
+	{ .name = "ASQ_TAIL", .offset = SNODE_ASQ_OFFSET + SNODE_Q_INDEX },
+	{ .name = "ACQ_BASE_LO", .offset = SNODE_ACQ_OFFSET + SNODE_Q_BASE_LO },
+	{ .name = "ACQ_BASE_HI", .offset = SNODE_ACQ_OFFSET + SNODE_Q_BASE_HI },
+	{ .name = "ACQ_SIZE", .offset = SNODE_ACQ_OFFSET + SNODE_Q_SIZE },
+	{ .name = "ACQ_HEAD", .offset = SNODE_ACQ_OFFSET + SNODE_Q_INDEX },
+	{ .name = "EQ_BASE_LO", .offset = SNODE_EQ_OFFSET + SNODE_Q_BASE_LO },
+	{ .name = "EQ_BASE_HI", .offset = SNODE_EQ_OFFSET + SNODE_Q_BASE_HI },
+	{ .name = "EQ_SIZE", .offset = SNODE_EQ_OFFSET + SNODE_Q_SIZE },
+	{ .name = "EQ_HEAD", .offset = SNODE_EQ_OFFSET + SNODE_Q_INDEX },
+	SNODE_REG(TEMP),
+	SNODE_REG(TEMP_MAX),
+	SNODE_REG(TEMP_CRIT),
+	SNODE_REG(POWER),
+	SNODE_REG(POWER_MAX),
+	SNODE_REG(SENSOR_ALARM),
+};
+
+static int snode_queues_show(struct seq_file *s, void *unused)
+{
+	struct snode_dev *sdev = s->private;
+	struct snode_aq *aq = &sdev->aq;
+	struct snode_eq *eq = &sdev->eq;
+	unsigned int i;
+
+	down_read(&sdev->rwsem);
+	seq_printf(s, "state: %s\n", snode_state_name(sdev->state));
+	up_read(&sdev->rwsem);
+
+	spin_lock(&aq->lock);
+	seq_printf(s, "admin: enabled %d depth %u sq_tail %u cq_head %u cq_phase %d inflight %u\n",
+		   aq->enabled, SNODE_AQ_DEPTH, aq->sq_tail, aq->cq_head,
+		   aq->cq_phase, aq->inflight);
+	seq_printf(s, "admin: submitted %llu completed %llu timeouts %llu\n",
+		   aq->submitted, aq->completed, aq->timeouts);
+	spin_unlock(&aq->lock);
+
+	/* a racy snapshot of the event thread's counters is good enough */
+	seq_printf(s, "event: depth %u head %u phase %d last_seq %u events %llu\n",
+		   SNODE_EQ_DEPTH, READ_ONCE(eq->head), READ_ONCE(eq->phase),
+		   READ_ONCE(eq->last_seq), READ_ONCE(eq->events));
+	for (i = 0; i <= SNODE_EV_MAX; i++)
+		if (READ_ONCE(eq->by_type[i]))
+			seq_printf(s, "event: type %u count %llu\n", i,
+				   READ_ONCE(eq->by_type[i]));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(snode_queues);
+
+static int snode_identify_show(struct seq_file *s, void *unused)
+{
+	struct snode_dev *sdev = s->private;
+	struct snode_identify *raw;
+
+	raw = kmalloc(sizeof(*raw), GFP_KERNEL);
+	if (!raw)
+		return -ENOMEM;
+	spin_lock(&sdev->id_lock);
+	*raw = sdev->identify;
+	spin_unlock(&sdev->id_lock);
+	seq_hex_dump(s, "", DUMP_PREFIX_OFFSET, 16, 4, raw, sizeof(*raw), true);
+	kfree(raw);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(snode_identify);
+
+static ssize_t snode_echo_read(struct file *file, char __user *ubuf,
+			       size_t count, loff_t *ppos)
+{
+	struct snode_dev *sdev = file->private_data;
+	struct snode_admin_req req = { .opcode = SNODE_OP_ECHO };
+	char buf[32];
+	int len, ret;
+
+	if (*ppos)
+		return 0;
+	req.cdw[0] = READ_ONCE(sdev->echo_value);
+	ret = snode_admin_exec(sdev, &req);
+	if (ret)
+		return ret;
+	len = scnprintf(buf, sizeof(buf), "0x%08x 0x%08x\n", req.result0,
+			req.result1);
+	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+}
+
+static ssize_t snode_echo_write(struct file *file, const char __user *ubuf,
+				size_t count, loff_t *ppos)
+{
+	struct snode_dev *sdev = file->private_data;
+	u32 val;
+	int ret;
+
+	ret = kstrtou32_from_user(ubuf, count, 0, &val);
+	if (ret)
+		return ret;
+	WRITE_ONCE(sdev->echo_value, val);
+	return count;
+}
+
+static const struct file_operations snode_echo_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = snode_echo_read,
+	.write = snode_echo_write,
+	.llseek = default_llseek,
+};
+
+static void snode_debugfs_remove(void *data)
+{
+	struct snode_dev *sdev = data;
+
+	debugfs_remove_recursive(sdev->debugfs);
+}
+
+/**
+ * snode_debugfs_add() - create the debugfs directory of a device
+ * @sdev: snode device
+ *
+ * debugfs failures are not errors; the directory is removed on unbind.
+ *
+ * Context: Process context (probe).
+ * Return: 0 or -ENOMEM.
+ */
+int snode_debugfs_add(struct snode_dev *sdev)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct debugfs_regset32 *regset;
+
+	regset = devm_kzalloc(dev, sizeof(*regset), GFP_KERNEL);
+	if (!regset)
+		return -ENOMEM;
+	regset->regs = snode_regs;
+	regset->nregs = ARRAY_SIZE(snode_regs);
+	regset->base = sdev->regs;
+
+	sdev->debugfs = debugfs_create_dir(dev_name(&sdev->dev),
+					   snode_debugfs_root);
+	debugfs_create_regset32("regs", 0400, sdev->debugfs, regset);
+	debugfs_create_file("queues", 0400, sdev->debugfs, sdev,
+			    &snode_queues_fops);
+	debugfs_create_file("identify", 0400, sdev->debugfs, sdev,
+			    &snode_identify_fops);
+	debugfs_create_file("echo", 0600, sdev->debugfs, sdev,
+			    &snode_echo_fops);
+
+	return devm_add_action_or_reset(dev, snode_debugfs_remove, sdev);
+}
+
+/**
+ * snode_debugfs_init() - create /sys/kernel/debug/snode
+ *
+ * Context: Module init.
+ */
+void snode_debugfs_init(void)
+{
+	snode_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
+	snode_fault_init();
+}
+
+/**
+ * snode_debugfs_exit() - remove /sys/kernel/debug/snode
+ *
+ * Context: Module exit, after every device is gone.
+ */
+void snode_debugfs_exit(void)
+{
+	debugfs_remove_recursive(snode_debugfs_root);
+}

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# snode.ko, included by the top-level Makefile (TOP, BUILD defined; the
+# emulator fragment provides KDIR_6_1, KDIR_6_12, CHECKPATCH).
+#
+# Targets:
+#   module            driver/snode.ko against KDIR (default: the running
+#                     kernel's build dir, else Debian's 6.1 headers)
+#   modules-guest     snode.ko for the 6.1 and 6.12 guest kernels, built out
+#                     of tree in build/mod/<ver>/ and staged for the VMs at
+#                     build/stage/k<ver>/lib/snode/snode.ko
+#   lint              W=1 and sparse on both kernels, checkpatch --strict;
+#                     any finding fails
+#   modules_install   snode.ko into INSTALL_MOD_PATH
+#   install           modules_install, <linux/snode.h> and the udev rule
+#                     into DESTDIR
+#   driver-clean      remove the module's build products
+#
+# Both Debian kernels were built with gcc-12 (CONFIG_CC_VERSION_TEXT of the
+# 6.12 backport names x86_64-linux-gnu-gcc-12 12.2.0) and their headers pick
+# gcc-12 themselves, so bookworm's compiler builds for both.
+
+KDIR_6_1  ?= $(BUILD)/kernels/6.1/headers
+KDIR_6_12 ?= $(BUILD)/kernels/6.12/headers
+CHECKPATCH ?= $(BUILD)/linux-source-6.1/scripts/checkpatch.pl
+
+HOST_KDIR := /lib/modules/$(shell uname -r)/build
+KDIR ?= $(if $(wildcard $(HOST_KDIR)/Makefile),$(HOST_KDIR),$(KDIR_6_1))
+
+INSTALL_MOD_PATH ?=
+DESTDIR ?=
+
+DRIVER_SRCS := $(sort $(filter-out %.mod.c,$(wildcard $(TOP)/driver/*.c)) \
+		      $(wildcard $(TOP)/driver/*.h))
+DRIVER_LINT_FILES := $(DRIVER_SRCS) $(TOP)/uapi/linux/snode.h
+DRIVER_INPUTS := $(TOP)/Kbuild $(TOP)/driver/Kbuild $(DRIVER_LINT_FILES)
+
+GUEST_KVERS := 6.1 6.12
+KDIR_FOR = $(KDIR_$(subst .,_,$(1)))
+
+.PHONY: all module modules-guest lint modules_install install driver-clean \
+	headers_install udev_install clean
+
+all: module
+
+module:
+	$(MAKE) -C $(KDIR) M=$(TOP) modules
+
+# Copy the sources (keeping their times, so kbuild rebuilds only what
+# changed) and build outside the source tree.
+define snode_guest_module
+$(BUILD)/mod/$(1)/driver/snode.ko: $(DRIVER_INPUTS)
+	@mkdir -p $(BUILD)/mod/$(1)/driver $(BUILD)/mod/$(1)/uapi/linux
+	cp -p $(TOP)/Kbuild $(BUILD)/mod/$(1)/
+	cp -p $(TOP)/driver/Kbuild $(DRIVER_SRCS) $(BUILD)/mod/$(1)/driver/
+	cp -p $(TOP)/uapi/linux/snode.h $(BUILD)/mod/$(1)/uapi/linux/
+	$(MAKE) -C $(call KDIR_FOR,$(1)) M=$(BUILD)/mod/$(1) modules
+
+$(BUILD)/stage/k$(1)/lib/snode/snode.ko: $(BUILD)/mod/$(1)/driver/snode.ko
+	install -D -m 0644 $$< $$@
+endef
+$(foreach v,$(GUEST_KVERS),$(eval $(call snode_guest_module,$(v))))
+
+modules-guest: $(foreach v,$(GUEST_KVERS),$(BUILD)/stage/k$(v)/lib/snode/snode.ko)
+
+# W=1 and sparse (C=2: every file, whether rebuilt or not) in a scratch copy
+# per kernel; a single "warning:" or "error:" fails, as does checkpatch.
+define snode_lint_kernel
+.PHONY: lint-$(1)
+lint-$(1):
+	@rm -rf $(BUILD)/lint/$(1) && mkdir -p $(BUILD)/lint/$(1)/driver \
+		$(BUILD)/lint/$(1)/uapi/linux
+	@cp $(TOP)/Kbuild $(BUILD)/lint/$(1)/
+	@cp $(TOP)/driver/Kbuild $(DRIVER_SRCS) $(BUILD)/lint/$(1)/driver/
+	@cp $(TOP)/uapi/linux/snode.h $(BUILD)/lint/$(1)/uapi/linux/
+	@echo "lint: W=1 C=2 against $(1)"
+	@$(MAKE) -s -C $(call KDIR_FOR,$(1)) M=$(BUILD)/lint/$(1) W=1 C=2 \
+		modules > $(BUILD)/lint/$(1).log 2>&1; rc=$$$$?; \
+	cat $(BUILD)/lint/$(1).log; \
+	if [ $$$$rc -ne 0 ] || grep -qE '(warning|error):' $(BUILD)/lint/$(1).log; \
+	then echo "lint: $(1) FAILED"; exit 1; fi
+endef
+$(foreach v,$(GUEST_KVERS),$(eval $(call snode_lint_kernel,$(v))))
+
+.PHONY: lint-checkpatch
+lint-checkpatch:
+	@echo "lint: checkpatch --strict"
+	@cd $(TOP) && perl $(CHECKPATCH) --strict --no-tree --quiet -f \
+		$(patsubst $(TOP)/%,%,$(DRIVER_LINT_FILES))
+
+lint: $(foreach v,$(GUEST_KVERS),lint-$(v)) lint-checkpatch
+	@echo "lint: clean"
+
+modules_install: module
+	$(MAKE) -C $(KDIR) M=$(TOP) INSTALL_MOD_PATH=$(INSTALL_MOD_PATH) \
+		modules_install
+
+headers_install:
+	install -D -m 0644 $(TOP)/uapi/linux/snode.h \
+		$(DESTDIR)/usr/include/linux/snode.h
+
+udev_install:
+	install -D -m 0644 $(TOP)/udev/60-snode.rules \
+		$(DESTDIR)/lib/udev/rules.d/60-snode.rules
+
+install: modules_install headers_install udev_install
+
+driver-clean:
+	$(MAKE) -C $(KDIR) M=$(TOP) clean
+	rm -rf $(BUILD)/mod $(BUILD)/lint $(BUILD)/stage/k*/lib/snode
+
+clean: driver-clean

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snode NIC hardware definitions, from Documentation/hw/snode-nic.rst
+ * (contract v1.0). Register offsets are _OFFSET, bit fields are _MASK for
+ * use with FIELD_GET()/FIELD_PREP().
+ */
+#ifndef _SNODE_HW_H_
+#define _SNODE_HW_H_
+
+#include <linux/bits.h>
+#include <linux/types.h>
+
+#define PCI_VENDOR_ID_SNODE		0x1b36	/* placeholder, QEMU range */
+#define PCI_DEVICE_ID_SNODE_NIC		0x0110	/* placeholder */
+
+#define SNODE_BAR_REGS			0
+#define SNODE_BAR_APERTURE		2
+#define SNODE_BAR_POOL			4
+
+/* MSI-X vectors, fixed by the device */
+#define SNODE_VEC_ADMIN			0
+#define SNODE_VEC_EVENT			1
+#define SNODE_VEC_DMA			2
+#define SNODE_NR_VECS_MIN		2	/* admin and event */
+#define SNODE_NR_VECS_MAX		8
+
+/* BAR0 registers */
+#define SNODE_MAGIC_OFFSET		0x000
+#define   SNODE_MAGIC			0x534e4f44	/* "SNOD" */
+#define SNODE_VERSION_OFFSET		0x004
+#define   SNODE_VERSION_MAJOR_MASK	GENMASK(31, 16)
+#define   SNODE_VERSION_MINOR_MASK	GENMASK(15, 0)
+#define   SNODE_VERSION_MAJOR_SUPPORTED	1
+#define SNODE_FW_VERSION_OFFSET		0x008
+#define   SNODE_FW_MAJOR_MASK		GENMASK(31, 24)
+#define   SNODE_FW_MINOR_MASK		GENMASK(23, 16)
+#define   SNODE_FW_PATCH_MASK		GENMASK(15, 0)
+#define SNODE_CAP_OFFSET		0x00c
+#define   SNODE_CAP_MASK		GENMASK(6, 0)
+#define SNODE_NODE_ID_OFFSET		0x010
+#define SNODE_FABRIC_ID_OFFSET		0x014
+#define SNODE_LIMITS0_OFFSET		0x018
+#define   SNODE_LIMITS0_PORTS_MASK	GENMASK(7, 0)
+#define   SNODE_LIMITS0_MAX_NODES_MASK	GENMASK(31, 16)
+#define SNODE_LIMITS1_OFFSET		0x01c
+#define   SNODE_LIMITS1_ATT_MASK	GENMASK(15, 0)
+#define   SNODE_LIMITS1_EXPORT_MASK	GENMASK(31, 16)
+#define SNODE_APERTURE_SIZE_LO_OFFSET	0x020
+#define SNODE_APERTURE_SIZE_HI_OFFSET	0x024
+#define SNODE_POOL_SIZE_LO_OFFSET	0x028
+#define SNODE_POOL_SIZE_HI_OFFSET	0x02c
+#define SNODE_SCRATCH_OFFSET		0x030
+#define SNODE_LIMITS2_OFFSET		0x034
+#define   SNODE_LIMITS2_ENDPOINTS_MASK	GENMASK(15, 0)
+#define   SNODE_LIMITS2_MAX_DMA_KIB_MASK GENMASK(31, 16)
+
+#define SNODE_CTRL_OFFSET		0x040
+#define   SNODE_CTRL_ENABLE		BIT(0)
+#define   SNODE_CTRL_RESET		BIT(1)
+#define SNODE_STATUS_OFFSET		0x044
+#define   SNODE_STATUS_READY		BIT(0)
+#define   SNODE_STATUS_ATTACHED		BIT(1)
+#define   SNODE_STATUS_FATAL		BIT(2)
+#define   SNODE_STATUS_THROTTLED	BIT(3)
+#define   SNODE_STATUS_ENABLED		BIT(4)
+#define SNODE_INTR_CAUSE_OFFSET		0x048
+#define SNODE_INTR_MASK_OFFSET		0x04c
+#define   SNODE_INTR_ADMIN		BIT(0)
+#define   SNODE_INTR_EVENT		BIT(1)
+#define   SNODE_INTR_DMA		BIT(2)
+#define   SNODE_INTR_MSG		BIT(3)
+#define   SNODE_INTR_FATAL		BIT(4)
+#define   SNODE_INTR_ALL		GENMASK(4, 0)
+
+/* Queue registers: BASE_LO, BASE_HI, SIZE, then the doorbell/index */
+#define SNODE_ASQ_OFFSET		0x080
+#define SNODE_ACQ_OFFSET		0x090
+#define SNODE_EQ_OFFSET			0x0a0
+#define SNODE_DSQ_OFFSET		0x0b0
+#define SNODE_DCQ_OFFSET		0x0c0
+#define   SNODE_Q_BASE_LO		0x0
+#define   SNODE_Q_BASE_HI		0x4
+#define   SNODE_Q_SIZE			0x8
+#define   SNODE_Q_INDEX			0xc	/* SQ tail, CQ head */
+#define SNODE_Q_ALIGN			SZ_4K
+#define SNODE_Q_ENTRIES_MIN		2
+#define SNODE_Q_ENTRIES_MAX		4096
+
+/* Sensors */
+#define SNODE_TEMP_OFFSET		0x100
+#define SNODE_TEMP_MAX_OFFSET		0x104
+#define SNODE_TEMP_CRIT_OFFSET		0x108
+#define SNODE_POWER_OFFSET		0x10c
+#define SNODE_POWER_MAX_OFFSET		0x110
+#define SNODE_SENSOR_ALARM_OFFSET	0x114
+#define   SNODE_ALARM_TEMP_MAX		BIT(0)
+#define   SNODE_ALARM_TEMP_CRIT		BIT(1)
+#define   SNODE_ALARM_POWER_MAX		BIT(2)
+
+#define SNODE_REGS_SIZE			0x1000
+
+/* Admin command, 64 bytes */
+struct snode_admin_cmd {
+	u8 opcode;
+	u8 flags;
+	__le16 cid;
+	__le32 rsvd;
+	__le64 addr;
+	__le32 len;
+	__le32 cdw[11];
+};
+
+/* Admin completion, 16 bytes */
+struct snode_admin_cqe {
+	__le16 cid;
+	__le16 status;		/* bit 15 phase */
+	__le32 result0;
+	__le32 result1;
+	__le16 sq_head;
+	__le16 rsvd;
+};
+
+#define SNODE_CQE_STATUS_MASK		GENMASK(14, 0)
+#define SNODE_CQE_PHASE_MASK		BIT(15)
+
+/* Event, 32 bytes */
+struct snode_event {
+	__le16 type;
+	__le16 flags;		/* bit 15 phase */
+	__le32 seq;
+	__le64 timestamp;
+	u8 data[16];
+};
+
+#define SNODE_EVENT_PHASE_MASK		BIT(15)
+
+enum snode_status {
+	SNODE_SC_SUCCESS = 0,
+	SNODE_SC_INVALID_OPCODE = 1,
+	SNODE_SC_INVALID_FIELD = 2,
+	SNODE_SC_NO_RESOURCE = 3,
+	SNODE_SC_BAD_KEY = 4,
+	SNODE_SC_NOT_ALLOWED = 5,
+	SNODE_SC_READ_ONLY = 6,
+	SNODE_SC_NO_EXPORT = 7,
+	SNODE_SC_UNREACHABLE = 8,
+	SNODE_SC_BUSY = 9,
+	SNODE_SC_INTERNAL = 10,
+	SNODE_SC_DMA_ERROR = 11,
+	SNODE_SC_TIMEOUT = 12,
+	SNODE_SC_OUT_OF_RANGE = 13,
+	SNODE_SC_NOT_ATTACHED = 14,
+	SNODE_SC_QUEUE_FULL = 15,
+	SNODE_SC_NO_ENDPOINT = 16,
+	SNODE_SC_REVOKED = 17,
+};
+
+enum snode_opcode {
+	SNODE_OP_IDENTIFY = 0x01,
+	SNODE_OP_PORT_QUERY = 0x02,
+	SNODE_OP_PORT_SET = 0x03,
+	SNODE_OP_NODE_QUERY = 0x04,
+	SNODE_OP_NODE_LIST = 0x05,
+	SNODE_OP_ATT_SET = 0x10,
+	SNODE_OP_ATT_CLEAR = 0x11,
+	SNODE_OP_ATT_QUERY = 0x12,
+	SNODE_OP_EXPORT_SET = 0x20,
+	SNODE_OP_EXPORT_CLEAR = 0x21,
+	SNODE_OP_EXPORT_QUERY = 0x22,
+	SNODE_OP_EP_SET = 0x30,
+	SNODE_OP_EP_CLEAR = 0x31,
+	SNODE_OP_EP_HEAD = 0x32,
+	SNODE_OP_STATS = 0x40,
+	SNODE_OP_ECHO = 0x41,
+};
+
+/* IDENTIFY data, 256 bytes */
+struct snode_identify {
+	__le32 magic;
+	__le32 version;
+	__le32 fw_version;
+	__le32 cap;
+	__le32 node_id;
+	__le32 fabric_id;
+	__le16 nports;
+	__le16 max_nodes;
+	__le16 att_entries;
+	__le16 export_entries;
+	__le64 aperture_size;
+	__le64 pool_size;
+	__le16 endpoints;
+	__le16 rsvd0;
+	__le32 max_dma_len;
+	char serial[32];
+	char fw_name[32];
+	u8 rsvd1[136];
+};
+
+enum snode_event_type {
+	SNODE_EV_LINK_STATE = 1,
+	SNODE_EV_LINK_BER = 2,
+	SNODE_EV_NODE_STATE = 3,
+	SNODE_EV_ACCESS_VIOLATION = 4,
+	SNODE_EV_WINDOW_REVOKED = 5,
+	SNODE_EV_THERMAL = 6,
+	SNODE_EV_EQ_OVERFLOW = 7,
+	SNODE_EV_FABRIC = 8,
+	SNODE_EV_MSG_NOTIFY = 9,
+	SNODE_EV_ADMIN_ASYNC = 10,
+	SNODE_EV_MAX = SNODE_EV_ADMIN_ASYNC,
+};
+
+/* THERMAL event data */
+struct snode_event_thermal {
+	__le32 temp;
+	__le32 alarm;
+	__le32 power;
+	__le32 rsvd;
+};
+
+/* EQ_OVERFLOW event data */
+struct snode_event_overflow {
+	__le32 lost;
+	u8 rsvd[12];
+};
+
+/* FABRIC event data */
+struct snode_event_fabric {
+	u8 attached;
+	u8 rsvd[15];
+};
+
+static inline void snode_hw_static_checks(void)
+{
+	BUILD_BUG_ON(sizeof(struct snode_admin_cmd) != 64);
+	BUILD_BUG_ON(sizeof(struct snode_admin_cqe) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_event) != 32);
+	BUILD_BUG_ON(sizeof(struct snode_identify) != 256);
+	BUILD_BUG_ON(sizeof(struct snode_event_thermal) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_event_overflow) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_event_fabric) != 16);
+}
+
+#endif /* _SNODE_HW_H_ */

@@ -1,0 +1,560 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: admin and event queues.
+ */
+
+#include <linux/bitfield.h>
+#include <linux/interrupt.h>
+#include <linux/sched.h>
+
+#include "snode.h"
+
+/**
+ * DOC: Admin and event queues
+ *
+ * queue.c owns the admin queue pair (ASQ/ACQ) and the event queue (EQ): the
+ * rings in host memory, their registers, and the MSI-X vectors 0 (admin
+ * completions) and 1 (events).
+ *
+ * Several admin commands may be in flight: fabric commands such as ATT_SET
+ * wait up to 2 s for the fabric manager, and serialising every submitter
+ * behind one of them would stall unrelated callers. The command id is the
+ * index of a slot in &snode_aq.slots; at most SNODE_AQ_MAX_INFLIGHT ids are
+ * handed out, so the submission ring can never overflow. A submitter waits
+ * at most SNODE_ADMIN_TIMEOUT for a free id and again for its completion,
+ * never longer. A command that times out is abandoned: its id and DMA buffer
+ * stay reserved until the device completes it after all, or until the queue
+ * is stopped by a reset or removal, so a late completion can neither be
+ * mistaken for a newer command nor write to freed memory.
+ *
+ * Completions and events are processed in threaded interrupt handlers, so
+ * that event handlers may sleep. Events are dispatched by type through
+ * snode_event_handlers[]; a feature that consumes an event adds its handler
+ * there.
+ */
+
+typedef void (*snode_event_fn)(struct snode_dev *sdev,
+			       const struct snode_event *ev);
+
+static void snode_eq_overflow_event(struct snode_dev *sdev,
+				    const struct snode_event *ev)
+{
+	const struct snode_event_overflow *data = (const void *)ev->data;
+
+	dev_warn_ratelimited(&sdev->pdev->dev, "event queue overflowed, %u events lost\n",
+			     le32_to_cpu(data->lost));
+}
+
+static const snode_event_fn snode_event_handlers[SNODE_EV_MAX + 1] = {
+	[SNODE_EV_THERMAL] = snode_hwmon_event,
+	[SNODE_EV_EQ_OVERFLOW] = snode_eq_overflow_event,
+	[SNODE_EV_FABRIC] = snode_fabric_event,
+};
+
+/**
+ * snode_status_to_errno() - map a device status code to an errno
+ * @status: status code of an admin completion
+ *
+ * Context: Any context.
+ * Return: 0 for SUCCESS, else a negative errno that callers may pass on to
+ * userspace unchanged.
+ */
+int snode_status_to_errno(u16 status)
+{
+	switch (status) {
+	case SNODE_SC_SUCCESS:
+		return 0;
+	case SNODE_SC_INVALID_OPCODE:
+		return -EOPNOTSUPP;
+	case SNODE_SC_INVALID_FIELD:
+		return -EINVAL;
+	case SNODE_SC_NO_RESOURCE:
+		return -ENOSPC;
+	case SNODE_SC_BAD_KEY:
+		return -EKEYREJECTED;
+	case SNODE_SC_NOT_ALLOWED:
+		return -EACCES;
+	case SNODE_SC_READ_ONLY:
+		return -EROFS;
+	case SNODE_SC_NO_EXPORT:
+		return -ENOENT;
+	case SNODE_SC_UNREACHABLE:
+		return -EHOSTUNREACH;
+	case SNODE_SC_BUSY:
+		return -EBUSY;
+	case SNODE_SC_TIMEOUT:
+		return -ETIMEDOUT;
+	case SNODE_SC_OUT_OF_RANGE:
+		return -ERANGE;
+	case SNODE_SC_NOT_ATTACHED:
+		return -ENOLINK;
+	case SNODE_SC_QUEUE_FULL:
+		return -EAGAIN;
+	case SNODE_SC_NO_ENDPOINT:
+		return -ENXIO;
+	case SNODE_SC_REVOKED:
+		return -ECONNRESET;
+	case SNODE_SC_INTERNAL:
+	case SNODE_SC_DMA_ERROR:
+	default:
+		return -EIO;
+	}
+}
+
+static void snode_q_program(struct snode_dev *sdev, u32 offset, dma_addr_t dma,
+			    u32 entries)
+{
+	snode_writel(sdev, offset + SNODE_Q_BASE_LO, lower_32_bits(dma));
+	snode_writel(sdev, offset + SNODE_Q_BASE_HI, upper_32_bits(dma));
+	snode_writel(sdev, offset + SNODE_Q_SIZE, entries);
+	snode_writel(sdev, offset + SNODE_Q_INDEX, 0);
+}
+
+/* Return a free command id, or -1 when SNODE_AQ_MAX_INFLIGHT are in use. */
+static int snode_aq_get_slot(struct snode_aq *aq)
+{
+	int cid = -1;
+	unsigned int i;
+
+	spin_lock(&aq->lock);
+	if (aq->inflight < SNODE_AQ_MAX_INFLIGHT) {
+		for (i = 0; i < SNODE_AQ_DEPTH; i++) {
+			if (!aq->slots[i].busy) {
+				aq->slots[i].busy = true;
+				aq->slots[i].abandoned = false;
+				aq->inflight++;
+				cid = i;
+				break;
+			}
+		}
+	}
+	spin_unlock(&aq->lock);
+	return cid;
+}
+
+static void __snode_aq_put_slot(struct snode_aq *aq, unsigned int cid)
+{
+	lockdep_assert_held(&aq->lock);
+
+	aq->slots[cid].busy = false;
+	aq->inflight--;
+	wake_up(&aq->slot_wait);
+}
+
+/*
+ * Free every abandoned slot. Only called with the device reset and the
+ * queue stopped, so no late completion can race.
+ */
+static void snode_aq_reap_abandoned(struct snode_dev *sdev)
+{
+	struct snode_aq *aq = &sdev->aq;
+	unsigned int i;
+
+	for (i = 0; i < SNODE_AQ_DEPTH; i++) {
+		struct snode_admin_slot *slot = &aq->slots[i];
+		dma_addr_t buf_dma;
+		size_t buf_len;
+		void *buf;
+
+		spin_lock(&aq->lock);
+		if (!slot->busy || !slot->abandoned) {
+			spin_unlock(&aq->lock);
+			continue;
+		}
+		buf = slot->buf;
+		buf_dma = slot->buf_dma;
+		buf_len = slot->buf_len;
+		slot->buf = NULL;
+		slot->abandoned = false;
+		__snode_aq_put_slot(aq, i);
+		spin_unlock(&aq->lock);
+
+		if (buf)
+			dma_free_coherent(&sdev->pdev->dev, buf_len, buf,
+					  buf_dma);
+	}
+}
+
+/**
+ * __snode_queues_start() - program the rings into a freshly reset device
+ * @sdev: snode device; CTRL.ENABLE must be clear
+ *
+ * Frees the commands abandoned before the reset, rewinds the rings to their
+ * power-on state (indices 0, phase 1) and writes their registers. The
+ * caller then sets CTRL.ENABLE.
+ *
+ * Context: Process context; caller holds @sdev->rwsem for write, or is
+ * probing.
+ */
+void __snode_queues_start(struct snode_dev *sdev)
+{
+	struct snode_aq *aq = &sdev->aq;
+	struct snode_eq *eq = &sdev->eq;
+
+	snode_aq_reap_abandoned(sdev);
+	memset(aq->sq, 0, SNODE_AQ_DEPTH * sizeof(*aq->sq));
+	memset(aq->cq, 0, SNODE_AQ_DEPTH * sizeof(*aq->cq));
+	memset(eq->ring, 0, SNODE_EQ_DEPTH * sizeof(*eq->ring));
+
+	spin_lock(&aq->lock);
+	aq->sq_tail = 0;
+	aq->cq_head = 0;
+	aq->cq_phase = true;
+	WRITE_ONCE(aq->enabled, true);
+	spin_unlock(&aq->lock);
+
+	eq->head = 0;
+	eq->phase = true;
+
+	snode_q_program(sdev, SNODE_ASQ_OFFSET, aq->sq_dma, SNODE_AQ_DEPTH);
+	snode_q_program(sdev, SNODE_ACQ_OFFSET, aq->cq_dma, SNODE_AQ_DEPTH);
+	snode_q_program(sdev, SNODE_EQ_OFFSET, eq->dma, SNODE_EQ_DEPTH);
+}
+
+/**
+ * __snode_queues_stop() - stop taking commands and processing completions
+ * @sdev: snode device
+ *
+ * Refuses new submissions and waits for both interrupt threads. Abandoned
+ * commands stay reserved: the device may still write their buffers until it
+ * is reset, after which __snode_queues_start() or the teardown reaps them.
+ *
+ * Context: Process context, may sleep. The caller holds @sdev->rwsem for
+ * write (reset) or has moved @sdev to SNODE_STATE_REMOVED, so no submitter
+ * is waiting on a non-abandoned command.
+ */
+void __snode_queues_stop(struct snode_dev *sdev)
+{
+	struct snode_aq *aq = &sdev->aq;
+
+	spin_lock(&aq->lock);
+	WRITE_ONCE(aq->enabled, false);
+	spin_unlock(&aq->lock);
+
+	synchronize_irq(pci_irq_vector(sdev->pdev, SNODE_VEC_ADMIN));
+	synchronize_irq(pci_irq_vector(sdev->pdev, SNODE_VEC_EVENT));
+	wake_up_all(&aq->slot_wait);
+}
+
+/**
+ * __snode_admin_exec() - run one admin command and wait for its completion
+ * @sdev: snode device
+ * @req: the command; status and results are filled in
+ *
+ * Context: Process context, sleeps up to twice SNODE_ADMIN_TIMEOUT. The
+ * caller holds @sdev->rwsem, for read (a live device) or for write (reset).
+ * Return: 0 on success; the errno of a device status code
+ * (snode_status_to_errno(), @req->status is valid); -ETIMEDOUT if the device
+ * did not answer; -EAGAIN if the queue is stopped; -ENOMEM; -EIO if a fault
+ * was injected.
+ */
+int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
+{
+	struct device *dma_dev = &sdev->pdev->dev;
+	struct snode_aq *aq = &sdev->aq;
+	struct snode_admin_slot *slot;
+	struct snode_admin_cmd *cmd;
+	dma_addr_t buf_dma = 0;
+	void *buf = NULL;
+	long left;
+	int cid, i, ret;
+
+	lockdep_assert_held(&sdev->rwsem);
+
+	if (snode_should_fail_admin())
+		return -EIO;
+
+	if (req->len) {
+		buf = dma_alloc_coherent(dma_dev, req->len, &buf_dma,
+					 GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		if (req->dir == DMA_TO_DEVICE)
+			memcpy(buf, req->data, req->len);
+	}
+
+	cid = -1;
+	left = wait_event_timeout(aq->slot_wait,
+				  (cid = snode_aq_get_slot(aq)) >= 0,
+				  SNODE_ADMIN_TIMEOUT);
+	if (!left) {
+		ret = -ETIMEDOUT;
+		goto err_free_buf;
+	}
+	slot = &aq->slots[cid];
+
+	spin_lock(&aq->lock);
+	if (!aq->enabled) {
+		__snode_aq_put_slot(aq, cid);
+		spin_unlock(&aq->lock);
+		ret = -EAGAIN;
+		goto err_free_buf;
+	}
+	reinit_completion(&slot->done);
+	slot->buf = buf;
+	slot->buf_dma = buf_dma;
+	slot->buf_len = req->len;
+
+	cmd = &aq->sq[aq->sq_tail];
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->opcode = req->opcode;
+	cmd->flags = req->flags;
+	cmd->cid = cpu_to_le16(cid);
+	cmd->addr = cpu_to_le64(buf_dma);
+	cmd->len = cpu_to_le32(req->len);
+	for (i = 0; i < ARRAY_SIZE(req->cdw); i++)
+		cmd->cdw[i] = cpu_to_le32(req->cdw[i]);
+
+	aq->sq_tail = (aq->sq_tail + 1) % SNODE_AQ_DEPTH;
+	aq->submitted++;
+	/* writel orders the ring write before the doorbell */
+	snode_writel(sdev, SNODE_ASQ_OFFSET + SNODE_Q_INDEX, aq->sq_tail);
+	spin_unlock(&aq->lock);
+
+	left = wait_for_completion_timeout(&slot->done, SNODE_ADMIN_TIMEOUT);
+
+	spin_lock(&aq->lock);
+	if (!left && !completion_done(&slot->done)) {
+		slot->abandoned = true;
+		aq->timeouts++;
+		spin_unlock(&aq->lock);
+		dev_err_ratelimited(dma_dev, "admin command 0x%02x (id %d) timed out\n",
+				    req->opcode, cid);
+		return -ETIMEDOUT;
+	}
+	req->status = slot->status;
+	req->result0 = slot->result0;
+	req->result1 = slot->result1;
+	slot->buf = NULL;
+	__snode_aq_put_slot(aq, cid);
+	spin_unlock(&aq->lock);
+
+	if (buf) {
+		if (req->dir == DMA_FROM_DEVICE)
+			memcpy(req->data, buf, req->len);
+		dma_free_coherent(dma_dev, req->len, buf, buf_dma);
+	}
+	return snode_status_to_errno(req->status);
+
+err_free_buf:
+	if (buf)
+		dma_free_coherent(dma_dev, req->len, buf, buf_dma);
+	return ret;
+}
+
+/**
+ * snode_admin_exec() - run one admin command on a live device
+ * @sdev: snode device
+ * @req: the command; status and results are filled in
+ *
+ * Context: Process context, sleeps.
+ * Return: as __snode_admin_exec(), or the errno of snode_lock_live() when
+ * the device is not live.
+ */
+int snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
+{
+	int ret;
+
+	ret = snode_lock_live(sdev);
+	if (ret)
+		return ret;
+	ret = __snode_admin_exec(sdev, req);
+	snode_unlock_live(sdev);
+	return ret;
+}
+
+/*
+ * Consume new completions. Returns the buffer of an abandoned command that
+ * completed late, which the caller frees outside the lock and then calls
+ * again; NULL once the ring is empty.
+ */
+static void *snode_aq_process(struct snode_dev *sdev, dma_addr_t *stale_dma,
+			      size_t *stale_len)
+{
+	struct snode_aq *aq = &sdev->aq;
+	void *stale_buf = NULL;
+	bool any = false;
+
+	spin_lock(&aq->lock);
+	while (aq->enabled && !stale_buf) {
+		struct snode_admin_cqe *cqe = &aq->cq[aq->cq_head];
+		u16 word = le16_to_cpu(READ_ONCE(cqe->status));
+		struct snode_admin_slot *slot;
+		u16 cid;
+
+		if (FIELD_GET(SNODE_CQE_PHASE_MASK, word) != aq->cq_phase)
+			break;
+		/* read the entry only after seeing its phase bit */
+		dma_rmb();
+		cid = le16_to_cpu(cqe->cid);
+
+		aq->cq_head++;
+		if (aq->cq_head == SNODE_AQ_DEPTH) {
+			aq->cq_head = 0;
+			aq->cq_phase = !aq->cq_phase;
+		}
+		aq->completed++;
+		any = true;
+
+		if (cid >= SNODE_AQ_DEPTH || !aq->slots[cid].busy) {
+			dev_warn_ratelimited(&sdev->pdev->dev,
+					     "completion for unknown command id %u\n",
+					     cid);
+			continue;
+		}
+		slot = &aq->slots[cid];
+		if (slot->abandoned) {
+			stale_buf = slot->buf;
+			*stale_dma = slot->buf_dma;
+			*stale_len = slot->buf_len;
+			slot->buf = NULL;
+			slot->abandoned = false;
+			__snode_aq_put_slot(aq, cid);
+			continue;
+		}
+		slot->status = FIELD_GET(SNODE_CQE_STATUS_MASK, word);
+		slot->result0 = le32_to_cpu(cqe->result0);
+		slot->result1 = le32_to_cpu(cqe->result1);
+		complete(&slot->done);
+	}
+	if (any)
+		snode_writel(sdev, SNODE_ACQ_OFFSET + SNODE_Q_INDEX,
+			     aq->cq_head);
+	spin_unlock(&aq->lock);
+	return stale_buf;
+}
+
+static irqreturn_t snode_aq_irq(int irq, void *data)
+{
+	struct snode_dev *sdev = data;
+	dma_addr_t stale_dma;
+	size_t stale_len;
+	void *stale_buf;
+	u32 cause;
+
+	cause = snode_readl(sdev, SNODE_INTR_CAUSE_OFFSET);
+	if (cause == ~0U)	/* surprise removal or reset in progress */
+		return IRQ_NONE;
+	snode_writel(sdev, SNODE_INTR_CAUSE_OFFSET,
+		     cause & (SNODE_INTR_ADMIN | SNODE_INTR_FATAL));
+	if (cause & SNODE_INTR_FATAL)
+		dev_err_ratelimited(&sdev->pdev->dev,
+				    "device reports a fatal error; it needs a reset\n");
+
+	while ((stale_buf = snode_aq_process(sdev, &stale_dma, &stale_len)))
+		dma_free_coherent(&sdev->pdev->dev, stale_len, stale_buf,
+				  stale_dma);
+	return IRQ_HANDLED;
+}
+
+static irqreturn_t snode_eq_irq(int irq, void *data)
+{
+	struct snode_dev *sdev = data;
+	struct snode_eq *eq = &sdev->eq;
+	unsigned int budget = 0;
+	u32 cause;
+
+	cause = snode_readl(sdev, SNODE_INTR_CAUSE_OFFSET);
+	if (cause == ~0U)
+		return IRQ_NONE;
+	snode_writel(sdev, SNODE_INTR_CAUSE_OFFSET, cause & SNODE_INTR_EVENT);
+
+	for (;;) {
+		struct snode_event *entry = &eq->ring[eq->head];
+		struct snode_event ev;
+		u16 type;
+
+		if (!READ_ONCE(sdev->aq.enabled))
+			break;
+		if (FIELD_GET(SNODE_EVENT_PHASE_MASK,
+			      le16_to_cpu(READ_ONCE(entry->flags))) != eq->phase)
+			break;
+		dma_rmb();
+		ev = *entry;
+
+		eq->head++;
+		if (eq->head == SNODE_EQ_DEPTH) {
+			eq->head = 0;
+			eq->phase = !eq->phase;
+		}
+		/* hand the slot back before handling, so the device can post */
+		snode_writel(sdev, SNODE_EQ_OFFSET + SNODE_Q_INDEX, eq->head);
+
+		type = le16_to_cpu(ev.type);
+		eq->events++;
+		eq->last_seq = le32_to_cpu(ev.seq);
+		if (type > SNODE_EV_MAX) {
+			eq->by_type[0]++;
+			dev_dbg(&sdev->pdev->dev, "unknown event type %u\n",
+				type);
+		} else {
+			eq->by_type[type]++;
+			if (snode_event_handlers[type])
+				snode_event_handlers[type](sdev, &ev);
+		}
+
+		if (++budget % 64 == 0)
+			cond_resched();
+	}
+	return IRQ_HANDLED;
+}
+
+/* Runs after the device was reset for removal (snode_hw_stop()). */
+static void snode_queues_release(void *data)
+{
+	snode_aq_reap_abandoned(data);
+}
+
+/**
+ * snode_queues_init() - allocate the rings and request the queue vectors
+ * @sdev: snode device with MSI-X vectors allocated
+ *
+ * Everything is device-managed and released on unbind.
+ *
+ * Context: Process context (probe).
+ * Return: 0 or a negative errno.
+ */
+int snode_queues_init(struct snode_dev *sdev)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snode_aq *aq = &sdev->aq;
+	struct snode_eq *eq = &sdev->eq;
+	unsigned int i;
+	char *name;
+	int ret;
+
+	snode_hw_static_checks();
+
+	spin_lock_init(&aq->lock);
+	init_waitqueue_head(&aq->slot_wait);
+	for (i = 0; i < SNODE_AQ_DEPTH; i++)
+		init_completion(&aq->slots[i].done);
+
+	/* Coherent allocations of a page or more are page aligned. */
+	aq->sq = dmam_alloc_coherent(dev, PAGE_ALIGN(SNODE_AQ_DEPTH * sizeof(*aq->sq)),
+				     &aq->sq_dma, GFP_KERNEL);
+	aq->cq = dmam_alloc_coherent(dev, PAGE_ALIGN(SNODE_AQ_DEPTH * sizeof(*aq->cq)),
+				     &aq->cq_dma, GFP_KERNEL);
+	eq->ring = dmam_alloc_coherent(dev, PAGE_ALIGN(SNODE_EQ_DEPTH * sizeof(*eq->ring)),
+				       &eq->dma, GFP_KERNEL);
+	if (!aq->sq || !aq->cq || !eq->ring)
+		return -ENOMEM;
+
+	ret = devm_add_action_or_reset(dev, snode_queues_release, sdev);
+	if (ret)
+		return ret;
+
+	name = devm_kasprintf(dev, GFP_KERNEL, "snode%d-admin", sdev->index);
+	if (!name)
+		return -ENOMEM;
+	ret = devm_request_threaded_irq(dev, pci_irq_vector(sdev->pdev, SNODE_VEC_ADMIN),
+					NULL, snode_aq_irq, IRQF_ONESHOT, name, sdev);
+	if (ret)
+		return ret;
+
+	name = devm_kasprintf(dev, GFP_KERNEL, "snode%d-event", sdev->index);
+	if (!name)
+		return -ENOMEM;
+	return devm_request_threaded_irq(dev, pci_irq_vector(sdev->pdev, SNODE_VEC_EVENT),
+					 NULL, snode_eq_irq, IRQF_ONESHOT, name, sdev);
+}

@@ -1,0 +1,337 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snode: private header of the supernode interconnect NIC driver.
+ */
+#ifndef _SNODE_H_
+#define _SNODE_H_
+
+#include <linux/cdev.h>
+#include <linux/completion.h>
+#include <linux/device.h>
+#include <linux/dma-mapping.h>
+#include <linux/mutex.h>
+#include <linux/pci.h>
+#include <linux/rwsem.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "hw.h"
+
+#define SNODE_MAX_DEVS		256
+
+/*
+ * Ring sizes. The ASQ and ACQ have the same depth so that admin completions
+ * can never overflow; one submission slot stays free (a full ring is
+ * tail + 1 == head), which bounds the commands in flight.
+ */
+#define SNODE_AQ_DEPTH		64
+#define SNODE_AQ_MAX_INFLIGHT	(SNODE_AQ_DEPTH - 1)
+#define SNODE_EQ_DEPTH		128
+
+/*
+ * Fabric commands complete with TIMEOUT after 2 s on the device side, so a
+ * command the device has not answered after 3 s means the device is stuck.
+ */
+#define SNODE_ADMIN_TIMEOUT	(3 * HZ)
+
+/*
+ * State of a device, protected by snode_dev.rwsem. Anything that talks to
+ * the hardware on behalf of a user does so in LIVE, holding rwsem for read.
+ */
+enum snode_state {
+	SNODE_STATE_LIVE,
+	SNODE_STATE_RESETTING,	/* between reset_prepare and reset_done */
+	SNODE_STATE_DEAD,	/* failed to come back; a reset may revive it */
+	SNODE_STATE_REMOVED,	/* the PCI device is gone; only close() works */
+};
+
+/**
+ * struct snode_id - decoded IDENTIFY data, the device's identity
+ * @node_id: fabric node id, SNODE_NODE_ID_NONE while not attached
+ * @fabric_id: fabric id
+ * @hw_version: contract version, major[31:16] minor[15:0]
+ * @fw_version: firmware version, major[31:24] minor[23:16] patch[15:0]
+ * @caps: CAP bits
+ * @attached: STATUS.ATTACHED at the time of the identify
+ * @nports: ports
+ * @max_nodes: node ids are below this
+ * @att_entries: requester ATT entries
+ * @export_entries: responder export entries
+ * @endpoints: message endpoints
+ * @max_dma_len: largest DMA descriptor, bytes
+ * @aperture_size: BAR2 aperture size, bytes
+ * @pool_size: BAR4 pool size, bytes
+ * @serial: serial number, NUL terminated
+ * @fw_name: firmware name, NUL terminated
+ */
+struct snode_id {
+	u32 node_id;
+	u32 fabric_id;
+	u32 hw_version;
+	u32 fw_version;
+	u32 caps;
+	bool attached;
+	u16 nports;
+	u16 max_nodes;
+	u16 att_entries;
+	u16 export_entries;
+	u16 endpoints;
+	u32 max_dma_len;
+	u64 aperture_size;
+	u64 pool_size;
+	char serial[33];
+	char fw_name[33];
+};
+
+/**
+ * struct snode_admin_slot - one admin command in flight
+ * @done: completed by the ACQ handler
+ * @busy: the command id is allocated
+ * @abandoned: the submitter timed out; the ACQ handler frees @buf and the id
+ * @status: device status code of the completion
+ * @result0: completion result0
+ * @result1: completion result1
+ * @buf: DMA buffer of the command, if any
+ * @buf_dma: bus address of @buf
+ * @buf_len: length of @buf
+ */
+struct snode_admin_slot {
+	struct completion done;
+	bool busy;
+	bool abandoned;
+	u16 status;
+	u32 result0;
+	u32 result1;
+	void *buf;
+	dma_addr_t buf_dma;
+	size_t buf_len;
+};
+
+/**
+ * struct snode_aq - the admin queue pair
+ * @sq: submission ring, SNODE_AQ_DEPTH entries
+ * @cq: completion ring, SNODE_AQ_DEPTH entries
+ * @sq_dma: bus address of @sq
+ * @cq_dma: bus address of @cq
+ * @lock: protects every member below, and the rings
+ * @enabled: the device processes the queue; submissions are accepted
+ * @sq_tail: producer index of @sq
+ * @cq_head: consumer index of @cq
+ * @cq_phase: phase bit expected in the next new completion
+ * @inflight: allocated command ids
+ * @slots: per command id state
+ * @slot_wait: woken when a command id is freed
+ * @submitted: commands submitted since load
+ * @completed: completions received since load
+ * @timeouts: commands abandoned after SNODE_ADMIN_TIMEOUT
+ */
+struct snode_aq {
+	struct snode_admin_cmd *sq;
+	struct snode_admin_cqe *cq;
+	dma_addr_t sq_dma;
+	dma_addr_t cq_dma;
+
+	/* protects the members below and the rings */
+	spinlock_t lock;
+	bool enabled;
+	u16 sq_tail;
+	u16 cq_head;
+	bool cq_phase;
+	unsigned int inflight;
+	struct snode_admin_slot slots[SNODE_AQ_DEPTH];
+	wait_queue_head_t slot_wait;
+	u64 submitted;
+	u64 completed;
+	u64 timeouts;
+};
+
+/**
+ * struct snode_eq - the event queue
+ * @ring: SNODE_EQ_DEPTH entries
+ * @dma: bus address of @ring
+ * @head: consumer index; only the event IRQ thread and a quiesced reset
+ *        touch @head, @phase and the counters
+ * @phase: phase bit expected in the next new event
+ * @last_seq: sequence number of the last event
+ * @events: events received since load
+ * @by_type: events received per type; index 0 counts unknown types
+ */
+struct snode_eq {
+	struct snode_event *ring;
+	dma_addr_t dma;
+	u16 head;
+	bool phase;
+	u32 last_seq;
+	u64 events;
+	u64 by_type[SNODE_EV_MAX + 1];
+};
+
+/**
+ * struct snode_sensors - sensor thresholds set by the administrator
+ * @lock: protects this structure and the threshold and alarm registers
+ * @temp_max: TEMP_MAX, if @set has SNODE_ALARM_TEMP_MAX
+ * @temp_crit: TEMP_CRIT, if @set has SNODE_ALARM_TEMP_CRIT
+ * @power_max: POWER_MAX, if @set has SNODE_ALARM_POWER_MAX
+ * @set: thresholds to restore after a reset, SNODE_ALARM_* bits
+ */
+struct snode_sensors {
+	/* protects the thresholds and the threshold and alarm registers */
+	struct mutex lock;
+	s32 temp_max;
+	s32 temp_crit;
+	u32 power_max;
+	u32 set;
+};
+
+/**
+ * struct snode_dev - one snode NIC
+ * @dev: the class device behind /dev/snodeN; its refcount owns this
+ *       structure, which lives on while a file descriptor is open
+ * @cdev: the character device
+ * @pdev: the PCI function; do not use once @state is SNODE_STATE_REMOVED
+ * @regs: BAR0 registers
+ * @index: N in snodeN
+ * @aperture: BAR2 resource, for later use by windows
+ * @pool: BAR4 resource, for later use by exports
+ * @nr_vecs: MSI-X vectors allocated
+ * @rwsem: protects @state; held for read while talking to the hardware on
+ *         behalf of users, for write while resetting or removing
+ * @state: enum snode_state
+ * @id_lock: protects @id and @identify
+ * @id: decoded identity from the last IDENTIFY
+ * @identify: raw IDENTIFY data, for debugfs
+ * @identify_work: re-identifies after the fabric attached or detached
+ * @aq: admin queue
+ * @eq: event queue
+ * @sensors: sensor thresholds
+ * @hwmon: hwmon device, NULL without CAP.SENSORS
+ * @debugfs: debugfs directory of this device
+ * @echo_value: cdw0 of the next debugfs ECHO command
+ */
+struct snode_dev {
+	struct device dev;
+	struct cdev cdev;
+	struct pci_dev *pdev;
+	void __iomem *regs;
+	int index;
+	struct resource aperture;
+	struct resource pool;
+	int nr_vecs;
+
+	/* protects state; readers use the hardware, writers reset or remove */
+	struct rw_semaphore rwsem;
+	enum snode_state state;
+
+	/* protects id and identify */
+	spinlock_t id_lock;
+	struct snode_id id;
+	struct snode_identify identify;
+	struct work_struct identify_work;
+
+	struct snode_aq aq;
+	struct snode_eq eq;
+
+	struct snode_sensors sensors;
+	struct device *hwmon;
+
+	struct dentry *debugfs;
+	u32 echo_value;
+};
+
+static inline struct snode_dev *to_snode_dev(struct device *dev)
+{
+	return container_of(dev, struct snode_dev, dev);
+}
+
+static inline u32 snode_readl(struct snode_dev *sdev, u32 offset)
+{
+	return readl(sdev->regs + offset);
+}
+
+static inline void snode_writel(struct snode_dev *sdev, u32 offset, u32 val)
+{
+	writel(val, sdev->regs + offset);
+}
+
+/**
+ * struct snode_admin_req - an admin command and its result
+ * @opcode: SNODE_OP_*
+ * @flags: command flags
+ * @cdw: command parameters
+ * @data: kernel buffer for the command's data, or NULL
+ * @len: length of @data
+ * @dir: DMA_TO_DEVICE (in buffer) or DMA_FROM_DEVICE (out buffer)
+ * @status: out: device status code
+ * @result0: out: completion result0
+ * @result1: out: completion result1
+ */
+struct snode_admin_req {
+	u8 opcode;
+	u8 flags;
+	u32 cdw[11];
+	void *data;
+	u32 len;
+	enum dma_data_direction dir;
+	u16 status;
+	u32 result0;
+	u32 result1;
+};
+
+/* main.c */
+extern struct class snode_class;
+extern dev_t snode_devt;
+
+/* cdev.c */
+struct snode_dev *snode_dev_alloc(struct pci_dev *pdev);
+int snode_cdev_add(struct snode_dev *sdev);
+const char *snode_state_name(enum snode_state state);
+int snode_lock_live(struct snode_dev *sdev);
+void snode_unlock_live(struct snode_dev *sdev);
+
+/* pci.c */
+int snode_pci_init(void);
+void snode_pci_exit(void);
+int __snode_identify(struct snode_dev *sdev);
+void snode_id_get(struct snode_dev *sdev, struct snode_id *id);
+
+/* queue.c */
+int snode_queues_init(struct snode_dev *sdev);
+void __snode_queues_start(struct snode_dev *sdev);
+void __snode_queues_stop(struct snode_dev *sdev);
+int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
+int snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
+int snode_status_to_errno(u16 status);
+void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev);
+
+/* sysfs.c */
+extern const struct attribute_group *snode_dev_groups[];
+
+/* hwmon.c */
+#if IS_ENABLED(CONFIG_HWMON)
+int snode_hwmon_init(struct snode_dev *sdev);
+void __snode_hwmon_restore(struct snode_dev *sdev);
+void snode_hwmon_event(struct snode_dev *sdev, const struct snode_event *ev);
+#else
+static inline int snode_hwmon_init(struct snode_dev *sdev)
+{
+	return 0;
+}
+
+static inline void __snode_hwmon_restore(struct snode_dev *sdev)
+{
+}
+
+static inline void snode_hwmon_event(struct snode_dev *sdev,
+				     const struct snode_event *ev)
+{
+}
+#endif
+
+/* debugfs.c */
+void snode_debugfs_init(void);
+void snode_debugfs_exit(void);
+int snode_debugfs_add(struct snode_dev *sdev);
+bool snode_should_fail_admin(void);
+
+#endif /* _SNODE_H_ */
