@@ -17,6 +17,8 @@ all:
 -include $(TOP)/tools/emu/fm/fm.mk
 -include $(TOP)/driver/driver.mk
 -include $(TOP)/selftests/selftests.mk
+include $(TOP)/libsnode/libsnode.mk
+include $(TOP)/tools/snodectl/snodectl.mk
 -include $(TOP)/selftests/emu/emu.mk
 
 # Everything the tests need, built and staged for the guests.

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snodectl dev: the NICs of this host.
+ */
+#include <stdio.h>
+
+#include "snodectl.h"
+
+static int dev_help(void)
+{
+	fprintf(stderr,
+		"Usage: snodectl dev show [ DEV ]\n"
+		"DEV := snodeN\n");
+	return 0;
+}
+
+static void dev_print_caps(uint32_t caps)
+{
+	static const char *const names[] = {
+		"att", "export", "dma", "msg", "sensors", "coherent", "flr",
+	};
+	unsigned int i;
+
+	print_open_array("caps");
+	print_text(" caps");
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (caps & (1u << i))
+			print_str(NULL, " %s", names[i]);
+	print_close_array();
+}
+
+static int dev_print(struct snode_dev *dev)
+{
+	struct snode_info info;
+	int ret = snode_dev_get_info(dev, &info);
+
+	if (ret < 0)
+		return snodectl_lib_err(snode_dev_get_name(dev), ret);
+	print_open_object(NULL);
+	print_str("dev", "%s:", snode_dev_get_name(dev));
+	if (info.out_node_id == SNODE_NODE_ID_NONE)
+		print_str("state", " %s", "detached");
+	else
+		print_str("state", " %s", "attached");
+	if (info.out_node_id != SNODE_NODE_ID_NONE)
+		print_u64("node", " node %llu", info.out_node_id);
+	print_u64("fabric", " fabric %llu", info.out_fabric_id);
+	print_u64("ports", " ports %llu", info.out_nports);
+	print_text(" fw %u.%u.%u", info.out_fw_version >> 24,
+		   (info.out_fw_version >> 16) & 0xff,
+		   info.out_fw_version & 0xffff);
+	print_u64("fw_version", NULL, info.out_fw_version);
+	print_str("serial", " serial %s", info.out_serial);
+	print_nl();
+	print_text("    ");
+	print_u64("pool_size", "pool %llu", info.out_pool_size);
+	print_u64("aperture_size", " aperture %llu", info.out_aperture_size);
+	print_u64("att_entries", " att %llu", info.out_att_entries);
+	print_u64("export_entries", " exports %llu", info.out_export_entries);
+	print_u64("max_nodes", " max_nodes %llu", info.out_max_nodes);
+	dev_print_caps(info.out_caps);
+	print_bool("throttled", NULL,
+		   info.out_flags & SNODE_INFO_OUT_THROTTLED);
+	print_nl();
+	print_close_object();
+	return 0;
+}
+
+static int dev_show(struct snodectl *sc)
+{
+	struct snode_dev *dev;
+	int ret = 0;
+
+	if (sc->argc > 0) {
+		dev = snodectl_dev_arg(sc);
+		if (!dev)
+			return 1;
+		print_open_array("devices");
+		ret = dev_print(dev);
+		print_close_array();
+		return ret;
+	}
+	if (!snode_dev_get_first(sc->ctx))
+		return snodectl_err("no snode devices (is snode.ko loaded?)");
+	print_open_array("devices");
+	snode_dev_foreach(sc->ctx, dev)
+		ret |= dev_print(dev);
+	print_close_array();
+	return ret;
+}
+
+static const struct snodectl_cmd dev_cmds[] = {
+	{ "show", dev_show },
+	{ "list", dev_show },
+	{ NULL, NULL }
+};
+
+int cmd_dev(struct snodectl *sc)
+{
+	return snodectl_dispatch(sc, dev_cmds, dev_help);
+}
