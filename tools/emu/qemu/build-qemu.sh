@@ -1,0 +1,205 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build a minimal x86_64-softmmu QEMU with the snode-nic device model from
+# Debian's own qemu source package (bookworm, 7.2).
+#
+#   build/qemu/src/                 dpkg-source tree (Debian patches applied)
+#   build/qemu/src/hw/misc/snode/   our device, copied from tools/emu/qemu/
+#   build/qemu/build/               meson/ninja build directory
+#   build/qemu/firmware/            SeaBIOS and option ROMs (from Debian's
+#                                   seabios and qemu-system-data packages)
+#   build/qemu/qemu-system-x86_64   stable path of the binary
+#
+# Usage: tools/emu/qemu/build-qemu.sh [--refresh]
+#   --refresh  re-resolve the qemu source version in the archive (otherwise
+#              the tree already unpacked is kept and no apt work is done)
+#
+# Environment:
+#   SNODE_NIC_SRC  directory holding snode-nic.c, snode-nic.h and
+#                  trace-events (default tools/emu/qemu); for testing the
+#                  pipeline with another device.
+#   SNODE_FM_PROTO protocol header (default tools/emu/fm/snode-fm-proto.h)
+#
+# Incremental: device files are copied only when their content changed, so a
+# rebuild with unchanged inputs is a ninja no-op.
+
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+BUILD=${SNODE_BUILD:-$ROOT/build}
+APT=$ROOT/scripts/apt-private.sh
+Q=$BUILD/qemu
+SRC=$Q/src
+OUT=$Q/build
+FW=$Q/firmware
+NIC_SRC=${SNODE_NIC_SRC:-$ROOT/tools/emu/qemu}
+FM_PROTO=${SNODE_FM_PROTO:-$ROOT/tools/emu/fm/snode-fm-proto.h}
+
+refresh=
+[ "${1:-}" = "--refresh" ] && refresh=1
+
+log() { echo "build-qemu: $*" >&2; }
+
+# Highest 7.2 source version in bookworm / bookworm-security: the backports
+# qemu (10.x) is a different code base we do not target.
+resolve_version()
+{
+	APT_CONFIG=$BUILD/apt/apt.conf apt-cache showsrc qemu |
+		sed -n 's/^Version: //p' | grep -E '^1:7\.2\+' |
+		sort -V | tail -n1
+}
+
+# --- 1. source tree ---------------------------------------------------------
+srcver=
+[ -f "$SRC/.snode-srcver" ] && srcver=$(cat "$SRC/.snode-srcver")
+if [ -z "$srcver" ] || [ -n "$refresh" ]; then
+	"$APT" setup
+	want=$(resolve_version)
+	[ -n "$want" ] || { log "no qemu 7.2 source package found"; exit 1; }
+	if [ "$want" != "$srcver" ]; then
+		log "fetching qemu source $want"
+		tmp=$(mktemp -d "$BUILD/.qemu-src.XXXXXX")
+		trap 'rm -rf "$tmp"' EXIT
+		(cd "$tmp" && APT_CONFIG=$BUILD/apt/apt.conf \
+			apt-get -q source --download-only "qemu=$want" >/dev/null)
+		# No signature check: the .dsc came through apt's signed Sources.
+		dpkg-source --no-check -x "$tmp"/qemu_*.dsc "$tmp/src" >/dev/null
+		echo "$want" > "$tmp/src/.snode-srcver"
+		rm -rf "$SRC" "$OUT"
+		mkdir -p "$Q"
+		mv "$tmp/src" "$SRC"
+		rm -rf "$tmp"
+		trap - EXIT
+		srcver=$want
+	fi
+fi
+
+# --- 2. firmware ------------------------------------------------------------
+# The dfsg tarball carries no binary ROMs; q35 needs bios-256k.bin and
+# -kernel needs linuxboot_dma.bin / kvmvapic.bin.
+if [ ! -f "$FW/.stamp" ] || [ -n "$refresh" ]; then
+	"$APT" setup
+	tmp=$(mktemp -d "$BUILD/.qemu-fw.XXXXXX")
+	trap 'rm -rf "$tmp"' EXIT
+	datav=$(APT_CONFIG=$BUILD/apt/apt.conf apt-cache madison qemu-system-data |
+		awk -F' *\\| *' '{print $2}' | grep -E '^1:7\.2\+' | sort -V | tail -n1)
+	(cd "$tmp" && APT_CONFIG=$BUILD/apt/apt.conf apt-get -q download \
+		seabios "qemu-system-data=$datav" >/dev/null)
+	for deb in "$tmp"/*.deb; do
+		dpkg-deb -x "$deb" "$tmp/root"
+	done
+	rm -rf "$FW"
+	mkdir -p "$FW"
+	# One flat directory: SeaBIOS (bios-256k.bin, which the qemu-system-x86
+	# package would symlink) plus QEMU's option ROMs.
+	cp -L "$tmp"/root/usr/share/seabios/*.bin "$FW"/
+	cp -L "$tmp"/root/usr/share/qemu/*.bin "$tmp"/root/usr/share/qemu/*.rom "$FW"/ 2>/dev/null || true
+	cp -rL "$tmp"/root/usr/share/qemu/keymaps "$FW"/ 2>/dev/null || true
+	[ -f "$FW/bios-256k.bin" ] || { log "bios-256k.bin missing from firmware"; exit 1; }
+	echo "seabios qemu-system-data=$datav" > "$FW/.stamp"
+	rm -rf "$tmp"
+	trap - EXIT
+fi
+
+# --- 3. inject the device ---------------------------------------------------
+D=$SRC/hw/misc/snode
+mkdir -p "$D"
+
+# Write stdin to $1 only if the content differs (keeps mtimes for ninja).
+put()
+{
+	local dst=$1 tmp
+	tmp=$(mktemp "$dst.XXXXXX")
+	cat > "$tmp"
+	if cmp -s "$tmp" "$dst"; then rm -f "$tmp"; else mv "$tmp" "$dst"; fi
+}
+
+have_nic=
+if [ -f "$NIC_SRC/snode-nic.c" ]; then
+	have_nic=1
+	for f in snode-nic.c snode-nic.h trace-events; do
+		if [ -f "$NIC_SRC/$f" ]; then
+			put "$D/$f" < "$NIC_SRC/$f"
+		fi
+	done
+	if [ -f "$FM_PROTO" ]; then
+		put "$D/snode-fm-proto.h" < "$FM_PROTO"
+	fi
+else
+	log "WARNING: $NIC_SRC/snode-nic.c not found, building QEMU without snode-nic"
+	rm -f "$D/snode-nic.c" "$D/snode-nic.h" "$D/snode-fm-proto.h"
+fi
+[ -f "$D/trace-events" ] || : | put "$D/trace-events"
+
+if [ -n "$have_nic" ]; then
+	put "$D/meson.build" <<'EOM'
+# SPDX-License-Identifier: GPL-2.0
+# Generated by tools/emu/qemu/build-qemu.sh
+softmmu_ss.add(when: 'CONFIG_SNODE_NIC', if_true: files('snode-nic.c'))
+EOM
+else
+	put "$D/meson.build" <<'EOM'
+# SPDX-License-Identifier: GPL-2.0
+# Generated by tools/emu/qemu/build-qemu.sh (no snode-nic.c yet)
+EOM
+fi
+put "$D/Kconfig" <<'EOM'
+# SPDX-License-Identifier: GPL-2.0
+# Generated by tools/emu/qemu/build-qemu.sh
+config SNODE_NIC
+    bool
+    default y if PCI_DEVICES
+    depends on PCI && MSI_NONBROKEN
+EOM
+# QEMU's per-directory trace header: "trace.h" includes the generated one.
+echo '#include "trace/trace-hw_misc_snode.h"' | put "$D/trace.h"
+
+# Hooks into the QEMU tree, each applied once.
+grep -q "^subdir('snode')" "$SRC/hw/misc/meson.build" ||
+	echo "subdir('snode')" >> "$SRC/hw/misc/meson.build"
+grep -q "^source snode/Kconfig" "$SRC/hw/misc/Kconfig" ||
+	printf '\nsource snode/Kconfig\n' >> "$SRC/hw/misc/Kconfig"
+grep -q "'hw/misc/snode'," "$SRC/meson.build" ||
+	sed -i "s|^    'hw/misc/macio',|&\n    'hw/misc/snode',|" "$SRC/meson.build"
+grep -q "'hw/misc/snode'," "$SRC/meson.build" ||
+	{ log "could not register hw/misc/snode in trace_events_subdirs"; exit 1; }
+
+# --- 4. configure -----------------------------------------------------------
+# Everything optional off (--without-default-features), then the few we use.
+# Warnings stay visible but do not fail the build (--disable-werror): the
+# device engineer builds with -Werror in their own checks.
+CONFIGURE_ARGS=(
+	--target-list=x86_64-softmmu
+	--without-default-features
+	--disable-docs
+	--disable-werror
+	--disable-install-blobs
+	--disable-user
+	--enable-tcg
+	--enable-trace-backends=log
+	--firmwarepath="$FW"
+	--prefix="$Q/install"
+)
+cfg_id=$(printf '%s\n' "$srcver" "${CONFIGURE_ARGS[@]}" | sha256sum | cut -c1-16)
+if [ ! -f "$OUT/build.ninja" ] || [ "$(cat "$OUT/.snode-cfg" 2>/dev/null)" != "$cfg_id" ]; then
+	log "configuring ($srcver)"
+	rm -rf "$OUT"
+	mkdir -p "$OUT"
+	(cd "$OUT" && "$SRC/configure" "${CONFIGURE_ARGS[@]}" > configure.log 2>&1) || {
+		tail -n 40 "$OUT/configure.log" >&2
+		log "configure failed, see $OUT/configure.log"
+		exit 1
+	}
+	echo "$cfg_id" > "$OUT/.snode-cfg"
+fi
+
+# --- 5. build ---------------------------------------------------------------
+# ninja re-runs meson itself when a meson.build/Kconfig changed.
+ninja -C "$OUT" ${NINJA_JOBS:+-j "$NINJA_JOBS"} qemu-system-x86_64 |
+	{ grep -v '^ninja: Entering directory' || true; }
+[ "${PIPESTATUS[0]}" -eq 0 ] || exit 1
+ln -sfn build/qemu-system-x86_64 "$Q/qemu-system-x86_64"
+if [ -n "$have_nic" ] && ! "$Q/qemu-system-x86_64" -device help 2>/dev/null | grep -q '"snode-nic"'; then
+	log "WARNING: qemu built but has no snode-nic device"
+fi
