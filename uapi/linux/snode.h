@@ -45,6 +45,13 @@
 enum {
 	SNODE_CMD_BASE = 0x80,
 	SNODE_CMD_INFO = SNODE_CMD_BASE,
+	SNODE_CMD_MEM_ALLOC,
+	SNODE_CMD_MEM_FREE,
+	SNODE_CMD_MEM_EXPORT,
+	SNODE_CMD_MEM_UNEXPORT,
+	SNODE_CMD_MEM_IMPORT,
+	SNODE_CMD_IMPORT_STATUS,
+	SNODE_CMD_MEM_LIST,
 };
 
 /**
@@ -140,5 +147,398 @@ struct snode_info {
 };
 
 #define SNODE_IOCTL_INFO _IO(SNODE_TYPE, SNODE_CMD_INFO)
+
+/**
+ * DOC: Global memory
+ *
+ * Every node contributes its fabric memory pool to the supernode's global
+ * address space. A process allocates from its own node's pool, maps the
+ * allocation with mmap() of /dev/snodeN, and exports a range of it under a
+ * handle: (node, export id, key). Any process on any node that knows the
+ * handle imports it, which returns a new file descriptor; mmap() of that
+ * descriptor maps the remote memory, read with plain loads and written with
+ * plain stores. See Documentation/driver/global-memory.rst.
+ *
+ * Lifetime: allocations and exports belong to the open file of /dev/snodeN
+ * that created them and go away when it is released (process exit
+ * included): exports are withdrawn first, which revokes every import of
+ * them on every node. A mapping keeps its allocation alive until munmap().
+ * An import lives as long as its file descriptor and its mappings.
+ *
+ * Revocation: when the exporter withdraws the export, exits, its node dies,
+ * resets or becomes unreachable, or this node's NIC is reset or unbound, the
+ * import is revoked: the window is unmapped and the next access through an
+ * existing mapping raises SIGBUS, or reads zeros if the import asked for
+ * SNODE_IMPORT_ZERO_PAGE_ON_REVOKE (a store still raises SIGBUS). The
+ * import's descriptor then polls readable with EPOLLPRI | EPOLLERR, and
+ * SNODE_IOCTL_IMPORT_STATUS reports the reason and the epoch of the mapping
+ * that was revoked. A revoked import stays revoked; import the handle again
+ * to get a new window.
+ *
+ * The memory ioctls fail with these error numbers besides the general ones:
+ *
+ * - EPERM: /dev/snodeN was not opened for writing (alloc, free, export,
+ *   unexport, import)
+ * - ENOMEM: the pool has no free range of that size (alloc)
+ * - ENOENT: no allocation at that offset of this file (free, export), no
+ *   export of this file with that id (unexport), no such export on the
+ *   target node (import)
+ * - ENOSPC: the export table, the ATT or the aperture is full
+ * - EKEYREJECTED: the export exists but the key does not match (import)
+ * - EACCES: the export does not admit this node (import)
+ * - EROFS: write access asked of a read-only export (import)
+ * - ERANGE: offset or length outside the export (import)
+ * - EHOSTUNREACH: no fabric path to the node, or it is dead (import)
+ * - ETIMEDOUT: the fabric did not answer (export, unexport, import)
+ * - ENOLINK: the NIC is not attached to a fabric
+ */
+
+/**
+ * struct snode_mem_alloc - ioctl(SNODE_IOCTL_MEM_ALLOC)
+ * @size: sizeof(struct snode_mem_alloc)
+ * @flags: must be 0
+ * @length: bytes to allocate, a multiple of 4096, at most the pool size
+ * @out_offset: the allocation's offset in the pool; it names the
+ *              allocation in SNODE_IOCTL_MEM_FREE and SNODE_IOCTL_MEM_EXPORT,
+ *              and is the offset at which to mmap() /dev/snodeN
+ *
+ * Allocate memory of this node's fabric pool, zeroed. Allocations of a
+ * multiple of 2 MiB are 2 MiB aligned in the pool, so that they can be
+ * mapped with huge pages. The allocation belongs to the file and is freed
+ * when the file is released.
+ */
+struct snode_mem_alloc {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 length;
+	__aligned_u64 out_offset;
+};
+
+#define SNODE_IOCTL_MEM_ALLOC _IO(SNODE_TYPE, SNODE_CMD_MEM_ALLOC)
+
+/**
+ * struct snode_mem_free - ioctl(SNODE_IOCTL_MEM_FREE)
+ * @size: sizeof(struct snode_mem_free)
+ * @flags: must be 0
+ * @offset: the allocation, as SNODE_IOCTL_MEM_ALLOC returned it
+ *
+ * Withdraw every export of the allocation (revoking its imports) and free
+ * it. Existing mappings of it stay valid until they are unmapped; the pool
+ * range is reused only then.
+ */
+struct snode_mem_free {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 offset;
+};
+
+#define SNODE_IOCTL_MEM_FREE _IO(SNODE_TYPE, SNODE_CMD_MEM_FREE)
+
+/**
+ * enum snode_mem_export_flags - flags of struct snode_mem_export
+ * @SNODE_EXPORT_WRITE: importers may ask for write access; without it the
+ *                      export is read-only
+ * @SNODE_EXPORT_RANDOM_KEY: the kernel chooses a random key (@key must be 0)
+ * @SNODE_EXPORT_NODES: only the nodes listed in @nodes may import it
+ */
+enum snode_mem_export_flags {
+	SNODE_EXPORT_WRITE = 1 << 0,
+	SNODE_EXPORT_RANDOM_KEY = 1 << 1,
+	SNODE_EXPORT_NODES = 1 << 2,
+};
+
+/**
+ * struct snode_mem_export - ioctl(SNODE_IOCTL_MEM_EXPORT)
+ * @size: sizeof(struct snode_mem_export)
+ * @flags: enum snode_mem_export_flags
+ * @alloc: the allocation to export from, as SNODE_IOCTL_MEM_ALLOC returned
+ *         its offset
+ * @offset: start of the exported range inside the allocation, a multiple
+ *          of 4096
+ * @length: bytes to export, a multiple of 4096, > 0, inside the allocation
+ * @key: the 64-bit key importers must present; 0 with
+ *       SNODE_EXPORT_RANDOM_KEY
+ * @nodes: with SNODE_EXPORT_NODES, a pointer to @nr_nodes __u32 node ids
+ *         that may import (each below struct snode_info.out_max_nodes);
+ *         else 0
+ * @nr_nodes: with SNODE_EXPORT_NODES, 1 to out_max_nodes; else 0
+ * @out_node: this node's id, the first part of the handle
+ * @out_export_id: the export id the kernel chose, the second part
+ * @out_key: the key, the third part
+ *
+ * Make a range of an allocation importable by other nodes. The kernel
+ * picks the lowest free export id. The export belongs to the file and is
+ * withdrawn when the file is released.
+ */
+struct snode_mem_export {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 alloc;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__aligned_u64 key;
+	__aligned_u64 nodes;
+	__u32 nr_nodes;
+	__u32 out_node;
+	__u32 out_export_id;
+	__u32 __reserved;
+	__aligned_u64 out_key;
+};
+
+#define SNODE_IOCTL_MEM_EXPORT _IO(SNODE_TYPE, SNODE_CMD_MEM_EXPORT)
+
+/**
+ * struct snode_mem_unexport - ioctl(SNODE_IOCTL_MEM_UNEXPORT)
+ * @size: sizeof(struct snode_mem_unexport)
+ * @flags: must be 0
+ * @export_id: an export of this file
+ * @out_revoked: number of imports the fabric revoked
+ *
+ * Withdraw an export: the device and the fabric revoke every import of it
+ * on every node before the call returns.
+ */
+struct snode_mem_unexport {
+	__u32 size;
+	__u32 flags;
+	__u32 export_id;
+	__u32 out_revoked;
+};
+
+#define SNODE_IOCTL_MEM_UNEXPORT _IO(SNODE_TYPE, SNODE_CMD_MEM_UNEXPORT)
+
+/**
+ * enum snode_mem_import_flags - flags of struct snode_mem_import
+ * @SNODE_IMPORT_WRITE: map the window read-write; without it the import is
+ *                      read-only and can never be mapped writable
+ * @SNODE_IMPORT_ZERO_PAGE_ON_REVOKE: after a revocation, loads through an
+ *                                    existing mapping read zeros instead of
+ *                                    raising SIGBUS (stores still raise it)
+ */
+enum snode_mem_import_flags {
+	SNODE_IMPORT_WRITE = 1 << 0,
+	SNODE_IMPORT_ZERO_PAGE_ON_REVOKE = 1 << 1,
+};
+
+/**
+ * struct snode_mem_import - ioctl(SNODE_IOCTL_MEM_IMPORT)
+ * @size: sizeof(struct snode_mem_import)
+ * @flags: enum snode_mem_import_flags
+ * @node: the exporter's node id (first part of the handle)
+ * @export_id: the export id (second part)
+ * @key: the key (third part)
+ * @offset: start of the window inside the export, a multiple of 4096
+ * @length: bytes, a multiple of 4096, > 0
+ * @out_fd: a new file descriptor (O_CLOEXEC) for the import
+ * @out_epoch: the epoch of the mapping, as the NIC numbered it
+ *
+ * Program an address-translation entry onto the export; the exporter's
+ * NIC checks the key, the node set and the permission. mmap() of @out_fd
+ * (MAP_SHARED, offset inside the window) maps the window; the mapping is
+ * write-back cached when the NIC reports SNODE_CAP_COHERENT, else
+ * write-combining. The descriptor also takes SNODE_IOCTL_IMPORT_STATUS
+ * and poll(). Closing it (and unmapping) releases the entry.
+ */
+struct snode_mem_import {
+	__u32 size;
+	__u32 flags;
+	__u32 node;
+	__u32 export_id;
+	__aligned_u64 key;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__s32 out_fd;
+	__u32 out_epoch;
+};
+
+#define SNODE_IOCTL_MEM_IMPORT _IO(SNODE_TYPE, SNODE_CMD_MEM_IMPORT)
+
+/**
+ * enum snode_import_state - state of an import
+ * @SNODE_IMPORT_ACTIVE: the window maps the exporter's memory
+ * @SNODE_IMPORT_REVOKED: the window was revoked, see enum snode_revoke_reason
+ */
+enum snode_import_state {
+	SNODE_IMPORT_ACTIVE = 1,
+	SNODE_IMPORT_REVOKED = 2,
+};
+
+/**
+ * enum snode_revoke_reason - why an import was revoked
+ * @SNODE_REVOKE_NONE: not revoked
+ * @SNODE_REVOKE_UNEXPORT: the exporter withdrew the export, freed the
+ *                         memory or closed its file (process exit)
+ * @SNODE_REVOKE_EXPORTER_RESET: the exporter's NIC was reset
+ * @SNODE_REVOKE_NODE_DEAD: the exporter's node died
+ * @SNODE_REVOKE_UNREACHABLE: no fabric path to the exporter's node is left
+ * @SNODE_REVOKE_LOCAL_RESET: this node's NIC was reset
+ * @SNODE_REVOKE_LOCAL_REMOVE: this node's NIC was unbound from the driver
+ *
+ * Reasons 1 to 4 are the NIC's own; the others are the driver's.
+ */
+enum snode_revoke_reason {
+	SNODE_REVOKE_NONE = 0,
+	SNODE_REVOKE_UNEXPORT = 1,
+	SNODE_REVOKE_EXPORTER_RESET = 2,
+	SNODE_REVOKE_NODE_DEAD = 3,
+	SNODE_REVOKE_UNREACHABLE = 4,
+	SNODE_REVOKE_LOCAL_RESET = 5,
+	SNODE_REVOKE_LOCAL_REMOVE = 6,
+};
+
+/**
+ * struct snode_import_status - ioctl(SNODE_IOCTL_IMPORT_STATUS) on an
+ *                              import's file descriptor
+ * @size: sizeof(struct snode_import_status)
+ * @flags: must be 0
+ * @out_state: enum snode_import_state
+ * @out_reason: enum snode_revoke_reason
+ * @out_epoch: epoch of the mapping (the one revoked, once revoked)
+ * @out_node: the handle's node
+ * @out_export_id: the handle's export id
+ * @out_flags: the import's enum snode_mem_import_flags
+ * @out_key: the handle's key
+ * @out_offset: the window's offset inside the export
+ * @out_length: the window's length
+ * @out_att_index: the address-translation entry the window used
+ * @__reserved: must be 0
+ */
+struct snode_import_status {
+	__u32 size;
+	__u32 flags;
+	__u32 out_state;
+	__u32 out_reason;
+	__u32 out_epoch;
+	__u32 out_node;
+	__u32 out_export_id;
+	__u32 out_flags;
+	__aligned_u64 out_key;
+	__aligned_u64 out_offset;
+	__aligned_u64 out_length;
+	__u32 out_att_index;
+	__u32 __reserved;
+};
+
+#define SNODE_IOCTL_IMPORT_STATUS _IO(SNODE_TYPE, SNODE_CMD_IMPORT_STATUS)
+
+/**
+ * enum snode_mem_list_type - what struct snode_mem_list lists
+ * @SNODE_MEM_LIST_ALLOCS: pool allocations
+ * @SNODE_MEM_LIST_EXPORTS: exports of this node
+ * @SNODE_MEM_LIST_IMPORTS: imports on this node
+ * @SNODE_MEM_LIST_ATT: address-translation entries in use
+ */
+enum snode_mem_list_type {
+	SNODE_MEM_LIST_ALLOCS = 1,
+	SNODE_MEM_LIST_EXPORTS = 2,
+	SNODE_MEM_LIST_IMPORTS = 3,
+	SNODE_MEM_LIST_ATT = 4,
+};
+
+/**
+ * enum snode_mem_entry_flags - flags of struct snode_mem_entry
+ * @SNODE_MEM_ENTRY_WRITE: read-write (exports, imports, ATT entries)
+ * @SNODE_MEM_ENTRY_NODES: the export admits only a set of nodes
+ * @SNODE_MEM_ENTRY_ZERO_PAGE: the import maps zeros once revoked
+ * @SNODE_MEM_ENTRY_KEY: @key is valid; keys are shown to their owner and
+ *                       to CAP_SYS_ADMIN only
+ * @SNODE_MEM_ENTRY_OWN: the entry belongs to the calling file
+ */
+enum snode_mem_entry_flags {
+	SNODE_MEM_ENTRY_WRITE = 1 << 0,
+	SNODE_MEM_ENTRY_NODES = 1 << 1,
+	SNODE_MEM_ENTRY_ZERO_PAGE = 1 << 2,
+	SNODE_MEM_ENTRY_KEY = 1 << 3,
+	SNODE_MEM_ENTRY_OWN = 1 << 4,
+};
+
+/**
+ * enum snode_mem_entry_state - struct snode_mem_entry.state
+ * @SNODE_MEM_STATE_ACTIVE: in use (an import: not revoked)
+ * @SNODE_MEM_STATE_REVOKED: an import that was revoked
+ * @SNODE_MEM_STATE_FREED: an allocation freed by its owner but still
+ *                         mapped; an export whose owner is gone, waiting
+ *                         for the NIC to withdraw it
+ * @SNODE_MEM_STATE_PENDING: an ATT entry being programmed
+ * @SNODE_MEM_STATE_STALE: an ATT entry or export the NIC did not confirm
+ *                         clearing; unused until the NIC is reset
+ * @SNODE_MEM_STATE_LOST: an export the NIC dropped in a reset and could
+ *                        not restore
+ */
+enum snode_mem_entry_state {
+	SNODE_MEM_STATE_ACTIVE = 1,
+	SNODE_MEM_STATE_REVOKED = 2,
+	SNODE_MEM_STATE_FREED = 3,
+	SNODE_MEM_STATE_PENDING = 4,
+	SNODE_MEM_STATE_STALE = 5,
+	SNODE_MEM_STATE_LOST = 6,
+};
+
+/**
+ * struct snode_mem_entry - one entry of SNODE_IOCTL_MEM_LIST
+ * @type: enum snode_mem_list_type
+ * @flags: enum snode_mem_entry_flags
+ * @state: enum snode_mem_entry_state
+ * @reason: an import's enum snode_revoke_reason
+ * @node: allocations and exports: this node; imports and ATT entries: the
+ *        exporter's node
+ * @export_id: exports, imports, ATT entries
+ * @att_index: imports and ATT entries; else 0xffffffff
+ * @epoch: imports and ATT entries: epoch of the mapping
+ * @key: the key, if @flags has SNODE_MEM_ENTRY_KEY; else 0
+ * @offset: allocations and exports: offset in the pool; imports and ATT
+ *          entries: offset inside the export
+ * @length: bytes
+ * @aperture_offset: imports and ATT entries: offset of the window in the
+ *                   NIC's aperture
+ * @pid: the owner's process id in the caller's pid namespace, 0 if none
+ * @__reserved: 0
+ * @comm: the owner's command name at creation, NUL terminated
+ */
+struct snode_mem_entry {
+	__u32 type;
+	__u32 flags;
+	__u32 state;
+	__u32 reason;
+	__u32 node;
+	__u32 export_id;
+	__u32 att_index;
+	__u32 epoch;
+	__aligned_u64 key;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__aligned_u64 aperture_offset;
+	__s32 pid;
+	__u32 __reserved;
+	char comm[16];
+};
+
+/**
+ * struct snode_mem_list - ioctl(SNODE_IOCTL_MEM_LIST)
+ * @size: sizeof(struct snode_mem_list)
+ * @flags: must be 0
+ * @type: enum snode_mem_list_type
+ * @entry_size: sizeof(struct snode_mem_entry) as the caller knows it; the
+ *              kernel writes this many bytes per entry, zero-filling what
+ *              it does not know
+ * @count: in: entries @entries has room for (0 just counts); out: entries
+ *         that exist. Only the first min(in, out) are written.
+ * @__reserved: must be 0
+ * @entries: pointer to an array of @count struct snode_mem_entry
+ * @out_pool_size: size of this node's pool in bytes
+ * @out_pool_free: bytes of the pool not allocated
+ */
+struct snode_mem_list {
+	__u32 size;
+	__u32 flags;
+	__u32 type;
+	__u32 entry_size;
+	__u32 count;
+	__u32 __reserved;
+	__aligned_u64 entries;
+	__aligned_u64 out_pool_size;
+	__aligned_u64 out_pool_free;
+};
+
+#define SNODE_IOCTL_MEM_LIST _IO(SNODE_TYPE, SNODE_CMD_MEM_LIST)
 
 #endif /* _UAPI_LINUX_SNODE_H */
