@@ -57,6 +57,12 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnodeNicState, SNODE_NIC)
 #define SNODE_DEFAULT_TEMP          45000
 #define SNODE_DEFAULT_POWER         12000
 
+/* Minimum packet length: up to the last field, tail padding not required. */
+#define SNODE_FM_LEN(type, field)   (offsetof(type, field) + \
+                                     sizeof(((type *)0)->field))
+#define SNODE_GRANT_REPLY_LEN       SNODE_FM_LEN(struct snode_fm_grant_reply, path)
+#define SNODE_HELLO_REPLY_LEN       SNODE_FM_LEN(struct snode_fm_hello_reply, serial)
+
 enum { ATT_FREE, ATT_PENDING, ATT_VALID };
 enum { EXP_FREE, EXP_PENDING_SET, EXP_VALID, EXP_PENDING_CLEAR };
 
@@ -1661,7 +1667,7 @@ static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
         }
         a->state = ATT_FREE;
         if (st == SNODE_ST_SUCCESS) {
-            if (!g || len < sizeof(*g) || g->len != a->len ||
+            if (!g || len < SNODE_GRANT_REPLY_LEN || g->len != a->len ||
                 g->file_offset % SNODE_PAGE) {
                 trace_snode_nic_fm_bad_packet(SNODE_FM_GRANT, len,
                                               "bad grant reply");
@@ -1697,7 +1703,7 @@ static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
             }
         }
         if (st != SNODE_ST_SUCCESS && st != SNODE_ST_TIMEOUT &&
-            st != SNODE_ST_NOT_ATTACHED && g && len >= sizeof(*g) &&
+            st != SNODE_ST_NOT_ATTACHED && g && len >= SNODE_GRANT_REPLY_LEN &&
             g->hdr.status == SNODE_FM_OK) {
             /* The fm granted but we could not map it: give it back. */
             struct snode_fm_grant_release rel = { .att_index = r->idx };
@@ -1819,11 +1825,12 @@ static void snode_fm_node_state(SnodeNicState *s,
 }
 
 static const uint32_t snode_fm_min_len[] = {
-    [SNODE_FM_REVOKE] = sizeof(struct snode_fm_revoke),
-    [SNODE_FM_NODE_STATE] = sizeof(struct snode_fm_node_state),
-    [SNODE_FM_PORT_STATE] = sizeof(struct snode_fm_port_state),
-    [SNODE_FM_SENSOR] = sizeof(struct snode_fm_sensor),
-    [SNODE_FM_MSG_DELIVER] = sizeof(struct snode_fm_msg),
+    [SNODE_FM_REVOKE] = SNODE_FM_LEN(struct snode_fm_revoke, reason),
+    [SNODE_FM_NODE_STATE] = SNODE_FM_LEN(struct snode_fm_node_state,
+                                         route_port),
+    [SNODE_FM_PORT_STATE] = SNODE_FM_LEN(struct snode_fm_port_state, ber),
+    [SNODE_FM_SENSOR] = SNODE_FM_LEN(struct snode_fm_sensor, power_mw),
+    [SNODE_FM_MSG_DELIVER] = SNODE_FM_LEN(struct snode_fm_msg, data),
 };
 
 static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len)
@@ -1910,6 +1917,8 @@ static void snode_fm_read(void *opaque)
             trace_snode_nic_fm_bad_packet(0, n, "packet too large");
             continue;
         }
+        /* Short (unpadded) packets must not see stale bytes. */
+        memset(buf + n, 0, sizeof(buf) - n);
         snode_fm_packet(s, buf, n);
     }
 }
@@ -2067,7 +2076,8 @@ static bool snode_fm_connect(SnodeNicState *s, Error **errp)
                    s->node_prop, rep.hdr.status);
         goto err;
     }
-    if ((size_t)n < sizeof(rep) || rep.version != SNODE_FM_PROTO_VERSION) {
+    if ((size_t)n < SNODE_HELLO_REPLY_LEN ||
+        rep.version != SNODE_FM_PROTO_VERSION) {
         error_setg(errp, "snode-nic: bad HELLO reply (%zd bytes, version %u)",
                    n, rep.version);
         goto err;
