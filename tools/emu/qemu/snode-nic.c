@@ -1723,12 +1723,22 @@ static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
             s->exp[r->idx].state = st == SNODE_ST_SUCCESS ? EXP_VALID
                                                           : EXP_FREE;
         }
+        if (st == SNODE_ST_TIMEOUT) {
+            /* A late success must not leave an export we do not know. */
+            struct snode_fm_export_clear ec = { .export_id = r->idx };
+
+            snode_fm_simple(s, SNODE_FM_EXPORT_CLEAR, &ec, sizeof(ec));
+        }
         break;
     case SNODE_FM_EXPORT_CLEAR:
         if (s->exp[r->idx].state == EXP_PENDING_CLEAR) {
-            /* On failure the export stays as it was. */
-            s->exp[r->idx].state = st == SNODE_ST_SUCCESS ? EXP_FREE
-                                                          : EXP_VALID;
+            /*
+             * On a refusal the export stays as it was; after a timeout the
+             * clear is still on its way to the fm, so it is gone.
+             */
+            s->exp[r->idx].state = (st == SNODE_ST_SUCCESS ||
+                                    st == SNODE_ST_TIMEOUT) ? EXP_FREE
+                                                            : EXP_VALID;
         }
         if (st == SNODE_ST_SUCCESS && pkt &&
             len >= sizeof(struct snode_fm_export_clear)) {
