@@ -230,6 +230,53 @@ struct snode_event_fabric {
 	u8 rsvd[15];
 };
 
+/* NODE_STATE event data; state as NODE_QUERY result0 */
+#define SNODE_NODE_STATE_UNKNOWN	0
+#define SNODE_NODE_STATE_UP		1
+#define SNODE_NODE_STATE_UNREACHABLE	2
+#define SNODE_NODE_STATE_DEAD		3
+
+struct snode_event_node_state {
+	__le32 node;
+	u8 state;
+	u8 route_port;
+	u8 rsvd[10];
+};
+
+/* WINDOW_REVOKED event data; reason as enum snode_revoke_reason 1-4 */
+struct snode_event_window_revoked {
+	__le16 att_index;
+	__le16 reason;
+	__le32 epoch;
+	__le32 node;
+	__le32 export_id;
+};
+
+/* ATT_SET and EXPORT_SET flags (cdw1) */
+#define SNODE_PERM_READ			BIT(0)
+#define SNODE_PERM_WRITE		BIT(1)
+#define SNODE_EXPORT_SET_NODEMASK	BIT(2)
+
+/* ATT_SET: cdw10 is the offset inside the export in 4 KiB units */
+#define SNODE_ATT_EXPORT_OFFSET_SHIFT	12
+#define SNODE_ATT_EXPORT_OFFSET_MAX	(1ULL << (28 + 12))
+
+/* ATT_QUERY data, 64 bytes */
+struct snode_att_info {
+	u8 valid;
+	u8 flags;
+	u8 rsvd0[2];
+	__le32 node;
+	__le64 aperture_offset;
+	__le64 length;
+	__le32 export_id;
+	__le32 epoch;
+	__le64 key;
+	__le64 export_offset;
+	__le32 revoke_reason;
+	u8 rsvd1[12];
+};
+
 static inline void snode_hw_static_checks(void)
 {
 	BUILD_BUG_ON(sizeof(struct snode_admin_cmd) != 64);
@@ -239,6 +286,9 @@ static inline void snode_hw_static_checks(void)
 	BUILD_BUG_ON(sizeof(struct snode_event_thermal) != 16);
 	BUILD_BUG_ON(sizeof(struct snode_event_overflow) != 16);
 	BUILD_BUG_ON(sizeof(struct snode_event_fabric) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_event_node_state) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_event_window_revoked) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_att_info) != 64);
 }
 
 #endif /* _SNODE_HW_H_ */
