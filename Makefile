@@ -29,3 +29,6 @@ check-build: deps
 
 check: check-build
 	$(TOP)/tools/testing/run-all.sh
+
+demo: check-build
+	$(TOP)/tools/demo/demo.sh
