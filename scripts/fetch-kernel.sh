@@ -14,7 +14,8 @@
 # --refresh resolves again and re-extracts only if the versions changed.
 #
 # Result:
-#   build/kernels/<ver>/vmlinuz   kernel image
+#   build/kernels/<ver>/vmlinuz   kernel image (bzImage)
+#   build/kernels/<ver>/vmlinux   the same, uncompressed ELF (PVH boot, faster)
 #   build/kernels/<ver>/modules   -> root/lib/modules/<kver>
 #   build/kernels/<ver>/headers   -> arch headers dir; KDIR for out-of-tree builds:
 #                                    make -C build/kernels/<ver>/headers M=$PWD modules
@@ -51,7 +52,36 @@ complete()
 		[ -e "$K/headers/Makefile" ] && [ -d "$K/modules/kernel" ]
 }
 
+# Booting the bzImage under TCG spends 13+ s in the xz decompressor (6.1);
+# both Debian kernels have CONFIG_PVH, so QEMU can load the uncompressed ELF
+# directly. Extract it the way scripts/extract-vmlinux does.
+extract_vmlinux()
+{
+	local img=$1 out=$2 magic tool off
+	for magic in $'\xfd7zXZ:xz' $'(\xb5/\xfd:zstd' $'\x1f\x8b\x08:gzip' \
+		     $'\x02!L\x18:lz4'; do
+		tool=${magic##*:}
+		for off in $(LC_ALL=C grep -abo "${magic%:*}" "$img" 2>/dev/null | cut -d: -f1); do
+			tail -c +$((off + 1)) "$img" | $tool -dc > "$out.tmp" 2>/dev/null || true
+			if [ "$(head -c4 "$out.tmp" | od -An -c | tr -d ' ')" = '177ELF' ]; then
+				mv "$out.tmp" "$out"
+				return 0
+			fi
+		done
+	done
+	rm -f "$out.tmp"
+	return 1
+}
+
+ensure_vmlinux()
+{
+	[ -s "$K/vmlinux" ] && return 0
+	extract_vmlinux "$K/vmlinuz" "$K/vmlinux" ||
+		echo "fetch-kernel: cannot extract vmlinux from $K/vmlinuz (boots slower)" >&2
+}
+
 if [ -z "$refresh" ] && complete; then
+	ensure_vmlinux
 	exit 0
 fi
 
@@ -95,6 +125,7 @@ want=$(printf '%s=%s\n' "$img" "$metaver" "$hdr" "$metaver" "$common" "$metaver"
 
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && complete; then
 	touch "$STAMP"
+	ensure_vmlinux
 	exit 0
 fi
 
@@ -130,7 +161,7 @@ for l in "$hdir/scripts" "$hdir/tools" "$R/usr/src/linux-headers-$commondir/scri
 done
 
 # Replace the previous tree atomically enough for a build directory.
-rm -rf "$K/root" "$K/debs"
+rm -rf "$K/root" "$K/debs" "$K/vmlinux"
 mv "$R" "$K/root"
 ln -sfn "root/usr/src/linux-headers-$kver" "$K/headers"
 ln -sfn "root/boot/vmlinuz-$kver" "$K/vmlinuz"
@@ -138,5 +169,6 @@ ln -sfn "root/lib/modules/$kver" "$K/modules"
 ln -sfn "root/boot/System.map-$kver" "$K/System.map"
 ln -sfn "root/boot/config-$kver" "$K/config"
 echo "$kver" > "$K/kver"
+ensure_vmlinux
 echo "$want" > "$STAMP"
 echo "fetch-kernel: $K ready (KDIR=$K/headers)"
