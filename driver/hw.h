@@ -231,10 +231,10 @@ struct snode_event_fabric {
 };
 
 /* NODE_STATE event data; state as NODE_QUERY result0 */
-#define SNODE_NODE_STATE_UNKNOWN	0
-#define SNODE_NODE_STATE_UP		1
-#define SNODE_NODE_STATE_UNREACHABLE	2
-#define SNODE_NODE_STATE_DEAD		3
+#define SNODE_NODE_UNKNOWN		0
+#define SNODE_NODE_UP			1
+#define SNODE_NODE_UNREACHABLE		2
+#define SNODE_NODE_DEAD			3
 
 struct snode_event_node_state {
 	__le32 node;
@@ -243,7 +243,7 @@ struct snode_event_node_state {
 	u8 rsvd[10];
 };
 
-/* WINDOW_REVOKED event data; reason as enum snode_revoke_reason 1-4 */
+/* WINDOW_REVOKED event data; reason as enum snode_import_reason 1-4 */
 struct snode_event_window_revoked {
 	__le16 att_index;
 	__le16 reason;
