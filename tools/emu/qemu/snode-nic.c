@@ -188,6 +188,7 @@ struct SnodeNicState {
     QTAILQ_HEAD(, SnodeReq) reqs;
     unsigned nreqs;
     GHashTable *maps;           /* path -> SnodeMap */
+    GPtrArray *old_maps;        /* outgrown mappings windows may still use */
     int64_t attach_ns;
 
     /* registers */
@@ -574,8 +575,17 @@ static SnodeMap *snode_peer_map(SnodeNicState *s, const char *path,
         error_free(err);
         return NULL;
     }
-    /* Replacing an entry keeps the old mapping alive (see snode_map_drop). */
-    g_hash_table_replace(s->maps, g_strdup(path), m);
+    /* A window may still point into an outgrown mapping: keep it. */
+    {
+        gpointer old_key, old_map;
+
+        if (g_hash_table_lookup_extended(s->maps, path, &old_key, &old_map)) {
+            g_hash_table_steal(s->maps, path);
+            g_free(old_key);
+            g_ptr_array_add(s->old_maps, old_map);
+        }
+    }
+    g_hash_table_insert(s->maps, g_strdup(path), m);
     return m;
 }
 
@@ -694,8 +704,8 @@ static bool snode_acq_post(SnodeNicState *s, SnodeCpl *c)
 {
     SnodeAdminCpl cpl = {};
 
-    if (snode_cq_full(&s->acq)) {
-        return false;
+    if (snode_cq_full(&s->acq) || (s->status & R_STATUS_FATAL_MASK)) {
+        return false;   /* held until ACQ_HEAD moves or a reset */
     }
     cpl.cid = cpu_to_le16(c->cid);
     cpl.status = cpu_to_le16((c->status & 0x7fff) |
@@ -2549,6 +2559,7 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
     memset(s->node_route, 0xff, sizeof(s->node_route));
     s->maps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     snode_map_drop);
+    s->old_maps = g_ptr_array_new_with_free_func(snode_map_drop);
     s->attach_ns = qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
     s->temp = SNODE_DEFAULT_TEMP;
     s->power = SNODE_DEFAULT_POWER;
@@ -2655,6 +2666,7 @@ err_tables:
     }
 err_maps:
     g_hash_table_destroy(s->maps);
+    g_ptr_array_free(s->old_maps, true);
 }
 
 static void snode_exit(PCIDevice *pdev)
@@ -2693,6 +2705,7 @@ static void snode_exit(PCIDevice *pdev)
     snode_map_drop(s->pool);
     s->pool = NULL;
     g_hash_table_destroy(s->maps);
+    g_ptr_array_free(s->old_maps, true);
 }
 
 static Property snode_props[] = {
