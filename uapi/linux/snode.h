@@ -355,7 +355,7 @@ struct snode_mem_import {
 /**
  * enum snode_import_state - state of an import
  * @SNODE_IMPORT_ACTIVE: the window maps the exporter's memory
- * @SNODE_IMPORT_REVOKED: the window was revoked, see enum snode_revoke_reason
+ * @SNODE_IMPORT_REVOKED: the window was revoked, see enum snode_import_reason
  */
 enum snode_import_state {
 	SNODE_IMPORT_ACTIVE = 1,
@@ -363,26 +363,29 @@ enum snode_import_state {
 };
 
 /**
- * enum snode_revoke_reason - why an import was revoked
- * @SNODE_REVOKE_NONE: not revoked
- * @SNODE_REVOKE_UNEXPORT: the exporter withdrew the export, freed the
- *                         memory or closed its file (process exit)
- * @SNODE_REVOKE_EXPORTER_RESET: the exporter's NIC was reset
- * @SNODE_REVOKE_NODE_DEAD: the exporter's node died
- * @SNODE_REVOKE_UNREACHABLE: no fabric path to the exporter's node is left
- * @SNODE_REVOKE_LOCAL_RESET: this node's NIC was reset
- * @SNODE_REVOKE_LOCAL_REMOVE: this node's NIC was unbound from the driver
+ * enum snode_import_reason - why an import was revoked
+ * @SNODE_IMPORT_REASON_NONE: not revoked
+ * @SNODE_IMPORT_REASON_UNEXPORT: the exporter withdrew the export, freed
+ *	the memory or closed its file (process exit)
+ * @SNODE_IMPORT_REASON_EXPORTER_RESET: the exporter's NIC was reset
+ * @SNODE_IMPORT_REASON_NODE_DEAD: the exporter's node died
+ * @SNODE_IMPORT_REASON_UNREACHABLE: no fabric path to the exporter's node
+ *	is left
+ * @SNODE_IMPORT_REASON_LOCAL_RESET: this node's NIC was reset
+ * @SNODE_IMPORT_REASON_LOCAL_REMOVE: this node's NIC was unbound from the
+ *	driver
  *
- * Reasons 1 to 4 are the NIC's own; the others are the driver's.
+ * Reasons 1 to 4 are the NIC's own, as the netlink family's enum
+ * snode_revoke_reason reports them; the others are the driver's.
  */
-enum snode_revoke_reason {
-	SNODE_REVOKE_NONE = 0,
-	SNODE_REVOKE_UNEXPORT = 1,
-	SNODE_REVOKE_EXPORTER_RESET = 2,
-	SNODE_REVOKE_NODE_DEAD = 3,
-	SNODE_REVOKE_UNREACHABLE = 4,
-	SNODE_REVOKE_LOCAL_RESET = 5,
-	SNODE_REVOKE_LOCAL_REMOVE = 6,
+enum snode_import_reason {
+	SNODE_IMPORT_REASON_NONE = 0,
+	SNODE_IMPORT_REASON_UNEXPORT = 1,
+	SNODE_IMPORT_REASON_EXPORTER_RESET = 2,
+	SNODE_IMPORT_REASON_NODE_DEAD = 3,
+	SNODE_IMPORT_REASON_UNREACHABLE = 4,
+	SNODE_IMPORT_REASON_LOCAL_RESET = 5,
+	SNODE_IMPORT_REASON_LOCAL_REMOVE = 6,
 };
 
 /**
@@ -391,7 +394,7 @@ enum snode_revoke_reason {
  * @size: sizeof(struct snode_import_status)
  * @flags: must be 0
  * @out_state: enum snode_import_state
- * @out_reason: enum snode_revoke_reason
+ * @out_reason: enum snode_import_reason
  * @out_epoch: epoch of the mapping (the one revoked, once revoked)
  * @out_node: the handle's node
  * @out_export_id: the handle's export id
@@ -478,7 +481,7 @@ enum snode_mem_entry_state {
  * @type: enum snode_mem_list_type
  * @flags: enum snode_mem_entry_flags
  * @state: enum snode_mem_entry_state
- * @reason: an import's enum snode_revoke_reason
+ * @reason: an import's enum snode_import_reason
  * @node: allocations and exports: this node; imports and ATT entries: the
  *        exporter's node
  * @export_id: exports, imports, ATT entries
