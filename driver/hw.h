@@ -277,6 +277,75 @@ struct snode_att_info {
 	u8 rsvd1[12];
 };
 
+/* PORT_QUERY data, 128 bytes */
+struct snode_port_info {
+	u8 port;
+	u8 admin_state;		/* SNODE_PORT_ADMIN_* */
+	u8 oper_state;		/* SNODE_PORT_OPER_* */
+	u8 lanes;
+	u8 max_lanes;
+	u8 rsvd0;
+	__le16 speed;		/* per lane, Gb/s */
+	__le32 peer_node;	/* SNODE_NODE_ID_NONE: a switch or nothing */
+	__le32 peer_port;	/* SNODE_PORT_PEER_SWITCH: a switch id */
+	__le64 crc_errors;
+	__le64 replays;
+	__le64 recoveries;
+	__le64 down_events;
+	__le64 tx_bytes;
+	__le64 rx_bytes;
+	__le64 ber;		/* IEEE-754 binary64 */
+	__le64 tx_msgs;
+	__le64 rx_msgs;
+	u8 rsvd1[40];
+};
+
+#define SNODE_PORT_ADMIN_DOWN		0
+#define SNODE_PORT_ADMIN_UP		1
+#define SNODE_PORT_OPER_DOWN		0
+#define SNODE_PORT_OPER_UP		1
+#define SNODE_PORT_OPER_DEGRADED	2
+#define SNODE_PORT_OPER_TRAINING	3
+#define SNODE_PORT_PEER_SWITCH		BIT(31)
+
+/* PORT_SET actions (cdw1) */
+#define SNODE_PORT_SET_DOWN		1
+#define SNODE_PORT_SET_UP		2
+#define SNODE_PORT_SET_RESET		3
+#define SNODE_PORT_SET_CLEAR		4
+
+/* NODE_LIST data: one byte per node id */
+#define SNODE_NODE_LIST_STATE_MASK	GENMASK(3, 0)
+#define SNODE_NODE_LIST_ROUTE_MASK	GENMASK(7, 4)
+#define SNODE_NODE_LIST_ROUTE_NONE	0xf
+/* NODE_STATE event and NODE_QUERY: route port when there is none */
+#define SNODE_NODE_ROUTE_NONE		0xff
+
+/* LINK_STATE event data */
+struct snode_event_link_state {
+	u8 port;
+	u8 oper_state;
+	u8 lanes;
+	u8 rsvd;
+	__le32 peer_node;
+	__le64 down_events;
+};
+
+/* LINK_BER event data */
+struct snode_event_link_ber {
+	u8 port;
+	u8 rsvd[7];
+	__le64 ber;		/* IEEE-754 binary64 */
+};
+
+/* ACCESS_VIOLATION event data */
+struct snode_event_access_violation {
+	__le64 aperture_offset;
+	u8 write;
+	u8 rsvd[3];
+	__le32 suppressed;
+};
+
 static inline void snode_hw_static_checks(void)
 {
 	BUILD_BUG_ON(sizeof(struct snode_admin_cmd) != 64);
@@ -289,6 +358,10 @@ static inline void snode_hw_static_checks(void)
 	BUILD_BUG_ON(sizeof(struct snode_event_node_state) != 16);
 	BUILD_BUG_ON(sizeof(struct snode_event_window_revoked) != 16);
 	BUILD_BUG_ON(sizeof(struct snode_att_info) != 64);
+	BUILD_BUG_ON(sizeof(struct snode_port_info) != 128);
+	BUILD_BUG_ON(sizeof(struct snode_event_link_state) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_event_link_ber) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_event_access_violation) != 16);
 }
 
 #endif /* _SNODE_HW_H_ */
