@@ -544,4 +544,247 @@ struct snode_mem_list {
 
 #define SNODE_IOCTL_MEM_LIST _IO(SNODE_TYPE, SNODE_CMD_MEM_LIST)
 
+/*
+ * DOC: Generic netlink family "snode"
+ *
+ * Link health, fabric nodes, windows and their events. The YNL spec
+ * Documentation/netlink/specs/snode.yaml is the source of truth for
+ * everything between the BEGIN and END markers below: it is exactly what
+ * tools/net/ynl/ynl-gen-c.py --mode uapi renders from the spec, and
+ * "make nl-check" fails if the two differ. Change the spec, then
+ * regenerate; never edit the block by hand.
+ */
+/* BEGIN YNL snode.yaml */
+#define SNODE_FAMILY_NAME	"snode"
+#define SNODE_FAMILY_VERSION	1
+
+/**
+ * enum snode_dev_state - State of a NIC as the driver sees it.
+ * @SNODE_DEV_STATE_LIVE: Working; commands reach the device.
+ * @SNODE_DEV_STATE_RESETTING: A function-level reset is in progress.
+ * @SNODE_DEV_STATE_DEAD: The device failed to come back from a reset.
+ * @SNODE_DEV_STATE_REMOVED: The PCI function is gone.
+ */
+enum snode_dev_state {
+	SNODE_DEV_STATE_LIVE,
+	SNODE_DEV_STATE_RESETTING,
+	SNODE_DEV_STATE_DEAD,
+	SNODE_DEV_STATE_REMOVED,
+};
+
+enum snode_link_admin_state {
+	SNODE_LINK_ADMIN_STATE_DOWN,
+	SNODE_LINK_ADMIN_STATE_UP,
+};
+
+/**
+ * enum snode_link_oper_state
+ * @SNODE_LINK_OPER_STATE_DEGRADED: Up with fewer active lanes than the link
+ *   has.
+ * @SNODE_LINK_OPER_STATE_TRAINING: Retraining after a reset; it comes back up
+ *   by itself.
+ */
+enum snode_link_oper_state {
+	SNODE_LINK_OPER_STATE_DOWN,
+	SNODE_LINK_OPER_STATE_UP,
+	SNODE_LINK_OPER_STATE_DEGRADED,
+	SNODE_LINK_OPER_STATE_TRAINING,
+};
+
+/**
+ * enum snode_node_state - What a NIC knows about another fabric node.
+ * @SNODE_NODE_STATE_UNKNOWN: Never seen, or it left the fabric.
+ * @SNODE_NODE_STATE_UP: Alive and reachable through route-port.
+ * @SNODE_NODE_STATE_UNREACHABLE: Alive, but no fabric path from this NIC leads
+ *   to it.
+ * @SNODE_NODE_STATE_DEAD: It stopped answering the fabric.
+ */
+enum snode_node_state {
+	SNODE_NODE_STATE_UNKNOWN,
+	SNODE_NODE_STATE_UP,
+	SNODE_NODE_STATE_UNREACHABLE,
+	SNODE_NODE_STATE_DEAD,
+};
+
+/**
+ * enum snode_revoke_reason - Why a window was revoked. Reasons 1 to 4 are the
+ *   NIC's own, the others the driver's; the values are those of enum
+ *   snode_import_reason.
+ * @SNODE_REVOKE_REASON_UNEXPORT: The exporter withdrew the export.
+ * @SNODE_REVOKE_REASON_EXPORTER_RESET: The exporting node or its NIC was
+ *   reset.
+ * @SNODE_REVOKE_REASON_NODE_DEAD: The exporting node died.
+ * @SNODE_REVOKE_REASON_UNREACHABLE: No fabric path to the exporting node is
+ *   left.
+ * @SNODE_REVOKE_REASON_LOCAL_RESET: This node's NIC was reset.
+ * @SNODE_REVOKE_REASON_LOCAL_REMOVE: This node's NIC was unbound from the
+ *   driver.
+ */
+enum snode_revoke_reason {
+	SNODE_REVOKE_REASON_NONE,
+	SNODE_REVOKE_REASON_UNEXPORT,
+	SNODE_REVOKE_REASON_EXPORTER_RESET,
+	SNODE_REVOKE_REASON_NODE_DEAD,
+	SNODE_REVOKE_REASON_UNREACHABLE,
+	SNODE_REVOKE_REASON_LOCAL_RESET,
+	SNODE_REVOKE_REASON_LOCAL_REMOVE,
+};
+
+/**
+ * enum snode_thermal_alarm - Sensor thresholds a NIC is above, as its
+ *   SENSOR_ALARM register.
+ */
+enum snode_thermal_alarm {
+	SNODE_THERMAL_ALARM_TEMP_MAX = 1,
+	SNODE_THERMAL_ALARM_TEMP_CRIT = 2,
+	SNODE_THERMAL_ALARM_POWER_MAX = 4,
+};
+
+/**
+ * enum snode_window_kind
+ * @SNODE_WINDOW_KIND_ATT: A requester translation entry: a range of this NIC's
+ *   aperture that maps memory of another node.
+ * @SNODE_WINDOW_KIND_EXPORT: A range of this NIC's pool that other nodes may
+ *   map.
+ */
+enum snode_window_kind {
+	SNODE_WINDOW_KIND_ATT,
+	SNODE_WINDOW_KIND_EXPORT,
+};
+
+enum snode_window_perm {
+	SNODE_WINDOW_PERM_READ = 1,
+	SNODE_WINDOW_PERM_WRITE = 2,
+};
+
+enum {
+	SNODE_A_DEV_INDEX = 1,
+	SNODE_A_DEV_NAME,
+	SNODE_A_DEV_STATE,
+	SNODE_A_DEV_NODE_ID,
+	SNODE_A_DEV_FABRIC_ID,
+	SNODE_A_DEV_HW_VERSION,
+	SNODE_A_DEV_FW_VERSION,
+	SNODE_A_DEV_FW_NAME,
+	SNODE_A_DEV_SERIAL,
+	SNODE_A_DEV_CAPS,
+	SNODE_A_DEV_NPORTS,
+	SNODE_A_DEV_MAX_NODES,
+	SNODE_A_DEV_ATT_ENTRIES,
+	SNODE_A_DEV_EXPORT_ENTRIES,
+	SNODE_A_DEV_POOL_SIZE,
+	SNODE_A_DEV_APERTURE_SIZE,
+	SNODE_A_DEV_THROTTLED,
+	SNODE_A_DEV_BER_THRESHOLD,
+	SNODE_A_DEV_PAD,
+
+	__SNODE_A_DEV_MAX,
+	SNODE_A_DEV_MAX = (__SNODE_A_DEV_MAX - 1)
+};
+
+enum {
+	SNODE_A_LINK_DEV_INDEX = 1,
+	SNODE_A_LINK_DEV_NAME,
+	SNODE_A_LINK_PORT,
+	SNODE_A_LINK_ADMIN_STATE,
+	SNODE_A_LINK_OPER_STATE,
+	SNODE_A_LINK_LANES,
+	SNODE_A_LINK_MAX_LANES,
+	SNODE_A_LINK_SPEED,
+	SNODE_A_LINK_PEER_NODE,
+	SNODE_A_LINK_PEER_PORT,
+	SNODE_A_LINK_PEER_SWITCH,
+	SNODE_A_LINK_CRC_ERRORS,
+	SNODE_A_LINK_REPLAYS,
+	SNODE_A_LINK_RECOVERIES,
+	SNODE_A_LINK_DOWN_EVENTS,
+	SNODE_A_LINK_TX_BYTES,
+	SNODE_A_LINK_RX_BYTES,
+	SNODE_A_LINK_TX_MSGS,
+	SNODE_A_LINK_RX_MSGS,
+	SNODE_A_LINK_BER,
+	SNODE_A_LINK_BER_THRESHOLD,
+	SNODE_A_LINK_BER_ALARM,
+	SNODE_A_LINK_PAD,
+
+	__SNODE_A_LINK_MAX,
+	SNODE_A_LINK_MAX = (__SNODE_A_LINK_MAX - 1)
+};
+
+enum {
+	SNODE_A_NODE_DEV_INDEX = 1,
+	SNODE_A_NODE_ID,
+	SNODE_A_NODE_STATE,
+	SNODE_A_NODE_ROUTE_PORT,
+	SNODE_A_NODE_PREV_STATE,
+	SNODE_A_NODE_PREV_ROUTE_PORT,
+
+	__SNODE_A_NODE_MAX,
+	SNODE_A_NODE_MAX = (__SNODE_A_NODE_MAX - 1)
+};
+
+enum {
+	SNODE_A_WINDOW_DEV_INDEX = 1,
+	SNODE_A_WINDOW_KIND,
+	SNODE_A_WINDOW_INDEX,
+	SNODE_A_WINDOW_NODE,
+	SNODE_A_WINDOW_EXPORT_ID,
+	SNODE_A_WINDOW_OFFSET,
+	SNODE_A_WINDOW_EXPORT_OFFSET,
+	SNODE_A_WINDOW_LENGTH,
+	SNODE_A_WINDOW_PERM,
+	SNODE_A_WINDOW_EPOCH,
+	SNODE_A_WINDOW_IMPORTERS,
+	SNODE_A_WINDOW_REVOKE_REASON,
+	SNODE_A_WINDOW_PID,
+	SNODE_A_WINDOW_HANDLE,
+	SNODE_A_WINDOW_PAD,
+
+	__SNODE_A_WINDOW_MAX,
+	SNODE_A_WINDOW_MAX = (__SNODE_A_WINDOW_MAX - 1)
+};
+
+enum {
+	SNODE_A_EVENT_DEV_INDEX = 1,
+	SNODE_A_EVENT_DEV_NAME,
+	SNODE_A_EVENT_TIMESTAMP,
+	SNODE_A_EVENT_HW_TIMESTAMP,
+	SNODE_A_EVENT_SUPPRESSED,
+	SNODE_A_EVENT_LINK,
+	SNODE_A_EVENT_NODE,
+	SNODE_A_EVENT_WINDOW,
+	SNODE_A_EVENT_ACCESS_OFFSET,
+	SNODE_A_EVENT_ACCESS_WRITE,
+	SNODE_A_EVENT_TEMP,
+	SNODE_A_EVENT_POWER,
+	SNODE_A_EVENT_THERMAL_ALARM,
+	SNODE_A_EVENT_PAD,
+
+	__SNODE_A_EVENT_MAX,
+	SNODE_A_EVENT_MAX = (__SNODE_A_EVENT_MAX - 1)
+};
+
+enum {
+	SNODE_CMD_DEV_GET = 1,
+	SNODE_CMD_DEV_SET,
+	SNODE_CMD_LINK_GET,
+	SNODE_CMD_LINK_SET,
+	SNODE_CMD_LINK_RESET,
+	SNODE_CMD_LINK_CLEAR,
+	SNODE_CMD_NODE_GET,
+	SNODE_CMD_WINDOW_GET,
+	SNODE_CMD_LINK_STATE_NTF,
+	SNODE_CMD_LINK_BER_NTF,
+	SNODE_CMD_NODE_STATE_NTF,
+	SNODE_CMD_WINDOW_REVOKED_NTF,
+	SNODE_CMD_ACCESS_VIOLATION_NTF,
+	SNODE_CMD_THERMAL_NTF,
+
+	__SNODE_CMD_MAX,
+	SNODE_CMD_MAX = (__SNODE_CMD_MAX - 1)
+};
+
+#define SNODE_MCGRP_EVENTS	"events"
+/* END YNL snode.yaml */
+
 #endif /* _UAPI_LINUX_SNODE_H */
