@@ -60,8 +60,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnodeNicState, SNODE_NIC)
 /* Minimum packet length: up to the last field, tail padding not required. */
 #define SNODE_FM_LEN(type, field)   (offsetof(type, field) + \
                                      sizeof(((type *)0)->field))
-#define SNODE_GRANT_REPLY_LEN       SNODE_FM_LEN(struct snode_fm_grant_reply, path)
-#define SNODE_HELLO_REPLY_LEN       SNODE_FM_LEN(struct snode_fm_hello_reply, serial)
+#define SNODE_GRANT_REPLY_LEN \
+    SNODE_FM_LEN(struct snode_fm_grant_reply, path)
+#define SNODE_HELLO_REPLY_LEN \
+    SNODE_FM_LEN(struct snode_fm_hello_reply, serial)
 
 enum { ATT_FREE, ATT_PENDING, ATT_VALID };
 enum { EXP_FREE, EXP_PENDING_SET, EXP_VALID, EXP_PENDING_CLEAR };
@@ -2189,8 +2191,9 @@ static bool snode_idx_ok(SnodeNicState *s, hwaddr addr, uint32_t val,
                          uint32_t size)
 {
     if (!(s->status & R_STATUS_ENABLED_MASK) || val >= size) {
-        qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: index register 0x%" HWADDR_PRIx
-                      " = %u (queue size %u, %s)\n", addr, val, size,
+        qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: index register 0x%"
+                      HWADDR_PRIx " = %u (queue size %u, %s)\n", addr, val,
+                      size,
                       (s->status & R_STATUS_ENABLED_MASK) ? "enabled"
                                                           : "disabled");
         return false;
