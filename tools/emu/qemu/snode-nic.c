@@ -2190,6 +2190,10 @@ static void snode_reset(SnodeNicState *s);
 static bool snode_idx_ok(SnodeNicState *s, hwaddr addr, uint32_t val,
                          uint32_t size)
 {
+    /* Zeroing the index registers before enabling is harmless: no log. */
+    if (!(s->status & R_STATUS_ENABLED_MASK) && val == 0) {
+        return false;
+    }
     if (!(s->status & R_STATUS_ENABLED_MASK) || val >= size) {
         qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: index register 0x%"
                       HWADDR_PRIx " = %u (queue size %u, %s)\n", addr, val,
