@@ -93,20 +93,14 @@ void snode_unlock_live(struct snode_dev *sdev)
 }
 
 /**
- * struct snode_ucmd - one ioctl call
- * @sdev: the device of the file
- * @ubuffer: the user's structure
- * @user_size: its size as userspace gave it
- * @cmd: kernel copy of the structure
+ * snode_ucmd_respond() - copy an ioctl's structure back to userspace
+ * @ucmd: the ioctl call
+ * @cmd_len: size of the structure the kernel knows
+ *
+ * Context: Process context.
+ * Return: 0 or -EFAULT.
  */
-struct snode_ucmd {
-	struct snode_dev *sdev;
-	void __user *ubuffer;
-	u32 user_size;
-	void *cmd;
-};
-
-static int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len)
+int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len)
 {
 	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
 			 min_t(size_t, ucmd->user_size, cmd_len)))
@@ -159,6 +153,12 @@ static int snode_ioctl_info(struct snode_ucmd *ucmd)
 
 union snode_ucmd_buffer {
 	struct snode_info info;
+	struct snode_mem_alloc mem_alloc;
+	struct snode_mem_free mem_free;
+	struct snode_mem_export mem_export;
+	struct snode_mem_unexport mem_unexport;
+	struct snode_mem_import mem_import;
+	struct snode_mem_list mem_list;
 };
 
 /* Every snode ioctl is _IO(SNODE_TYPE, nr), indexed here by nr. */
@@ -180,6 +180,18 @@ struct snode_ioctl_op {
 static const struct snode_ioctl_op snode_ioctl_ops[] = {
 	SNODE_IOCTL_OP(SNODE_IOCTL_INFO, snode_ioctl_info, struct snode_info,
 		       out_fw_name),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_ALLOC, snode_ioctl_mem_alloc,
+		       struct snode_mem_alloc, out_offset),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_FREE, snode_ioctl_mem_free,
+		       struct snode_mem_free, offset),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_EXPORT, snode_ioctl_mem_export,
+		       struct snode_mem_export, out_key),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_UNEXPORT, snode_ioctl_mem_unexport,
+		       struct snode_mem_unexport, out_revoked),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_IMPORT, snode_ioctl_mem_import,
+		       struct snode_mem_import, out_epoch),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_LIST, snode_ioctl_mem_list,
+		       struct snode_mem_list, out_pool_free),
 };
 
 static long snode_fops_ioctl(struct file *filp, unsigned int cmd,
@@ -199,7 +211,8 @@ static long snode_fops_ioctl(struct file *filp, unsigned int cmd,
 	if (!op->execute)
 		return -ENOTTY;
 
-	ucmd.sdev = filp->private_data;
+	ucmd.sfile = filp->private_data;
+	ucmd.sdev = ucmd.sfile->sdev;
 	ucmd.ubuffer = (void __user *)arg;
 	if (get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer))
 		return -EFAULT;
@@ -218,16 +231,30 @@ static int snode_fops_open(struct inode *inode, struct file *filp)
 {
 	struct snode_dev *sdev = container_of(inode->i_cdev, struct snode_dev,
 					      cdev);
+	struct snode_file *sfile;
+	int ret;
 
+	sfile = kzalloc(sizeof(*sfile), GFP_KERNEL);
+	if (!sfile)
+		return -ENOMEM;
+	sfile->sdev = sdev;
+	ret = snode_mem_open(sfile, filp);
+	if (ret) {
+		kfree(sfile);
+		return ret;
+	}
 	get_device(&sdev->dev);
-	filp->private_data = sdev;
+	filp->private_data = sfile;
 	return 0;
 }
 
 static int snode_fops_release(struct inode *inode, struct file *filp)
 {
-	struct snode_dev *sdev = filp->private_data;
+	struct snode_file *sfile = filp->private_data;
+	struct snode_dev *sdev = sfile->sdev;
 
+	snode_mem_release(sfile);
+	kfree(sfile);
 	put_device(&sdev->dev);
 	return 0;
 }
@@ -238,6 +265,8 @@ static const struct file_operations snode_fops = {
 	.release = snode_fops_release,
 	.unlocked_ioctl = snode_fops_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = snode_mem_mmap,
+	.get_unmapped_area = snode_mem_get_unmapped_area,
 	.llseek = noop_llseek,
 };
 
@@ -245,6 +274,7 @@ static void snode_dev_release(struct device *dev)
 {
 	struct snode_dev *sdev = to_snode_dev(dev);
 
+	snode_mem_free(sdev);
 	ida_free(&snode_ida, sdev->index);
 	kfree(sdev);
 }

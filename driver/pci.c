@@ -348,6 +348,10 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return dev_err_probe(dev, ret, "device does not answer IDENTIFY\n");
 
+	ret = snode_mem_init(sdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set up global memory\n");
+
 	pci_save_state(pdev);
 
 	ret = snode_cdev_add(sdev);
@@ -358,6 +362,7 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = snode_debugfs_add(sdev);
 	if (ret)
 		return ret;
+	snode_mem_debugfs_add(sdev);
 
 	snode_print_identity(sdev, "");
 	return 0;
@@ -375,6 +380,8 @@ static void snode_quiesce(struct snode_dev *sdev)
 		sdev->state = SNODE_STATE_RESETTING;
 		snode_writel(sdev, SNODE_CTRL_OFFSET, 0);
 		__snode_queues_stop(sdev);
+		/* the reset wipes the ATT: revoke every window now */
+		__snode_mem_reset_prepare(sdev);
 	}
 	up_write(&sdev->rwsem);
 }
@@ -403,6 +410,7 @@ static int snode_restart(struct snode_dev *sdev)
 		dev_err(dev, "device does not answer IDENTIFY after reset: %d\n", ret);
 		goto err_stop;
 	}
+	__snode_mem_reset_done(sdev);
 	sdev->state = SNODE_STATE_LIVE;
 	up_write(&sdev->rwsem);
 	snode_print_identity(sdev, "reset done, ");

@@ -46,6 +46,8 @@ static void snode_eq_overflow_event(struct snode_dev *sdev,
 }
 
 static const snode_event_fn snode_event_handlers[SNODE_EV_MAX + 1] = {
+	[SNODE_EV_NODE_STATE] = snode_mem_node_event,
+	[SNODE_EV_WINDOW_REVOKED] = snode_mem_window_event,
 	[SNODE_EV_THERMAL] = snode_hwmon_event,
 	[SNODE_EV_EQ_OVERFLOW] = snode_eq_overflow_event,
 	[SNODE_EV_FABRIC] = snode_fabric_event,

@@ -208,6 +208,8 @@ struct snode_sensors {
  * @hwmon: hwmon device, NULL without CAP.SENSORS
  * @debugfs: debugfs directory of this device
  * @echo_value: cdw0 of the next debugfs ECHO command
+ * @mem: global memory: pool, exports, imports (mem.c); NULL until probe
+ *       sets it up, freed with this structure
  */
 struct snode_dev {
 	struct device dev;
@@ -237,6 +239,8 @@ struct snode_dev {
 
 	struct dentry *debugfs;
 	u32 echo_value;
+
+	struct snode_mem *mem;
 };
 
 static inline struct snode_dev *to_snode_dev(struct device *dev)
@@ -278,6 +282,32 @@ struct snode_admin_req {
 	u32 result1;
 };
 
+/**
+ * struct snode_file - an open file of /dev/snodeN
+ * @sdev: the device; the file holds a reference
+ * @mem: the global memory the file owns (mem.c)
+ */
+struct snode_file {
+	struct snode_dev *sdev;
+	struct snode_mem_file *mem;
+};
+
+/**
+ * struct snode_ucmd - one ioctl call
+ * @sdev: the device of the file
+ * @sfile: the file
+ * @ubuffer: the user's structure
+ * @user_size: its size as userspace gave it
+ * @cmd: kernel copy of the structure
+ */
+struct snode_ucmd {
+	struct snode_dev *sdev;
+	struct snode_file *sfile;
+	void __user *ubuffer;
+	u32 user_size;
+	void *cmd;
+};
+
 /* main.c */
 extern struct class snode_class;
 extern dev_t snode_devt;
@@ -288,6 +318,7 @@ int snode_cdev_add(struct snode_dev *sdev);
 const char *snode_state_name(enum snode_state state);
 int snode_lock_live(struct snode_dev *sdev);
 void snode_unlock_live(struct snode_dev *sdev);
+int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len);
 
 /* pci.c */
 int snode_pci_init(void);
@@ -327,6 +358,30 @@ static inline void snode_hwmon_event(struct snode_dev *sdev,
 {
 }
 #endif
+
+/* mem.c, export.c, import.c: global memory */
+int snode_mem_init(struct snode_dev *sdev);
+void snode_mem_free(struct snode_dev *sdev);
+void snode_mem_debugfs_add(struct snode_dev *sdev);
+int snode_mem_open(struct snode_file *sfile, struct file *filp);
+void snode_mem_release(struct snode_file *sfile);
+int snode_mem_mmap(struct file *filp, struct vm_area_struct *vma);
+unsigned long snode_mem_get_unmapped_area(struct file *filp,
+					  unsigned long addr,
+					  unsigned long len,
+					  unsigned long pgoff,
+					  unsigned long flags);
+void __snode_mem_reset_prepare(struct snode_dev *sdev);
+void __snode_mem_reset_done(struct snode_dev *sdev);
+void snode_mem_window_event(struct snode_dev *sdev,
+			    const struct snode_event *ev);
+void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev);
+int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd);
+int snode_ioctl_mem_free(struct snode_ucmd *ucmd);
+int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
+int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd);
+int snode_ioctl_mem_import(struct snode_ucmd *ucmd);
+int snode_ioctl_mem_list(struct snode_ucmd *ucmd);
 
 /* debugfs.c */
 void snode_debugfs_init(void);

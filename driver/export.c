@@ -1,0 +1,465 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: exports - the responder export table.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "mem.h"
+
+/**
+ * DOC: Exports
+ *
+ * An export makes a range of a pool allocation importable under an export
+ * id (the lowest free one, so ids are predictable on a fresh device) and a
+ * 64-bit key, read-only or read-write, by every node or by a set of them.
+ * &snode_mem.exports mirrors the device's export table; the entry of an
+ * export holds a reference on its allocation, so the pool range is not
+ * reused while the device may still grant access to it.
+ *
+ * Withdrawing an export (EXPORT_CLEAR) makes the device and the fabric
+ * revoke every import of it on every node before the command completes.
+ * When that cannot be confirmed while the device is live (the command
+ * timed out or failed), the entry stays as SNODE_MEM_STATE_STALE, owned by
+ * nobody, until a reset clears the device's table. A device that is being
+ * reset, has failed or is gone has no exports left to withdraw.
+ *
+ * A reset drops the device's exports; __snode_exports_reset_done()
+ * programs the live ones again, so handles stay valid across a reset of
+ * the exporter (importers are revoked with EXPORTER_RESET and import the
+ * same handle again).
+ */
+
+/**
+ * snode_export_free() - free an export that is out of the table
+ * @exp: the export
+ *
+ * Context: Process context; must not hold &snode_mem.lock.
+ */
+void snode_export_free(struct snode_export *exp)
+{
+	if (exp->alloc)
+		snode_alloc_put(exp->alloc);
+	bitmap_free(exp->nodemask);
+	snode_owner_put(&exp->owner);
+	kfree(exp);
+}
+
+/* Program @exp into the device. Caller holds sdev->rwsem. */
+static int __snode_export_set(struct snode_mem *mem, struct snode_export *exp)
+{
+	struct snode_dev *sdev = mem->sdev;
+	struct snode_admin_req req = {
+		.opcode = SNODE_OP_EXPORT_SET,
+		.cdw = {
+			exp->id,
+			SNODE_PERM_READ,
+			lower_32_bits(exp->pool_offset),
+			upper_32_bits(exp->pool_offset),
+			lower_32_bits(exp->length),
+			upper_32_bits(exp->length),
+			lower_32_bits(exp->key),
+			upper_32_bits(exp->key),
+		},
+		.dir = DMA_TO_DEVICE,
+	};
+	__le32 *mask = NULL;
+	u32 *arr, i, words;
+	int ret;
+
+	lockdep_assert_held(&sdev->rwsem);
+
+	if (exp->flags & SNODE_EXPORT_WRITE)
+		req.cdw[1] |= SNODE_PERM_WRITE;
+	if (exp->nodemask) {
+		/* the device reads a little-endian bitmap, bit n = node n */
+		words = BITS_TO_U32(mem->max_nodes);
+		arr = kcalloc(words, sizeof(*arr), GFP_KERNEL);
+		mask = kcalloc(words, sizeof(*mask), GFP_KERNEL);
+		if (!arr || !mask) {
+			kfree(arr);
+			kfree(mask);
+			return -ENOMEM;
+		}
+		bitmap_to_arr32(arr, exp->nodemask, mem->max_nodes);
+		for (i = 0; i < words; i++)
+			mask[i] = cpu_to_le32(arr[i]);
+		kfree(arr);
+		req.cdw[1] |= SNODE_EXPORT_SET_NODEMASK;
+		req.data = mask;
+		req.len = words * sizeof(*mask);
+	}
+	ret = __snode_admin_exec(sdev, &req);
+	kfree(mask);
+	return ret;
+}
+
+/* Copy and check the node list of an export into a bitmap. */
+static int snode_export_nodes(struct snode_mem *mem,
+			      const struct snode_mem_export *cmd,
+			      unsigned long **nodemask)
+{
+	u32 *nodes;
+	u32 i;
+	int ret = 0;
+
+	*nodemask = NULL;
+	if (!(cmd->flags & SNODE_EXPORT_NODES))
+		return cmd->nodes || cmd->nr_nodes ? -EINVAL : 0;
+	if (!cmd->nr_nodes || cmd->nr_nodes > mem->max_nodes || !cmd->nodes)
+		return -EINVAL;
+
+	nodes = memdup_user(u64_to_user_ptr(cmd->nodes),
+			    array_size(cmd->nr_nodes, sizeof(*nodes)));
+	if (IS_ERR(nodes))
+		return PTR_ERR(nodes);
+	*nodemask = bitmap_zalloc(mem->max_nodes, GFP_KERNEL);
+	if (!*nodemask) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < cmd->nr_nodes; i++) {
+		if (nodes[i] >= mem->max_nodes) {
+			ret = -EINVAL;
+			break;
+		}
+		__set_bit(nodes[i], *nodemask);
+	}
+	if (ret) {
+		bitmap_free(*nodemask);
+		*nodemask = NULL;
+	}
+out:
+	kfree(nodes);
+	return ret;
+}
+
+/* Reserve the lowest free export id for @exp. */
+static int snode_export_reserve(struct snode_mem *mem, struct snode_export *exp)
+{
+	int ret = -ENOSPC;
+	u32 id;
+
+	mutex_lock(&mem->lock);
+	for (id = 0; id < mem->export_entries; id++) {
+		if (!mem->exports[id]) {
+			exp->id = id;
+			exp->state = SNODE_MEM_STATE_PENDING;
+			mem->exports[id] = exp;
+			ret = 0;
+			break;
+		}
+	}
+	mutex_unlock(&mem->lock);
+	return ret;
+}
+
+/*
+ * Settle the table entry of @exp after a failed EXPORT_SET or
+ * EXPORT_CLEAR: free it if the device does not hold it (or the device's
+ * table is gone anyway), else keep it stale until a reset. Returns true if
+ * the caller is to free @exp. Caller holds sdev->rwsem and mem->lock.
+ */
+static bool __snode_export_settle(struct snode_mem *mem,
+				  struct snode_export *exp, bool on_device)
+{
+	lockdep_assert_held(&mem->sdev->rwsem);
+	lockdep_assert_held(&mem->lock);
+
+	if (exp->mfile) {
+		list_del(&exp->file_node);
+		exp->mfile = NULL;
+	}
+	if (on_device) {
+		exp->state = SNODE_MEM_STATE_STALE;
+		return false;
+	}
+	mem->exports[exp->id] = NULL;
+	return true;
+}
+
+int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
+{
+	struct snode_mem_export *cmd = ucmd->cmd;
+	struct snode_mem_file *mfile = ucmd->sfile->mem;
+	struct snode_mem *mem = mfile->mem;
+	struct snode_dev *sdev = ucmd->sdev;
+	struct snode_export *exp;
+	struct snode_alloc *alloc;
+	struct snode_id id;
+	bool free_it;
+	int ret;
+
+	if (cmd->flags & ~(SNODE_EXPORT_WRITE | SNODE_EXPORT_RANDOM_KEY |
+			   SNODE_EXPORT_NODES) || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (!mfile->can_write)
+		return -EPERM;
+	if (!mem->export_entries)
+		return -EOPNOTSUPP;
+	if (!cmd->length || !PAGE_ALIGNED(cmd->length) ||
+	    !PAGE_ALIGNED(cmd->offset) ||
+	    ((cmd->flags & SNODE_EXPORT_RANDOM_KEY) && cmd->key))
+		return -EINVAL;
+
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	if (!exp)
+		return -ENOMEM;
+	exp->flags = cmd->flags & ~SNODE_EXPORT_RANDOM_KEY;
+	exp->length = cmd->length;
+	exp->key = cmd->flags & SNODE_EXPORT_RANDOM_KEY ? get_random_u64() :
+							  cmd->key;
+	snode_owner_init(&exp->owner);
+	ret = snode_export_nodes(mem, cmd, &exp->nodemask);
+	if (ret)
+		goto err_free;
+
+	mutex_lock(&mfile->ops_lock);
+	alloc = snode_alloc_get(mfile, cmd->alloc);
+	if (!alloc) {
+		ret = -ENOENT;
+		goto err_unlock_ops;
+	}
+	exp->alloc = alloc;
+	if (cmd->offset >= alloc->length ||
+	    cmd->length > alloc->length - cmd->offset) {
+		ret = -EINVAL;
+		goto err_unlock_ops;
+	}
+	exp->pool_offset = alloc->offset + cmd->offset;
+
+	ret = snode_lock_live(sdev);
+	if (ret)
+		goto err_unlock_ops;
+	snode_id_get(sdev, &id);
+	if (id.node_id == SNODE_NODE_ID_NONE) {
+		ret = -ENOLINK;
+		goto err_unlock_live;
+	}
+	ret = snode_export_reserve(mem, exp);
+	if (ret)
+		goto err_unlock_live;
+
+	ret = __snode_export_set(mem, exp);
+	mutex_lock(&mem->lock);
+	if (ret) {
+		/* a timed-out EXPORT_SET may still be applied: keep the id */
+		free_it = __snode_export_settle(mem, exp,
+						ret == -ETIMEDOUT);
+	} else {
+		exp->state = SNODE_MEM_STATE_ACTIVE;
+		exp->mfile = mfile;
+		list_add_tail(&exp->file_node, &mfile->exports);
+		free_it = false;
+	}
+	mutex_unlock(&mem->lock);
+	snode_unlock_live(sdev);
+	if (ret) {
+		mutex_unlock(&mfile->ops_lock);
+		if (free_it)
+			snode_export_free(exp);
+		return ret;
+	}
+
+	cmd->out_node = id.node_id;
+	cmd->out_export_id = exp->id;
+	cmd->out_key = exp->key;
+	ret = snode_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret && !__snode_unexport(mem, exp, NULL))
+		snode_export_free(exp);
+	mutex_unlock(&mfile->ops_lock);
+	return ret;
+
+err_unlock_live:
+	snode_unlock_live(sdev);
+err_unlock_ops:
+	mutex_unlock(&mfile->ops_lock);
+err_free:
+	snode_export_free(exp);
+	return ret;
+}
+
+/**
+ * __snode_unexport() - withdraw an export from the device and the table
+ * @mem: the device's global memory
+ * @exp: an export in the table, owned by a file whose ops_lock the caller
+ *       holds, or orphaned
+ * @revoked: if not NULL, the number of importers the fabric revoked
+ *
+ * On success or when the device holds no table any more, @exp leaves the
+ * table and the caller frees it with snode_export_free(). Otherwise it
+ * stays, owned by nobody, as SNODE_MEM_STATE_STALE.
+ *
+ * Context: Process context, sleeps; takes @mem->sdev->rwsem for read.
+ * Return: 0 if the caller is to free @exp, else the errno of EXPORT_CLEAR.
+ */
+int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
+		     u32 *revoked)
+{
+	struct snode_dev *sdev = mem->sdev;
+	struct snode_admin_req req = {
+		.opcode = SNODE_OP_EXPORT_CLEAR,
+		.cdw = { exp->id },
+	};
+	bool free_it;
+	int ret = 0;
+
+	/*
+	 * Not snode_lock_live(): whatever the state, the reset or removal
+	 * that changed it either already dropped the device's table or waits
+	 * for us, so the table and the device agree when we let go.
+	 */
+	down_read(&sdev->rwsem);
+	if (sdev->state == SNODE_STATE_LIVE && exp->state != SNODE_MEM_STATE_LOST)
+		ret = __snode_admin_exec(sdev, &req);
+	mutex_lock(&mem->lock);
+	/* whatever failed, the device may still grant it */
+	free_it = __snode_export_settle(mem, exp, ret != 0);
+	mutex_unlock(&mem->lock);
+	up_read(&sdev->rwsem);
+
+	if (ret)
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "export %u: EXPORT_CLEAR failed (%d); its pool range stays reserved until a reset\n",
+				     exp->id, ret);
+	if (revoked)
+		*revoked = ret ? 0 : req.result0;
+	return free_it ? 0 : ret;
+}
+
+int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd)
+{
+	struct snode_mem_unexport *cmd = ucmd->cmd;
+	struct snode_mem_file *mfile = ucmd->sfile->mem;
+	struct snode_mem *mem = mfile->mem;
+	struct snode_export *exp = NULL;
+	int ret;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (!mfile->can_write)
+		return -EPERM;
+
+	mutex_lock(&mfile->ops_lock);
+	mutex_lock(&mem->lock);
+	if (cmd->export_id < mem->export_entries &&
+	    mem->exports[cmd->export_id] &&
+	    mem->exports[cmd->export_id]->mfile == mfile)
+		exp = mem->exports[cmd->export_id];
+	mutex_unlock(&mem->lock);
+	if (!exp) {
+		mutex_unlock(&mfile->ops_lock);
+		return -ENOENT;
+	}
+	ret = __snode_unexport(mem, exp, &cmd->out_revoked);
+	mutex_unlock(&mfile->ops_lock);
+	if (ret)
+		return ret;
+	snode_export_free(exp);
+	return snode_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * snode_exports_release() - withdraw the exports of a file
+ * @mem: the device's global memory
+ * @mfile: the owning file (being released, or its ops_lock held)
+ * @alloc: only the exports of this allocation, or NULL for all
+ *
+ * Context: Process context, sleeps.
+ */
+void snode_exports_release(struct snode_mem *mem, struct snode_mem_file *mfile,
+			   struct snode_alloc *alloc)
+{
+	struct snode_export *exp;
+
+	for (;;) {
+		bool found = false;
+
+		mutex_lock(&mem->lock);
+		list_for_each_entry(exp, &mfile->exports, file_node) {
+			if (!alloc || exp->alloc == alloc) {
+				found = true;
+				break;
+			}
+		}
+		mutex_unlock(&mem->lock);
+		if (!found)
+			return;
+		/* leaves mfile->exports either way */
+		if (!__snode_unexport(mem, exp, NULL))
+			snode_export_free(exp);
+	}
+}
+
+/**
+ * __snode_exports_reset_done() - restore the export table after a reset
+ * @mem: the device's global memory
+ *
+ * Entries nobody owns are gone with the reset; owned ones are programmed
+ * again, and those that fail become SNODE_MEM_STATE_LOST (retried at the
+ * next reset; unexport just drops them).
+ *
+ * Context: Process context; caller holds @mem->sdev->rwsem for write.
+ */
+void __snode_exports_reset_done(struct snode_mem *mem)
+{
+	struct snode_export *exp;
+	LIST_HEAD(gone);
+	u32 id;
+	int ret;
+
+	lockdep_assert_held_write(&mem->sdev->rwsem);
+
+	for (id = 0; id < mem->export_entries; id++) {
+		mutex_lock(&mem->lock);
+		exp = mem->exports[id];
+		if (exp && !exp->mfile) {
+			mem->exports[id] = NULL;
+			mutex_unlock(&mem->lock);
+			snode_export_free(exp);
+			continue;
+		}
+		mutex_unlock(&mem->lock);
+		if (!exp)
+			continue;
+
+		/* only this function changes the state of owned entries now */
+		ret = __snode_export_set(mem, exp);
+		mutex_lock(&mem->lock);
+		exp->state = ret ? SNODE_MEM_STATE_LOST : SNODE_MEM_STATE_ACTIVE;
+		mutex_unlock(&mem->lock);
+		if (ret)
+			dev_warn(&mem->sdev->pdev->dev,
+				 "export %u not restored after reset: %d\n",
+				 id, ret);
+	}
+}
+
+/**
+ * snode_exports_remove() - the device is gone: drop the unowned exports
+ * @mem: the device's global memory, marked removed
+ *
+ * Owned exports leave the table when their file is released.
+ *
+ * Context: Process context (unbind).
+ */
+void snode_exports_remove(struct snode_mem *mem)
+{
+	struct snode_export *exp;
+	u32 id;
+
+	for (id = 0; id < mem->export_entries; id++) {
+		mutex_lock(&mem->lock);
+		exp = mem->exports[id];
+		if (exp && !exp->mfile)
+			mem->exports[id] = NULL;
+		else
+			exp = NULL;
+		mutex_unlock(&mem->lock);
+		if (exp)
+			snode_export_free(exp);
+	}
+}

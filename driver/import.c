@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: imports - windows onto other nodes' exports, the requester ATT,
+ * and revocation.
+ */
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/poll.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "mem.h"
+
+/**
+ * DOC: Imports and revocation
+ *
+ * An import reserves an ATT entry and a 2 MiB aligned range of the BAR2
+ * aperture (1 GiB aligned for windows of 1 GiB or more where huge pfnmaps
+ * exist), programs the entry with ATT_SET, which the exporter's device
+ * validates, and hands out a file. Its mmap() maps the aperture range
+ * (map.c); closing it clears the entry.
+ *
+ * Revocation marks the import revoked and zaps every mapping of it under
+ * &snode_import.lock held for write, so the fault path, which installs
+ * entries under the same lock held for read, can never leave one behind.
+ * The next access faults and gets SIGBUS, or the zero page for imports
+ * that asked for it. poll() then reports EPOLLIN | EPOLLPRI | EPOLLERR and
+ * SNODE_IOCTL_IMPORT_STATUS the reason. The causes:
+ *
+ * - WINDOW_REVOKED from the device: the exporter withdrew the export or
+ *   closed its file, its device was reset, its node died, or no path to it
+ *   is left. The device already invalidated the entry.
+ * - NODE_STATE saying the exporter's node is dead or unreachable: the
+ *   device revokes those windows itself, but an overflowing event queue
+ *   may lose that event; the node's imports are revoked here as well and
+ *   their entries cleared by &snode_mem.clear_work.
+ * - This device is reset (reset_prepare) or unbound: every import.
+ *
+ * The events carry the entry's epoch, which is never reused, so a late
+ * event for an entry that was freed and set again is recognised as stale.
+ *
+ * Import files pin the module (rmmod fails with EBUSY while one is open)
+ * and the device structure; an unbind revokes them and their file stays
+ * usable for the status ioctl and poll() until closed.
+ */
+
+/* Free an entry's slot and aperture range. Caller holds mem->lock. */
+static void __snode_att_free(struct snode_mem *mem, u32 idx)
+{
+	struct snode_att_slot *slot = &mem->att[idx];
+
+	lockdep_assert_held(&mem->lock);
+
+	gen_pool_free(mem->aperture, mem->ap_phys + slot->ap_offset,
+		      slot->ap_length);
+	memset(slot, 0, sizeof(*slot));
+	slot->state = SNODE_ATT_FREE;
+}
+
+/* Reserve the lowest free ATT entry and an aperture range for @imp. */
+static int snode_att_reserve(struct snode_mem *mem, struct snode_import *imp)
+{
+	struct genpool_data_align align = {
+		.align = snode_map_window_align(imp->length),
+	};
+	u64 ap_length = round_up(imp->length, SNODE_APERTURE_ALIGN);
+	struct snode_att_slot *slot = NULL;
+	unsigned long addr;
+	u32 idx;
+
+	mutex_lock(&mem->lock);
+	for (idx = 0; idx < mem->att_entries; idx++) {
+		if (mem->att[idx].state == SNODE_ATT_FREE) {
+			slot = &mem->att[idx];
+			break;
+		}
+	}
+	if (!slot)
+		goto err_unlock;
+	addr = gen_pool_alloc_algo(mem->aperture, ap_length,
+				   gen_pool_first_fit_align, &align);
+	if (!addr)
+		goto err_unlock;
+
+	slot->state = SNODE_ATT_PENDING;
+	slot->imp = imp;
+	slot->ap_offset = addr - mem->ap_phys;
+	slot->ap_length = ap_length;
+	slot->revoked_epoch = 0;
+	imp->att_index = idx;
+	imp->ap_offset = slot->ap_offset;
+	mutex_unlock(&mem->lock);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&mem->lock);
+	return -ENOSPC;
+}
+
+/*
+ * Issue ATT_CLEAR for an entry in state CLEARING, then free it; keep it
+ * stale if the device may still hold it.
+ */
+static void snode_att_clear(struct snode_mem *mem, u32 idx)
+{
+	struct snode_admin_req req = {
+		.opcode = SNODE_OP_ATT_CLEAR,
+		.cdw = { idx },
+	};
+	int ret;
+
+	ret = snode_admin_exec(mem->sdev, &req);
+	mutex_lock(&mem->lock);
+	/* a device being reset or gone holds no entries afterwards */
+	if (!ret || ret == -EAGAIN || ret == -ENODEV) {
+		__snode_att_free(mem, idx);
+	} else {
+		mem->att[idx].state = SNODE_ATT_STALE;
+		dev_warn_ratelimited(&mem->sdev->pdev->dev,
+				     "ATT entry %u: ATT_CLEAR failed (%d); unused until a reset\n",
+				     idx, ret);
+	}
+	mutex_unlock(&mem->lock);
+}
+
+/**
+ * snode_att_clear_work() - clear the ATT entries event handlers revoked
+ * @work: &snode_mem.clear_work
+ *
+ * Context: Workqueue.
+ */
+void snode_att_clear_work(struct work_struct *work)
+{
+	struct snode_mem *mem = container_of(work, struct snode_mem,
+					     clear_work);
+	u32 idx;
+
+	for (idx = 0; idx < mem->att_entries; idx++) {
+		mutex_lock(&mem->lock);
+		if (mem->att[idx].state != SNODE_ATT_CLEAR) {
+			mutex_unlock(&mem->lock);
+			continue;
+		}
+		mem->att[idx].state = SNODE_ATT_CLEARING;
+		mutex_unlock(&mem->lock);
+		snode_att_clear(mem, idx);
+	}
+}
+
+/**
+ * __snode_att_reset() - the device's ATT was wiped by a reset or removal
+ * @mem: the device's global memory; no import holds an entry any more
+ *
+ * Entries waiting for ATT_CLEAR, and stale ones, are free now. Entries
+ * being cleared are freed by their clearer.
+ *
+ * Context: Process context; caller holds @mem->lock.
+ */
+void __snode_att_reset(struct snode_mem *mem)
+{
+	u32 idx;
+
+	lockdep_assert_held(&mem->lock);
+
+	for (idx = 0; idx < mem->att_entries; idx++) {
+		switch (mem->att[idx].state) {
+		case SNODE_ATT_CLEAR:
+		case SNODE_ATT_STALE:
+			__snode_att_free(mem, idx);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+/*
+ * Revoke @imp: no mapping of it survives, and later faults see the new
+ * state. @att_invalid: the device's entry is known to be invalid already,
+ * else it is queued for ATT_CLEAR. Caller holds mem->lock.
+ */
+static void __snode_import_revoke(struct snode_import *imp, u32 reason,
+				  bool att_invalid)
+{
+	struct snode_mem *mem = imp->mem;
+	struct snode_att_slot *slot;
+	bool revoked = false;
+
+	lockdep_assert_held(&mem->lock);
+
+	down_write(&imp->lock);
+	if (imp->state == SNODE_IMPORT_ACTIVE) {
+		imp->state = SNODE_IMPORT_REVOKED;
+		imp->reason = reason;
+		unmap_mapping_range(imp->file->f_mapping, 0, 0, 1);
+		revoked = true;
+	}
+	up_write(&imp->lock);
+
+	if (imp->att_held) {
+		imp->att_held = false;
+		slot = &mem->att[imp->att_index];
+		slot->imp = NULL;
+		if (att_invalid) {
+			__snode_att_free(mem, imp->att_index);
+		} else {
+			slot->state = SNODE_ATT_CLEAR;
+			schedule_work(&mem->clear_work);
+		}
+	}
+	if (revoked)
+		wake_up_poll(&imp->wait, EPOLLIN | EPOLLRDNORM | EPOLLPRI |
+			     EPOLLERR);
+}
+
+/**
+ * snode_imports_revoke_all() - revoke every import of a device
+ * @mem: the device's global memory
+ * @reason: enum snode_import_reason
+ *
+ * For a reset or an unbind, which invalidate the device's ATT.
+ *
+ * Context: Process context.
+ */
+void snode_imports_revoke_all(struct snode_mem *mem, u32 reason)
+{
+	struct snode_import *imp;
+
+	mutex_lock(&mem->lock);
+	list_for_each_entry(imp, &mem->imports, mem_node)
+		__snode_import_revoke(imp, reason, true);
+	mutex_unlock(&mem->lock);
+}
+
+/**
+ * snode_imports_revoke_node() - revoke the imports from one node
+ * @mem: the device's global memory
+ * @node: the exporter's node id
+ * @reason: enum snode_import_reason
+ *
+ * Context: Process context (event thread).
+ */
+void snode_imports_revoke_node(struct snode_mem *mem, u32 node, u32 reason)
+{
+	struct snode_import *imp;
+
+	mutex_lock(&mem->lock);
+	list_for_each_entry(imp, &mem->imports, mem_node)
+		if (imp->node_id == node)
+			__snode_import_revoke(imp, reason, false);
+	mutex_unlock(&mem->lock);
+}
+
+/**
+ * snode_mem_window_event() - WINDOW_REVOKED: the device revoked a window
+ * @sdev: snode device
+ * @ev: the event
+ *
+ * Context: Event IRQ thread.
+ */
+void snode_mem_window_event(struct snode_dev *sdev, const struct snode_event *ev)
+{
+	const struct snode_event_window_revoked *data = (const void *)ev->data;
+	u32 idx = le16_to_cpu(data->att_index);
+	u32 reason = le16_to_cpu(data->reason);
+	u32 epoch = le32_to_cpu(data->epoch);
+	struct snode_mem *mem = sdev->mem;
+	struct snode_att_slot *slot;
+
+	if (!mem)
+		return;
+	/* reasons beyond the contract's are reported as the nearest one */
+	if (reason < SNODE_IMPORT_REASON_UNEXPORT || reason > SNODE_IMPORT_REASON_UNREACHABLE)
+		reason = SNODE_IMPORT_REASON_UNREACHABLE;
+
+	mutex_lock(&mem->lock);
+	if (idx >= mem->att_entries) {
+		mutex_unlock(&mem->lock);
+		dev_warn_ratelimited(&sdev->pdev->dev,
+				     "WINDOW_REVOKED for ATT entry %u of %u\n",
+				     idx, mem->att_entries);
+		return;
+	}
+	slot = &mem->att[idx];
+	if (slot->state == SNODE_ATT_PENDING) {
+		/* the import compares epochs once ATT_SET completes */
+		slot->revoked_epoch = epoch;
+		slot->revoked_reason = reason;
+	} else if (slot->state == SNODE_ATT_ACTIVE && slot->imp->epoch == epoch) {
+		__snode_import_revoke(slot->imp, reason, true);
+	}
+	mutex_unlock(&mem->lock);
+}
+
+/**
+ * snode_mem_node_event() - NODE_STATE: a node's state changed
+ * @sdev: snode device
+ * @ev: the event
+ *
+ * Context: Event IRQ thread.
+ */
+void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev)
+{
+	const struct snode_event_node_state *data = (const void *)ev->data;
+
+	if (!sdev->mem || data->state == SNODE_NODE_UP)
+		return;
+	snode_imports_revoke_node(sdev->mem, le32_to_cpu(data->node),
+				  data->state == SNODE_NODE_UNREACHABLE ?
+				  SNODE_IMPORT_REASON_UNREACHABLE :
+				  SNODE_IMPORT_REASON_NODE_DEAD);
+}
+
+/* ---- mappings of a window ---------------------------------------------- */
+
+static vm_fault_t snode_import_huge_fault(struct vm_fault *vmf,
+					  unsigned int order)
+{
+	struct snode_import *imp = vmf->vma->vm_private_data;
+	struct snode_mem *mem = imp->mem;
+	vm_fault_t ret;
+
+	down_read(&imp->lock);
+	if (imp->state == SNODE_IMPORT_ACTIVE)
+		ret = snode_map_insert(mem, vmf, order,
+				       PHYS_PFN(mem->ap_phys + imp->ap_offset) +
+				       vmf->vma->vm_pgoff);
+	else if (order)
+		ret = VM_FAULT_FALLBACK;
+	else if (imp->flags & SNODE_IMPORT_ZERO_PAGE_ON_REVOKE)
+		ret = snode_map_insert_zero(vmf);
+	else
+		ret = VM_FAULT_SIGBUS;
+	up_read(&imp->lock);
+	return ret;
+}
+
+static vm_fault_t snode_import_fault(struct vm_fault *vmf)
+{
+	return snode_import_huge_fault(vmf, 0);
+}
+
+/* A store to the zero page of a revoked window; or after mprotect(). */
+static vm_fault_t snode_import_pfn_mkwrite(struct vm_fault *vmf)
+{
+	struct snode_import *imp = vmf->vma->vm_private_data;
+	vm_fault_t ret;
+
+	down_read(&imp->lock);
+	ret = imp->state == SNODE_IMPORT_ACTIVE ? 0 : VM_FAULT_SIGBUS;
+	up_read(&imp->lock);
+	return ret;
+}
+
+static const struct vm_operations_struct snode_import_vm_ops = {
+	.fault = snode_import_fault,
+#ifdef CONFIG_ARCH_SUPPORTS_HUGE_PFNMAP
+	.huge_fault = snode_import_huge_fault,
+#endif
+};
+
+/*
+ * With the zero page on revocation, stores must be caught: write-notify
+ * (pfn_mkwrite) it is, at the cost of a first read-only huge entry.
+ */
+static const struct vm_operations_struct snode_import_zero_vm_ops = {
+	.fault = snode_import_fault,
+#ifdef CONFIG_ARCH_SUPPORTS_HUGE_PFNMAP
+	.huge_fault = snode_import_huge_fault,
+#endif
+	.pfn_mkwrite = snode_import_pfn_mkwrite,
+};
+
+static int snode_import_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct snode_import *imp = file->private_data;
+	u64 off = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	bool revoked;
+
+	if (off >= imp->length || len > imp->length - off)
+		return -EINVAL;
+	down_read(&imp->lock);
+	revoked = imp->state != SNODE_IMPORT_ACTIVE;
+	up_read(&imp->lock);
+	if (revoked)
+		return -ECONNRESET;
+	return snode_map_prepare(imp->mem, vma,
+				 imp->flags & SNODE_IMPORT_ZERO_PAGE_ON_REVOKE ?
+				 &snode_import_zero_vm_ops : &snode_import_vm_ops,
+				 imp, imp->flags & SNODE_IMPORT_WRITE);
+}
+
+/* ---- the import's file --------------------------------------------------- */
+
+static __poll_t snode_import_poll(struct file *file, poll_table *wait)
+{
+	struct snode_import *imp = file->private_data;
+
+	poll_wait(file, &imp->wait, wait);
+	/* a lockless peek; revocation sets the state before waking */
+	if (READ_ONCE(imp->state) == SNODE_IMPORT_REVOKED)
+		return EPOLLIN | EPOLLRDNORM | EPOLLPRI | EPOLLERR;
+	return 0;
+}
+
+static int snode_import_status(struct snode_import *imp, void __user *uarg)
+{
+	struct snode_import_status st;
+	u32 size;
+	int ret;
+
+	if (get_user(size, (u32 __user *)uarg))
+		return -EFAULT;
+	if (size < offsetofend(struct snode_import_status, __reserved))
+		return -EINVAL;
+	ret = copy_struct_from_user(&st, sizeof(st), uarg, size);
+	if (ret)
+		return ret;
+	if (st.flags || st.__reserved)
+		return -EOPNOTSUPP;
+
+	down_read(&imp->lock);
+	st.out_state = imp->state;
+	st.out_reason = imp->reason;
+	up_read(&imp->lock);
+	st.out_epoch = imp->epoch;
+	st.out_node = imp->node_id;
+	st.out_export_id = imp->export_id;
+	st.out_flags = imp->flags;
+	st.out_key = imp->key;
+	st.out_offset = imp->offset;
+	st.out_length = imp->length;
+	st.out_att_index = imp->att_index;
+	if (copy_to_user(uarg, &st, min_t(size_t, size, sizeof(st))))
+		return -EFAULT;
+	return 0;
+}
+
+/* The import's file takes one ioctl, in the general format of the uapi. */
+static long snode_import_ioctl(struct file *file, unsigned int cmd,
+			       unsigned long arg)
+{
+	if (cmd != SNODE_IOCTL_IMPORT_STATUS)
+		return -ENOTTY;
+	return snode_import_status(file->private_data, (void __user *)arg);
+}
+
+static int snode_import_release(struct inode *inode, struct file *file)
+{
+	struct snode_import *imp = file->private_data;
+	struct snode_mem *mem = imp->mem;
+	bool clear = false;
+
+	mutex_lock(&mem->lock);
+	list_del_init(&imp->mem_node);
+	if (imp->att_held) {
+		imp->att_held = false;
+		mem->att[imp->att_index].imp = NULL;
+		mem->att[imp->att_index].state = SNODE_ATT_CLEARING;
+		clear = true;
+	}
+	mutex_unlock(&mem->lock);
+	if (clear)
+		snode_att_clear(mem, imp->att_index);
+
+	snode_owner_put(&imp->owner);
+	put_device(&imp->sdev->dev);
+	kfree(imp);
+	/* the file owns the inode; drop the filesystem pin it came with */
+	snode_mem_inode_put(NULL);
+	return 0;
+}
+
+static const struct file_operations snode_import_fops = {
+	.owner = THIS_MODULE,
+	.release = snode_import_release,
+	.unlocked_ioctl = snode_import_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.mmap = snode_import_mmap,
+	.get_unmapped_area = snode_map_get_unmapped_area,
+	.poll = snode_import_poll,
+	.llseek = noop_llseek,
+};
+
+/* ---- the import ioctl ---------------------------------------------------- */
+
+/* Program the reserved entry of @imp. Caller holds sdev->rwsem. */
+static int __snode_att_set(struct snode_mem *mem, struct snode_import *imp,
+			   struct snode_admin_req *req)
+{
+	u64 len = imp->length;
+
+	*req = (struct snode_admin_req) {
+		.opcode = SNODE_OP_ATT_SET,
+		.cdw = {
+			imp->att_index,
+			SNODE_PERM_READ,
+			lower_32_bits(imp->ap_offset),
+			upper_32_bits(imp->ap_offset),
+			lower_32_bits(len),
+			upper_32_bits(len),
+			imp->node_id,
+			imp->export_id,
+			lower_32_bits(imp->key),
+			upper_32_bits(imp->key),
+			imp->offset >> SNODE_ATT_EXPORT_OFFSET_SHIFT,
+		},
+		/* set by a completion: tells a device refusal from a timeout */
+		.status = U16_MAX,
+	};
+	if (imp->flags & SNODE_IMPORT_WRITE)
+		req->cdw[1] |= SNODE_PERM_WRITE;
+	return __snode_admin_exec(mem->sdev, req);
+}
+
+/*
+ * Publish @imp after ATT_SET, or settle its entry after a failure. An
+ * entry the device refused is invalid (contract); one whose command timed
+ * out on the driver's side may turn valid later and stays stale.
+ */
+static void snode_import_publish(struct snode_mem *mem, struct snode_import *imp,
+				 int ret, const struct snode_admin_req *req)
+{
+	struct snode_att_slot *slot = &mem->att[imp->att_index];
+
+	mutex_lock(&mem->lock);
+	if (!ret) {
+		imp->epoch = req->result0;
+		imp->att_held = true;
+		slot->state = SNODE_ATT_ACTIVE;
+		list_add_tail(&imp->mem_node, &mem->imports);
+		/* revoked between the fabric's grant and our completion */
+		if (slot->revoked_epoch == imp->epoch)
+			__snode_import_revoke(imp, slot->revoked_reason, true);
+	} else if (ret == -ETIMEDOUT && req->status == U16_MAX) {
+		slot->imp = NULL;
+		slot->state = SNODE_ATT_STALE;
+	} else {
+		__snode_att_free(mem, imp->att_index);
+	}
+	mutex_unlock(&mem->lock);
+}
+
+int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
+{
+	struct snode_mem_import *cmd = ucmd->cmd;
+	struct snode_dev *sdev = ucmd->sdev;
+	struct snode_mem *mem = sdev->mem;
+	struct snode_admin_req req;
+	struct snode_import *imp;
+	struct file *file;
+	int fd, ret;
+
+	if (cmd->flags & ~(SNODE_IMPORT_WRITE |
+			   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE))
+		return -EOPNOTSUPP;
+	if (!ucmd->sfile->mem->can_write)
+		return -EPERM;
+	if (!mem->att_entries)
+		return -EOPNOTSUPP;
+	if (cmd->node >= mem->max_nodes || !cmd->length ||
+	    !PAGE_ALIGNED(cmd->length) || !PAGE_ALIGNED(cmd->offset) ||
+	    cmd->offset >= SNODE_ATT_EXPORT_OFFSET_MAX ||
+	    cmd->length > mem->ap_size)
+		return -EINVAL;
+
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	if (!imp)
+		return -ENOMEM;
+	imp->mem = mem;
+	imp->sdev = sdev;
+	get_device(&sdev->dev);
+	INIT_LIST_HEAD(&imp->mem_node);
+	imp->node_id = cmd->node;
+	imp->export_id = cmd->export_id;
+	imp->key = cmd->key;
+	imp->offset = cmd->offset;
+	imp->length = cmd->length;
+	imp->flags = cmd->flags;
+	imp->att_index = U32_MAX;
+	snode_owner_init(&imp->owner);
+	init_rwsem(&imp->lock);
+	imp->state = SNODE_IMPORT_ACTIVE;
+	init_waitqueue_head(&imp->wait);
+
+	file = snode_mem_file_create("[snode-import]",
+				     cmd->flags & SNODE_IMPORT_WRITE ?
+				     O_RDWR : O_RDONLY,
+				     &snode_import_fops, imp);
+	if (IS_ERR(file)) {
+		snode_owner_put(&imp->owner);
+		put_device(&sdev->dev);
+		kfree(imp);
+		return PTR_ERR(file);
+	}
+	/* from here on, the file's release frees imp */
+	imp->file = file;
+
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto err_fput;
+	}
+
+	/* a reset must not wipe the entry between ATT_SET and publishing */
+	ret = snode_lock_live(sdev);
+	if (ret)
+		goto err_put_fd;
+	ret = snode_att_reserve(mem, imp);
+	if (!ret) {
+		ret = __snode_att_set(mem, imp, &req);
+		snode_import_publish(mem, imp, ret, &req);
+	}
+	snode_unlock_live(sdev);
+	if (ret)
+		goto err_put_fd;
+
+	cmd->out_fd = fd;
+	cmd->out_epoch = imp->epoch;
+	ret = snode_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		goto err_put_fd;
+	fd_install(fd, file);
+	return 0;
+
+err_put_fd:
+	put_unused_fd(fd);
+err_fput:
+	fput(file);
+	return ret;
+}

@@ -1,0 +1,1165 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: global memory - the pool, per-file ownership, listings, and the
+ * device-level setup, reset and removal of exports and imports.
+ */
+
+#include <linux/debugfs.h>
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/io.h>
+#include <linux/mount.h>
+#include <linux/pseudo_fs.h>
+#include <linux/sched/signal.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "mem.h"
+
+/**
+ * DOC: Global memory
+ *
+ * Global memory is split over four files: mem.c (this file: the pool and
+ * its allocations, the per-file bookkeeping, listings, debugfs, and the
+ * device's setup, reset and removal), export.c (the export table),
+ * import.c (the ATT, imports and revocation) and map.c (page tables).
+ * Documentation/driver/global-memory.rst describes the whole.
+ *
+ * Ownership: an open file of /dev/snodeN owns its allocations and exports
+ * (&struct snode_mem_file); an import is owned by its own file. Allocations
+ * are reference counted because mappings and exports outlive a free.
+ * Everything lives in &struct snode_mem, which is freed with the device
+ * structure, i.e. after the last file of the device is closed.
+ *
+ * Locking, outermost first:
+ *
+ * - &snode_dev.rwsem, read while using the device for a user (creating an
+ *   export or import, withdrawing an export), write for a reset, which
+ *   therefore never runs in the middle of one;
+ * - &snode_mem_file.ops_lock serialises one file's memory ioctls;
+ * - &snode_mem.map_lock, then &snode_mem.lock, which protects the tables;
+ * - &snode_import.lock, held for read by the fault path and for write
+ *   while revoking.
+ *
+ * No admin command is ever issued with &snode_mem.lock held, and event
+ * handlers never take &snode_dev.rwsem (a reset waits for the event
+ * thread): what an event handler cannot do itself (ATT_CLEAR) goes to
+ * &snode_mem.clear_work.
+ *
+ * Every mapping hangs off an address_space of the driver's own, so that it
+ * can be zapped: each open file of /dev/snodeN gets a private inode for its
+ * pool mappings, and each import file is created on that inode's pseudo
+ * filesystem with an inode of its own. (anon_inode_getfile() would share
+ * one inode among all imports of the system.)
+ */
+
+#define SNODE_FS_MAGIC		0x736e6f64	/* "snod" */
+
+static struct vfsmount *snode_mnt;
+static int snode_mnt_count;
+
+static int snode_fs_init_fs_context(struct fs_context *fc)
+{
+	return init_pseudo(fc, SNODE_FS_MAGIC) ? 0 : -ENOMEM;
+}
+
+static struct file_system_type snode_fs_type = {
+	.name = "snode",
+	.owner = THIS_MODULE,
+	.init_fs_context = snode_fs_init_fs_context,
+	.kill_sb = kill_anon_super,
+};
+
+/**
+ * snode_mem_inode_get() - a new inode of the driver's pseudo filesystem
+ *
+ * The filesystem is mounted while any such inode exists.
+ *
+ * Context: Process context.
+ * Return: the inode or an ERR_PTR().
+ */
+struct inode *snode_mem_inode_get(void)
+{
+	struct inode *inode;
+	int ret;
+
+	ret = simple_pin_fs(&snode_fs_type, &snode_mnt, &snode_mnt_count);
+	if (ret)
+		return ERR_PTR(ret);
+	inode = alloc_anon_inode(snode_mnt->mnt_sb);
+	if (IS_ERR(inode))
+		simple_release_fs(&snode_mnt, &snode_mnt_count);
+	return inode;
+}
+
+/**
+ * snode_mem_inode_put() - drop an inode from snode_mem_inode_get()
+ * @inode: the inode, or NULL if a file took it over
+ *
+ * Context: Process context.
+ */
+void snode_mem_inode_put(struct inode *inode)
+{
+	if (inode)
+		iput(inode);
+	simple_release_fs(&snode_mnt, &snode_mnt_count);
+}
+
+/**
+ * snode_mem_file_create() - a file on a new inode of the pseudo filesystem
+ * @name: dentry name, for /proc/PID/fd
+ * @flags: O_RDONLY or O_RDWR
+ * @fops: its file operations
+ * @priv: its private_data
+ *
+ * The file owns the inode and the filesystem pin; its ->release() calls
+ * snode_mem_inode_put(NULL).
+ *
+ * Context: Process context.
+ * Return: the file or an ERR_PTR().
+ */
+struct file *snode_mem_file_create(const char *name, int flags,
+				   const struct file_operations *fops,
+				   void *priv)
+{
+	struct inode *inode;
+	struct file *file;
+
+	inode = snode_mem_inode_get();
+	if (IS_ERR(inode))
+		return ERR_CAST(inode);
+	file = alloc_file_pseudo(inode, snode_mnt, name, flags, fops);
+	if (IS_ERR(file)) {
+		snode_mem_inode_put(inode);
+		return file;
+	}
+	file->private_data = priv;
+	return file;
+}
+
+/**
+ * snode_owner_init() - record the current process as an owner
+ * @owner: where to record it
+ *
+ * Context: Process context.
+ */
+void snode_owner_init(struct snode_owner *owner)
+{
+	owner->pid = get_pid(task_tgid(current));
+	get_task_comm(owner->comm, current);
+}
+
+/**
+ * snode_owner_put() - forget an owner
+ * @owner: recorded by snode_owner_init()
+ *
+ * Context: Any context.
+ */
+void snode_owner_put(struct snode_owner *owner)
+{
+	put_pid(owner->pid);
+	owner->pid = NULL;
+}
+
+/* Is the current process the owner, or an administrator? */
+static bool snode_owner_may_see(const struct snode_owner *owner)
+{
+	return owner->pid == task_tgid(current) || capable(CAP_SYS_ADMIN);
+}
+
+/* ---- the pool ---------------------------------------------------------- */
+
+/* Zero a freshly allocated range, so no process sees another's data. */
+static void snode_pool_zero(struct snode_mem *mem, u64 offset, u64 length)
+{
+	u64 done, chunk;
+
+	for (done = 0; done < length; done += chunk) {
+		chunk = min_t(u64, length - done, SZ_2M);
+		if (mem->pool_va)
+			memset(mem->pool_va + offset + done, 0, chunk);
+		else
+			memset_io(mem->pool_io + offset + done, 0, chunk);
+		cond_resched();
+	}
+}
+
+static void snode_alloc_release(struct kref *kref)
+{
+	struct snode_alloc *alloc = container_of(kref, struct snode_alloc,
+						 kref);
+	struct snode_mem *mem = alloc->mem;
+
+	mutex_lock(&mem->lock);
+	list_del(&alloc->mem_node);
+	mutex_unlock(&mem->lock);
+
+	gen_pool_free(mem->pool, mem->pool_phys + alloc->offset,
+		      alloc->length);
+	snode_owner_put(&alloc->owner);
+	kfree(alloc);
+}
+
+/**
+ * snode_alloc_put() - drop a reference to an allocation
+ * @alloc: the allocation
+ *
+ * The last reference returns the range to the pool.
+ *
+ * Context: Process context; must not hold &snode_mem.lock.
+ */
+void snode_alloc_put(struct snode_alloc *alloc)
+{
+	kref_put(&alloc->kref, snode_alloc_release);
+}
+
+/* The allocation of @mfile starting at @offset, or NULL. */
+static struct snode_alloc *__snode_alloc_find(struct snode_mem_file *mfile,
+					      u64 offset)
+{
+	struct snode_alloc *alloc;
+
+	lockdep_assert_held(&mfile->mem->lock);
+
+	list_for_each_entry(alloc, &mfile->allocs, file_node)
+		if (alloc->offset == offset)
+			return alloc;
+	return NULL;
+}
+
+/**
+ * snode_alloc_get() - look up and reference an allocation of a file
+ * @mfile: the owning file
+ * @offset: the allocation's pool offset
+ *
+ * Context: Process context.
+ * Return: the allocation with a reference, or NULL.
+ */
+struct snode_alloc *snode_alloc_get(struct snode_mem_file *mfile, u64 offset)
+{
+	struct snode_alloc *alloc;
+
+	mutex_lock(&mfile->mem->lock);
+	alloc = __snode_alloc_find(mfile, offset);
+	if (alloc)
+		kref_get(&alloc->kref);
+	mutex_unlock(&mfile->mem->lock);
+	return alloc;
+}
+
+/* Take @alloc away from its owning file; the file's reference is dropped. */
+static void snode_alloc_disown(struct snode_mem *mem, struct snode_alloc *alloc)
+{
+	mutex_lock(&mem->lock);
+	list_del(&alloc->file_node);
+	alloc->mfile = NULL;
+	mutex_unlock(&mem->lock);
+	snode_alloc_put(alloc);
+}
+
+int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
+{
+	struct snode_mem_alloc *cmd = ucmd->cmd;
+	struct snode_mem_file *mfile = ucmd->sfile->mem;
+	struct snode_mem *mem = mfile->mem;
+	struct genpool_data_align align = { .align = PAGE_SIZE };
+	struct snode_alloc *alloc;
+	unsigned long addr;
+	int ret;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (!mfile->can_write)
+		return -EPERM;
+	if (!mem->pool)
+		return -EOPNOTSUPP;
+	if (!cmd->length || !PAGE_ALIGNED(cmd->length) ||
+	    cmd->length > mem->pool_size)
+		return -EINVAL;
+	if (IS_ALIGNED(cmd->length, SNODE_POOL_HUGE_ALIGN))
+		align.align = SNODE_POOL_HUGE_ALIGN;
+
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	if (!alloc)
+		return -ENOMEM;
+	kref_init(&alloc->kref);
+	alloc->mem = mem;
+	alloc->length = cmd->length;
+	snode_owner_init(&alloc->owner);
+
+	mutex_lock(&mfile->ops_lock);
+	/* the pool mapping goes away with the device */
+	ret = snode_lock_live(ucmd->sdev);
+	if (ret)
+		goto err_unlock_ops;
+	addr = gen_pool_alloc_algo(mem->pool, cmd->length,
+				   gen_pool_first_fit_align, &align);
+	if (!addr) {
+		ret = -ENOMEM;
+		goto err_unlock_live;
+	}
+	alloc->offset = addr - mem->pool_phys;
+	snode_pool_zero(mem, alloc->offset, alloc->length);
+	snode_unlock_live(ucmd->sdev);
+
+	mutex_lock(&mem->lock);
+	alloc->mfile = mfile;
+	list_add_tail(&alloc->file_node, &mfile->allocs);
+	list_add_tail(&alloc->mem_node, &mem->allocs);
+	mutex_unlock(&mem->lock);
+
+	cmd->out_offset = alloc->offset;
+	ret = snode_ucmd_respond(ucmd, sizeof(*cmd));
+	if (ret)
+		snode_alloc_disown(mem, alloc);
+	mutex_unlock(&mfile->ops_lock);
+	return ret;
+
+err_unlock_live:
+	snode_unlock_live(ucmd->sdev);
+err_unlock_ops:
+	mutex_unlock(&mfile->ops_lock);
+	snode_owner_put(&alloc->owner);
+	kfree(alloc);
+	return ret;
+}
+
+int snode_ioctl_mem_free(struct snode_ucmd *ucmd)
+{
+	struct snode_mem_free *cmd = ucmd->cmd;
+	struct snode_mem_file *mfile = ucmd->sfile->mem;
+	struct snode_mem *mem = mfile->mem;
+	struct snode_alloc *alloc;
+
+	if (cmd->flags)
+		return -EOPNOTSUPP;
+	if (!mfile->can_write)
+		return -EPERM;
+
+	mutex_lock(&mfile->ops_lock);
+	mutex_lock(&mem->lock);
+	alloc = __snode_alloc_find(mfile, cmd->offset);
+	mutex_unlock(&mem->lock);
+	if (!alloc) {
+		mutex_unlock(&mfile->ops_lock);
+		return -ENOENT;
+	}
+	/* withdraw its exports first, so nobody reaches a freed range */
+	snode_exports_release(mem, mfile, alloc);
+	snode_alloc_disown(mem, alloc);
+	mutex_unlock(&mfile->ops_lock);
+	return 0;
+}
+
+/* ---- mappings of the pool ---------------------------------------------- */
+
+static void snode_pool_vm_open(struct vm_area_struct *vma)
+{
+	struct snode_alloc *alloc = vma->vm_private_data;
+
+	kref_get(&alloc->kref);
+}
+
+static void snode_pool_vm_close(struct vm_area_struct *vma)
+{
+	snode_alloc_put(vma->vm_private_data);
+}
+
+static vm_fault_t snode_pool_huge_fault(struct vm_fault *vmf,
+					unsigned int order)
+{
+	struct snode_alloc *alloc = vmf->vma->vm_private_data;
+	struct snode_mem *mem = alloc->mem;
+	vm_fault_t ret;
+
+	down_read(&mem->map_lock);
+	if (mem->removed)
+		ret = VM_FAULT_SIGBUS;
+	else
+		ret = snode_map_insert(mem, vmf, order,
+				       PHYS_PFN(mem->pool_phys) +
+				       vmf->vma->vm_pgoff);
+	up_read(&mem->map_lock);
+	return ret;
+}
+
+static vm_fault_t snode_pool_fault(struct vm_fault *vmf)
+{
+	return snode_pool_huge_fault(vmf, 0);
+}
+
+static const struct vm_operations_struct snode_pool_vm_ops = {
+	.open = snode_pool_vm_open,
+	.close = snode_pool_vm_close,
+	.fault = snode_pool_fault,
+#ifdef CONFIG_ARCH_SUPPORTS_HUGE_PFNMAP
+	.huge_fault = snode_pool_huge_fault,
+#endif
+};
+
+/**
+ * snode_mem_mmap() - mmap() of /dev/snodeN: map one of the file's
+ *                    allocations
+ * @filp: the file
+ * @vma: the new mapping; its offset lies inside one allocation, and so
+ *       does its end
+ *
+ * Context: mmap_lock held for write.
+ * Return: 0, -EINVAL if no allocation of the file holds the range or the
+ * mapping is private, -ENODEV once the device was unbound.
+ */
+int snode_mem_mmap(struct file *filp, struct vm_area_struct *vma)
+{
+	struct snode_file *sfile = filp->private_data;
+	struct snode_mem_file *mfile = sfile->mem;
+	struct snode_mem *mem = mfile->mem;
+	u64 start = (u64)vma->vm_pgoff << PAGE_SHIFT;
+	u64 len = vma->vm_end - vma->vm_start;
+	struct snode_alloc *alloc, *found = NULL;
+	int ret;
+
+	mutex_lock(&mem->lock);
+	if (mem->removed) {
+		mutex_unlock(&mem->lock);
+		return -ENODEV;
+	}
+	list_for_each_entry(alloc, &mfile->allocs, file_node) {
+		if (start >= alloc->offset &&
+		    start - alloc->offset < alloc->length &&
+		    len <= alloc->length - (start - alloc->offset)) {
+			found = alloc;
+			kref_get(&found->kref);
+			break;
+		}
+	}
+	mutex_unlock(&mem->lock);
+	if (!found)
+		return -EINVAL;
+
+	ret = snode_map_prepare(mem, vma, &snode_pool_vm_ops, found, true);
+	if (ret)
+		snode_alloc_put(found);
+	return ret;
+}
+
+/**
+ * snode_mem_get_unmapped_area() - place a mapping of /dev/snodeN
+ * @filp: the file
+ * @addr: hint
+ * @len: length
+ * @pgoff: offset
+ * @flags: MAP_* flags
+ *
+ * Context: mmap_lock held for write.
+ * Return: as snode_map_get_unmapped_area().
+ */
+unsigned long snode_mem_get_unmapped_area(struct file *filp,
+					  unsigned long addr,
+					  unsigned long len,
+					  unsigned long pgoff,
+					  unsigned long flags)
+{
+	return snode_map_get_unmapped_area(filp, addr, len, pgoff, flags);
+}
+
+/* ---- per open file of /dev/snodeN ------------------------------------- */
+
+/**
+ * snode_mem_open() - set up the global memory state of an open file
+ * @sfile: the new file's state
+ * @filp: the file; its mappings are moved to a private address_space
+ *
+ * Context: ->open().
+ * Return: 0, -ENODEV if the device has no global memory, or -ENOMEM.
+ */
+int snode_mem_open(struct snode_file *sfile, struct file *filp)
+{
+	struct snode_mem *mem = sfile->sdev->mem;
+	struct snode_mem_file *mfile;
+	struct inode *inode;
+
+	if (!mem)
+		return -ENODEV;
+	mfile = kzalloc(sizeof(*mfile), GFP_KERNEL);
+	if (!mfile)
+		return -ENOMEM;
+	inode = snode_mem_inode_get();
+	if (IS_ERR(inode)) {
+		kfree(mfile);
+		return PTR_ERR(inode);
+	}
+	mfile->mem = mem;
+	mfile->inode = inode;
+	mfile->can_write = filp->f_mode & FMODE_WRITE;
+	mutex_init(&mfile->ops_lock);
+	INIT_LIST_HEAD(&mfile->allocs);
+	INIT_LIST_HEAD(&mfile->exports);
+	filp->f_mapping = inode->i_mapping;
+
+	mutex_lock(&mem->lock);
+	list_add_tail(&mfile->mem_node, &mem->files);
+	mutex_unlock(&mem->lock);
+	sfile->mem = mfile;
+	return 0;
+}
+
+/**
+ * snode_mem_release() - release everything an open file owned
+ * @sfile: the file's state
+ *
+ * Exports are withdrawn first (every import of them, on every node, is
+ * revoked), then the allocations are freed. No mapping of the file exists
+ * any more: each one held the file open.
+ *
+ * Context: ->release().
+ */
+void snode_mem_release(struct snode_file *sfile)
+{
+	struct snode_mem_file *mfile = sfile->mem;
+	struct snode_mem *mem = mfile->mem;
+	struct snode_alloc *alloc, *tmp;
+	LIST_HEAD(allocs);
+
+	snode_exports_release(mem, mfile, NULL);
+
+	mutex_lock(&mem->lock);
+	list_for_each_entry_safe(alloc, tmp, &mfile->allocs, file_node) {
+		alloc->mfile = NULL;
+		list_move_tail(&alloc->file_node, &allocs);
+	}
+	list_del(&mfile->mem_node);
+	mutex_unlock(&mem->lock);
+
+	list_for_each_entry_safe(alloc, tmp, &allocs, file_node)
+		snode_alloc_put(alloc);
+
+	snode_mem_inode_put(mfile->inode);
+	mutex_destroy(&mfile->ops_lock);
+	kfree(mfile);
+}
+
+/* ---- listing ----------------------------------------------------------- */
+
+static void snode_entry_owner(struct snode_mem_entry *e,
+			      const struct snode_owner *owner)
+{
+	e->pid = pid_vnr(owner->pid);
+	strscpy(e->comm, owner->comm, sizeof(e->comm));
+	if (owner->pid == task_tgid(current))
+		e->flags |= SNODE_MEM_ENTRY_OWN;
+}
+
+static void snode_entry_key(struct snode_mem_entry *e,
+			    const struct snode_owner *owner, u64 key)
+{
+	if (snode_owner_may_see(owner)) {
+		e->key = key;
+		e->flags |= SNODE_MEM_ENTRY_KEY;
+	}
+}
+
+static void snode_entry_import(struct snode_mem_entry *e,
+			       struct snode_import *imp)
+{
+	e->node = imp->node_id;
+	e->export_id = imp->export_id;
+	e->att_index = imp->att_index;
+	e->epoch = imp->epoch;
+	e->offset = imp->offset;
+	e->length = imp->length;
+	e->aperture_offset = imp->ap_offset;
+	if (imp->flags & SNODE_IMPORT_WRITE)
+		e->flags |= SNODE_MEM_ENTRY_WRITE;
+	if (imp->flags & SNODE_IMPORT_ZERO_PAGE_ON_REVOKE)
+		e->flags |= SNODE_MEM_ENTRY_ZERO_PAGE;
+	snode_entry_owner(e, &imp->owner);
+	snode_entry_key(e, &imp->owner, imp->key);
+}
+
+/*
+ * Fill up to @max entries of @type into @out (if not NULL); return how
+ * many exist.
+ */
+static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
+			    struct snode_mem_entry *out, u32 max)
+{
+	struct snode_mem_entry *e;
+	struct snode_import *imp;
+	struct snode_alloc *alloc;
+	u32 n = 0, i;
+
+	lockdep_assert_held(&mem->lock);
+
+#define SNODE_LIST_NEXT()						\
+	({								\
+		e = n < max ? &out[n] : NULL;				\
+		n++;							\
+		if (e) {						\
+			memset(e, 0, sizeof(*e));			\
+			e->type = type;					\
+			e->att_index = U32_MAX;				\
+		}							\
+		e;							\
+	})
+
+	switch (type) {
+	case SNODE_MEM_LIST_ALLOCS:
+		list_for_each_entry(alloc, &mem->allocs, mem_node) {
+			if (!SNODE_LIST_NEXT())
+				continue;
+			e->state = alloc->mfile ? SNODE_MEM_STATE_ACTIVE :
+						  SNODE_MEM_STATE_FREED;
+			e->node = node_id;
+			e->offset = alloc->offset;
+			e->length = alloc->length;
+			snode_entry_owner(e, &alloc->owner);
+		}
+		break;
+	case SNODE_MEM_LIST_EXPORTS:
+		for (i = 0; i < mem->export_entries; i++) {
+			struct snode_export *exp = mem->exports[i];
+
+			if (!exp || !SNODE_LIST_NEXT())
+				continue;
+			e->state = exp->state;
+			e->node = node_id;
+			e->export_id = exp->id;
+			e->offset = exp->pool_offset;
+			e->length = exp->length;
+			if (exp->flags & SNODE_EXPORT_WRITE)
+				e->flags |= SNODE_MEM_ENTRY_WRITE;
+			if (exp->nodemask)
+				e->flags |= SNODE_MEM_ENTRY_NODES;
+			snode_entry_owner(e, &exp->owner);
+			snode_entry_key(e, &exp->owner, exp->key);
+		}
+		break;
+	case SNODE_MEM_LIST_IMPORTS:
+		list_for_each_entry(imp, &mem->imports, mem_node) {
+			if (!SNODE_LIST_NEXT())
+				continue;
+			snode_entry_import(e, imp);
+			down_read(&imp->lock);
+			e->state = imp->state == SNODE_IMPORT_ACTIVE ?
+				   SNODE_MEM_STATE_ACTIVE :
+				   SNODE_MEM_STATE_REVOKED;
+			e->reason = imp->reason;
+			up_read(&imp->lock);
+		}
+		break;
+	case SNODE_MEM_LIST_ATT:
+		for (i = 0; i < mem->att_entries; i++) {
+			struct snode_att_slot *slot = &mem->att[i];
+
+			if (slot->state == SNODE_ATT_FREE || !SNODE_LIST_NEXT())
+				continue;
+			if (slot->imp)
+				snode_entry_import(e, slot->imp);
+			e->att_index = i;
+			e->aperture_offset = slot->ap_offset;
+			switch (slot->state) {
+			case SNODE_ATT_PENDING:
+				e->state = SNODE_MEM_STATE_PENDING;
+				break;
+			case SNODE_ATT_ACTIVE:
+				e->state = SNODE_MEM_STATE_ACTIVE;
+				break;
+			default:
+				e->state = SNODE_MEM_STATE_STALE;
+				break;
+			}
+		}
+		break;
+	}
+#undef SNODE_LIST_NEXT
+	return n;
+}
+
+int snode_ioctl_mem_list(struct snode_ucmd *ucmd)
+{
+	struct snode_mem_list *cmd = ucmd->cmd;
+	struct snode_mem *mem = ucmd->sdev->mem;
+	struct snode_mem_entry *buf = NULL;
+	void __user *uptr = u64_to_user_ptr(cmd->entries);
+	size_t esize = sizeof(*buf);
+	struct snode_id id;
+	u32 total, n, i;
+	int ret = 0;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (cmd->type < SNODE_MEM_LIST_ALLOCS || cmd->type > SNODE_MEM_LIST_ATT)
+		return -EINVAL;
+	if (cmd->entry_size < sizeof(*buf) || (cmd->count && !cmd->entries))
+		return -EINVAL;
+
+	snode_id_get(ucmd->sdev, &id);
+	mutex_lock(&mem->lock);
+	total = __snode_mem_list(mem, cmd->type, id.node_id, NULL, 0);
+	mutex_unlock(&mem->lock);
+
+	n = min(cmd->count, total);
+	if (n) {
+		buf = kvcalloc(n, esize, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	mutex_lock(&mem->lock);
+	total = __snode_mem_list(mem, cmd->type, id.node_id, buf, n);
+	mutex_unlock(&mem->lock);
+	n = min(n, total);
+
+	for (i = 0; i < n; i++) {
+		void __user *dst = uptr + (size_t)i * cmd->entry_size;
+
+		if (copy_to_user(dst, &buf[i], esize) ||
+		    clear_user(dst + esize, cmd->entry_size - esize)) {
+			ret = -EFAULT;
+			break;
+		}
+	}
+	kvfree(buf);
+	if (ret)
+		return ret;
+
+	cmd->count = total;
+	cmd->out_pool_size = mem->pool_size;
+	cmd->out_pool_free = mem->pool ? gen_pool_avail(mem->pool) : 0;
+	return snode_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/* ---- debugfs ----------------------------------------------------------- */
+
+static void snode_seq_owner(struct seq_file *s, const struct snode_owner *o)
+{
+	seq_printf(s, " pid %d comm %s\n", pid_nr(o->pid), o->comm);
+}
+
+static int snode_mem_pool_show(struct seq_file *s, void *unused)
+{
+	struct snode_mem *mem = s->private;
+	struct snode_alloc *alloc;
+
+	seq_printf(s, "size %llu free %zu coherent %d\n", mem->pool_size,
+		   mem->pool ? gen_pool_avail(mem->pool) : 0, mem->coherent);
+	mutex_lock(&mem->lock);
+	list_for_each_entry(alloc, &mem->allocs, mem_node) {
+		seq_printf(s, "alloc offset 0x%llx length 0x%llx refs %u %s",
+			   alloc->offset, alloc->length,
+			   kref_read(&alloc->kref),
+			   alloc->mfile ? "owned" : "freed");
+		snode_seq_owner(s, &alloc->owner);
+	}
+	mutex_unlock(&mem->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(snode_mem_pool);
+
+static int snode_mem_exports_show(struct seq_file *s, void *unused)
+{
+	struct snode_mem *mem = s->private;
+	u32 i;
+
+	mutex_lock(&mem->lock);
+	for (i = 0; i < mem->export_entries; i++) {
+		struct snode_export *exp = mem->exports[i];
+
+		if (!exp)
+			continue;
+		seq_printf(s, "export %u state %u %s pool 0x%llx length 0x%llx key 0x%016llx nodes %s",
+			   exp->id, exp->state,
+			   exp->flags & SNODE_EXPORT_WRITE ? "rw" : "r",
+			   exp->pool_offset, exp->length, exp->key,
+			   exp->nodemask ? "some" : "all");
+		snode_seq_owner(s, &exp->owner);
+	}
+	mutex_unlock(&mem->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(snode_mem_exports);
+
+static int snode_mem_imports_show(struct seq_file *s, void *unused)
+{
+	struct snode_mem *mem = s->private;
+	struct snode_import *imp;
+
+	mutex_lock(&mem->lock);
+	list_for_each_entry(imp, &mem->imports, mem_node) {
+		down_read(&imp->lock);
+		seq_printf(s, "import node %u export %u key 0x%016llx offset 0x%llx length 0x%llx %s att %u aperture 0x%llx epoch %u state %u reason %u",
+			   imp->node_id, imp->export_id, imp->key, imp->offset,
+			   imp->length,
+			   imp->flags & SNODE_IMPORT_WRITE ? "rw" : "r",
+			   imp->att_index, imp->ap_offset, imp->epoch,
+			   imp->state, imp->reason);
+		up_read(&imp->lock);
+		snode_seq_owner(s, &imp->owner);
+	}
+	mutex_unlock(&mem->lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(snode_mem_imports);
+
+static const char *const snode_att_state_names[] = {
+	[SNODE_ATT_FREE] = "free",
+	[SNODE_ATT_PENDING] = "pending",
+	[SNODE_ATT_ACTIVE] = "active",
+	[SNODE_ATT_CLEAR] = "clear",
+	[SNODE_ATT_CLEARING] = "clearing",
+	[SNODE_ATT_STALE] = "stale",
+};
+
+/* The driver's ATT next to the device's own (ATT_QUERY). */
+static int snode_mem_att_show(struct seq_file *s, void *unused)
+{
+	struct snode_mem *mem = s->private;
+	struct snode_dev *sdev = mem->sdev;
+	struct snode_att_info *info;
+	u32 i;
+
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return -ENOMEM;
+	for (i = 0; i < mem->att_entries; i++) {
+		struct snode_admin_req req = {
+			.opcode = SNODE_OP_ATT_QUERY,
+			.cdw = { i },
+			.data = info,
+			.len = sizeof(*info),
+			.dir = DMA_FROM_DEVICE,
+		};
+		enum snode_att_state state;
+		struct snode_owner owner = {};
+		u32 node = 0, export_id = 0;
+		bool dev_ok;
+
+		mutex_lock(&mem->lock);
+		state = mem->att[i].state;
+		if (mem->att[i].imp) {
+			node = mem->att[i].imp->node_id;
+			export_id = mem->att[i].imp->export_id;
+			owner = mem->att[i].imp->owner;
+			owner.pid = get_pid(owner.pid);
+		}
+		mutex_unlock(&mem->lock);
+
+		dev_ok = !snode_admin_exec(sdev, &req);
+		if (state == SNODE_ATT_FREE && (!dev_ok || !info->valid)) {
+			put_pid(owner.pid);
+			continue;
+		}
+		seq_printf(s, "att %u driver %s", i, snode_att_state_names[state]);
+		if (owner.pid)
+			seq_printf(s, " node %u export %u", node, export_id);
+		if (dev_ok)
+			seq_printf(s, " device %s node %u export %u aperture 0x%llx length 0x%llx epoch %u reason %u",
+				   info->valid ? "valid" : "invalid",
+				   le32_to_cpu(info->node),
+				   le32_to_cpu(info->export_id),
+				   le64_to_cpu(info->aperture_offset),
+				   le64_to_cpu(info->length),
+				   le32_to_cpu(info->epoch),
+				   le32_to_cpu(info->revoke_reason));
+		else
+			seq_puts(s, " device unknown");
+		if (owner.pid)
+			snode_seq_owner(s, &owner);
+		else
+			seq_putc(s, '\n');
+		put_pid(owner.pid);
+	}
+	kfree(info);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(snode_mem_att);
+
+/**
+ * snode_mem_debugfs_add() - debugfs files of global memory
+ * @sdev: snode device, its debugfs directory created
+ *
+ * mem/pool, mem/exports, mem/imports and mem/att under the device's
+ * directory; they go with it on unbind.
+ *
+ * Context: Process context (probe).
+ */
+void snode_mem_debugfs_add(struct snode_dev *sdev)
+{
+	struct snode_mem *mem = sdev->mem;
+	struct dentry *dir;
+
+	if (!mem || IS_ERR_OR_NULL(sdev->debugfs))
+		return;
+	dir = debugfs_create_dir("mem", sdev->debugfs);
+	debugfs_create_file("pool", 0400, dir, mem, &snode_mem_pool_fops);
+	debugfs_create_file("exports", 0400, dir, mem,
+			    &snode_mem_exports_fops);
+	debugfs_create_file("imports", 0400, dir, mem,
+			    &snode_mem_imports_fops);
+	debugfs_create_file("att", 0400, dir, mem, &snode_mem_att_fops);
+}
+
+/* ---- the device -------------------------------------------------------- */
+
+/**
+ * __snode_mem_reset_prepare() - the device is about to be reset
+ * @sdev: snode device, queues stopped
+ *
+ * A reset invalidates every ATT entry: revoke every import now, with
+ * reason SNODE_IMPORT_REASON_LOCAL_RESET. Exports are restored afterwards.
+ *
+ * Context: Process context; caller holds @sdev->rwsem for write.
+ */
+void __snode_mem_reset_prepare(struct snode_dev *sdev)
+{
+	struct snode_mem *mem = sdev->mem;
+
+	lockdep_assert_held_write(&sdev->rwsem);
+
+	if (!mem)
+		return;
+	snode_imports_revoke_all(mem, SNODE_IMPORT_REASON_LOCAL_RESET);
+	mutex_lock(&mem->lock);
+	__snode_att_reset(mem);
+	mutex_unlock(&mem->lock);
+}
+
+/**
+ * __snode_mem_reset_done() - the device is back after a reset
+ * @sdev: snode device, queues running, state not yet live
+ *
+ * Program the exports again under their ids and keys, so that handles
+ * stay valid; importers re-import after their EXPORTER_RESET revocation.
+ *
+ * Context: Process context; caller holds @sdev->rwsem for write.
+ */
+void __snode_mem_reset_done(struct snode_dev *sdev)
+{
+	lockdep_assert_held_write(&sdev->rwsem);
+
+	if (sdev->mem)
+		__snode_exports_reset_done(sdev->mem);
+}
+
+static void snode_mem_remove(void *data)
+{
+	struct snode_mem *mem = data;
+	struct snode_mem_file *mfile;
+
+	down_write(&mem->map_lock);
+	mutex_lock(&mem->lock);
+	mem->removed = true;
+	list_for_each_entry(mfile, &mem->files, mem_node)
+		unmap_mapping_range(mfile->inode->i_mapping, 0, 0, 1);
+	mutex_unlock(&mem->lock);
+	up_write(&mem->map_lock);
+
+	snode_imports_revoke_all(mem, SNODE_IMPORT_REASON_LOCAL_REMOVE);
+	cancel_work_sync(&mem->clear_work);
+	mutex_lock(&mem->lock);
+	__snode_att_reset(mem);
+	mutex_unlock(&mem->lock);
+	snode_exports_remove(mem);
+}
+
+static void snode_mem_free_memtype(void *data)
+{
+	struct snode_mem *mem = data;
+
+	arch_io_free_memtype_wc(mem->ap_phys, mem->ap_size);
+}
+
+static int snode_mem_map_bars(struct snode_mem *mem)
+{
+	struct device *dev = &mem->sdev->pdev->dev;
+	void *va;
+	int ret;
+
+	if (mem->pool_size) {
+		if (!devm_request_mem_region(dev, mem->pool_phys,
+					     mem->pool_size, "snode pool"))
+			return -EBUSY;
+		if (mem->coherent) {
+			mem->pool_va = devm_memremap(dev, mem->pool_phys,
+						     mem->pool_size,
+						     MEMREMAP_WB);
+			if (IS_ERR(mem->pool_va))
+				return PTR_ERR(mem->pool_va);
+		} else {
+			mem->pool_io = devm_ioremap_wc(dev, mem->pool_phys,
+						       mem->pool_size);
+			if (!mem->pool_io)
+				return -ENOMEM;
+		}
+	}
+
+	if (mem->ap_size) {
+		if (!devm_request_mem_region(dev, mem->ap_phys, mem->ap_size,
+					     "snode aperture"))
+			return -EBUSY;
+		/*
+		 * The fault path inserts pfns with the VMA's caching, but x86
+		 * PAT looks each pfn up in its memtype tree and falls back to
+		 * UC- for a range nobody reserved. Reserve the aperture as
+		 * what it is mapped as; the write-back reservation comes
+		 * with a kernel mapping that is otherwise unused.
+		 */
+		if (mem->coherent) {
+			va = devm_memremap(dev, mem->ap_phys, mem->ap_size,
+					   MEMREMAP_WB);
+			if (IS_ERR(va))
+				return PTR_ERR(va);
+		} else {
+			ret = arch_io_reserve_memtype_wc(mem->ap_phys,
+							 mem->ap_size);
+			if (ret)
+				return ret;
+			ret = devm_add_action_or_reset(dev,
+						       snode_mem_free_memtype,
+						       mem);
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* A BAR's usable size: what IDENTIFY says, if the BAR is that big. */
+static u64 snode_mem_bar_size(struct snode_dev *sdev, const struct resource *res,
+			      u64 id_size, u64 align, const char *what)
+{
+	u64 size = 0;
+
+	if ((res->flags & IORESOURCE_MEM) && !(res->flags & IORESOURCE_UNSET))
+		size = resource_size(res);
+	/* if the device misbehaves, use what both agree on */
+	if (id_size > size)
+		dev_warn(&sdev->pdev->dev, "%s: IDENTIFY says %llu bytes, BAR has %llu\n",
+			 what, id_size, size);
+	size = round_down(min(size, id_size), align);
+	return size;
+}
+
+static int snode_mem_pools_init(struct snode_mem *mem)
+{
+	int nid = dev_to_node(&mem->sdev->pdev->dev);
+
+	if (mem->pool_size) {
+		mem->pool = gen_pool_create(PAGE_SHIFT, nid);
+		if (!mem->pool ||
+		    gen_pool_add(mem->pool, mem->pool_phys, mem->pool_size, nid))
+			return -ENOMEM;
+	}
+	if (mem->ap_size) {
+		mem->aperture = gen_pool_create(ilog2(SNODE_APERTURE_ALIGN), nid);
+		if (!mem->aperture ||
+		    gen_pool_add(mem->aperture, mem->ap_phys, mem->ap_size, nid))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/**
+ * snode_mem_init() - set up the global memory of a device
+ * @sdev: snode device, identified
+ *
+ * Claims BAR4 (the pool) and BAR2 (the aperture). A device without
+ * CAP.EXPORT or CAP.ATT gets no pool or no aperture, and the ioctls that
+ * need them fail with EOPNOTSUPP. On unbind every import is revoked and
+ * every mapping zapped; the state itself lives until the device structure
+ * is freed (snode_mem_free()).
+ *
+ * Context: Process context (probe).
+ * Return: 0 or a negative errno.
+ */
+int snode_mem_init(struct snode_dev *sdev)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snode_mem *mem;
+	struct snode_id id;
+	int ret;
+
+	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
+	if (!mem)
+		return -ENOMEM;
+	sdev->mem = mem;
+	mem->sdev = sdev;
+	init_rwsem(&mem->map_lock);
+	mutex_init(&mem->lock);
+	INIT_LIST_HEAD(&mem->files);
+	INIT_LIST_HEAD(&mem->allocs);
+	INIT_LIST_HEAD(&mem->imports);
+	INIT_WORK(&mem->clear_work, snode_att_clear_work);
+
+	snode_id_get(sdev, &id);
+	mem->coherent = id.caps & SNODE_CAP_COHERENT;
+	mem->max_nodes = id.max_nodes;
+	if ((id.caps & SNODE_CAP_EXPORT) && id.export_entries) {
+		mem->pool_phys = sdev->pool.start;
+		mem->pool_size = snode_mem_bar_size(sdev, &sdev->pool,
+						    id.pool_size, PAGE_SIZE,
+						    "pool");
+		mem->export_entries = id.export_entries;
+	}
+	if ((id.caps & SNODE_CAP_ATT) && id.att_entries) {
+		mem->ap_phys = sdev->aperture.start;
+		mem->ap_size = snode_mem_bar_size(sdev, &sdev->aperture,
+						  id.aperture_size,
+						  SNODE_APERTURE_ALIGN,
+						  "aperture");
+		mem->att_entries = id.att_entries;
+	}
+	if (!mem->pool_size)
+		mem->export_entries = 0;
+	if (!mem->ap_size)
+		mem->att_entries = 0;
+
+	mem->att = kcalloc(mem->att_entries, sizeof(*mem->att), GFP_KERNEL);
+	mem->exports = kcalloc(mem->export_entries, sizeof(*mem->exports),
+			       GFP_KERNEL);
+	if ((mem->att_entries && !mem->att) ||
+	    (mem->export_entries && !mem->exports))
+		return -ENOMEM;
+
+	ret = snode_mem_pools_init(mem);
+	if (ret)
+		return ret;
+	ret = snode_mem_map_bars(mem);
+	if (ret)
+		return ret;
+	return devm_add_action_or_reset(dev, snode_mem_remove, mem);
+}
+
+static void snode_mem_pool_destroy(struct snode_dev *sdev, struct gen_pool *pool,
+				   const char *what)
+{
+	if (!pool)
+		return;
+	/* gen_pool_destroy() BUG()s on a leak; leak the pool instead */
+	if (WARN(gen_pool_avail(pool) != gen_pool_size(pool),
+		 "%s: %s: %zu bytes still allocated\n", dev_name(&sdev->dev),
+		 what, gen_pool_size(pool) - gen_pool_avail(pool)))
+		return;
+	gen_pool_destroy(pool);
+}
+
+/**
+ * snode_mem_free() - free the global memory state of a device
+ * @sdev: snode device, being freed: no file and no import is left
+ *
+ * Context: Process context.
+ */
+void snode_mem_free(struct snode_dev *sdev)
+{
+	struct snode_mem *mem = sdev->mem;
+
+	if (!mem)
+		return;
+	snode_mem_pool_destroy(sdev, mem->pool, "pool");
+	snode_mem_pool_destroy(sdev, mem->aperture, "aperture");
+	kfree(mem->att);
+	kfree(mem->exports);
+	mutex_destroy(&mem->lock);
+	kfree(mem);
+	sdev->mem = NULL;
+}
