@@ -36,11 +36,18 @@ static int __init snode_init(void)
 
 	snode_debugfs_init();
 
-	ret = snode_pci_init();
+	/* before any NIC probes: their events are notified to the family */
+	ret = snode_nl_init();
 	if (ret)
 		goto err_debugfs;
+
+	ret = snode_pci_init();
+	if (ret)
+		goto err_nl;
 	return 0;
 
+err_nl:
+	snode_nl_exit();
 err_debugfs:
 	snode_debugfs_exit();
 	unregister_chrdev_region(snode_devt, SNODE_MAX_DEVS);
@@ -52,6 +59,7 @@ err_class:
 static void __exit snode_exit(void)
 {
 	snode_pci_exit();
+	snode_nl_exit();
 	snode_debugfs_exit();
 	unregister_chrdev_region(snode_devt, SNODE_MAX_DEVS);
 	class_unregister(&snode_class);

@@ -326,6 +326,11 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return dev_err_probe(dev, ret, "cannot allocate MSI-X vectors\n");
 	sdev->nr_vecs = ret;
 
+	/* before the queues, so that it outlives the event interrupt */
+	ret = snode_link_init(sdev);
+	if (ret)
+		return ret;
+
 	ret = snode_queues_init(sdev);
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the queues\n");
@@ -347,6 +352,10 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	up_read(&sdev->rwsem);
 	if (ret)
 		return dev_err_probe(dev, ret, "device does not answer IDENTIFY\n");
+
+	ret = snode_link_register(sdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register the links\n");
 
 	ret = snode_mem_init(sdev);
 	if (ret)

@@ -30,7 +30,8 @@
  * Completions and events are processed in threaded interrupt handlers, so
  * that event handlers may sleep. Events are dispatched by type through
  * snode_event_handlers[]; a feature that consumes an event adds its handler
- * there.
+ * there. Every event is then offered to snode_link_event(), which keeps
+ * the link and node state and notifies the netlink family's listeners.
  */
 
 typedef void (*snode_event_fn)(struct snode_dev *sdev,
@@ -494,6 +495,8 @@ static irqreturn_t snode_eq_irq(int irq, void *data)
 			if (snode_event_handlers[type])
 				snode_event_handlers[type](sdev, &ev);
 		}
+		/* then the netlink family tells the operators */
+		snode_link_event(sdev, &ev);
 
 		if (++budget % 64 == 0)
 			cond_resched();

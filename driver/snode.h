@@ -18,6 +18,8 @@
 
 #include "hw.h"
 
+struct snode_link;
+
 #define SNODE_MAX_DEVS		256
 
 /*
@@ -206,6 +208,8 @@ struct snode_sensors {
  * @eq: event queue
  * @sensors: sensor thresholds
  * @hwmon: hwmon device, NULL without CAP.SENSORS
+ * @link: link health: ports, fabric nodes, their events (link.c); set up
+ *        before the queues start, so that every event finds it
  * @debugfs: debugfs directory of this device
  * @echo_value: cdw0 of the next debugfs ECHO command
  * @mem: global memory: pool, exports, imports (mem.c); NULL until probe
@@ -236,6 +240,7 @@ struct snode_dev {
 
 	struct snode_sensors sensors;
 	struct device *hwmon;
+	struct snode_link *link;
 
 	struct dentry *debugfs;
 	u32 echo_value;
@@ -382,6 +387,15 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_import(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_list(struct snode_ucmd *ucmd);
+
+/* link.c */
+int snode_link_init(struct snode_dev *sdev);
+int snode_link_register(struct snode_dev *sdev);
+void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev);
+
+/* netlink.c */
+int snode_nl_init(void);
+void snode_nl_exit(void);
 
 /* debugfs.c */
 void snode_debugfs_init(void);

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snode: link and fabric node state, shared by link.c and netlink.c.
+ */
+#ifndef _SNODE_LINK_H_
+#define _SNODE_LINK_H_
+
+#include <linux/mutex.h>
+#include <linux/types.h>
+#include <linux/workqueue.h>
+
+struct snode_dev;
+
+/* The contract allows 1 to 8 ports; LIMITS0 has room for 255. */
+#define SNODE_LINK_MAX_PORTS	8
+
+/* The family reports bit-error rates in units of 1e-18: this is 1.0. */
+#define SNODE_BER_ONE		1000000000000000000ULL
+
+/* Route port of a node that has none, in the cache and in notifications. */
+#define SNODE_LINK_NO_ROUTE	0xff
+
+/*
+ * At most one notification per object (a link, a node, the access
+ * violations of a NIC) and kind per interval; the rest are folded into the
+ * next one, which carries the latest state and how many it replaces.
+ */
+#define SNODE_RL_INTERVAL_NS	NSEC_PER_SEC
+
+/**
+ * struct snode_port - what PORT_QUERY reports about a port, decoded
+ * @admin_state: SNODE_LINK_ADMIN_STATE_*; events do not carry it
+ * @oper_state: SNODE_LINK_OPER_STATE_*
+ * @lanes: active lanes
+ * @max_lanes: lanes of the link
+ * @speed: per lane, Gb/s
+ * @peer_node: node at the other end, SNODE_NODE_ID_NONE for a switch
+ * @peer_port: port of @peer_node, or a switch id with SNODE_PORT_PEER_SWITCH
+ * @crc_errors: CRC errors
+ * @replays: link-level retransmissions
+ * @recoveries: link retrains
+ * @down_events: transitions to down
+ * @tx_bytes: bytes sent
+ * @rx_bytes: bytes received
+ * @tx_msgs: messages sent
+ * @rx_msgs: messages received
+ * @ber: bit-error rate, units of 1e-18
+ */
+struct snode_port {
+	u8 admin_state;
+	u8 oper_state;
+	u8 lanes;
+	u8 max_lanes;
+	u16 speed;
+	u32 peer_node;
+	u32 peer_port;
+	u64 crc_errors;
+	u64 replays;
+	u64 recoveries;
+	u64 down_events;
+	u64 tx_bytes;
+	u64 rx_bytes;
+	u64 tx_msgs;
+	u64 rx_msgs;
+	u64 ber;
+};
+
+/**
+ * struct snode_ev_meta - what every notification carries besides its object
+ * @ts: CLOCK_REALTIME when the driver learnt of the event, ns
+ * @hw_ts: the NIC's timestamp of the event (ns since it attached), 0 for
+ *         events the driver raises itself
+ * @suppressed: events folded into this one by the rate limit
+ */
+struct snode_ev_meta {
+	u64 ts;
+	u64 hw_ts;
+	u32 suppressed;
+};
+
+/**
+ * struct snode_rl - rate limit of one kind of notification about one object
+ * @last: ktime_get_ns() when the last one was sent; 0: never
+ * @held: events held back since; the flush work sends the latest state
+ * @meta: timestamps of the newest held-back event
+ */
+struct snode_rl {
+	u64 last;
+	u32 held;
+	struct snode_ev_meta meta;
+};
+
+enum snode_link_ntf {
+	SNODE_LINK_NTF_STATE,
+	SNODE_LINK_NTF_BER,
+	SNODE_LINK_NTF_NR,
+};
+
+/**
+ * struct snode_link_port - cached state of one port
+ * @port: as the NIC last reported it, in an event or to PORT_QUERY
+ * @stamp: &snode_link.events when an event last changed @port
+ * @ber_threshold: the link's own alarm threshold, 0: the NIC's
+ * @ber_alarm: the BER is at or above the threshold in force
+ * @rl: rate limits of the link-state and link-ber notifications
+ */
+struct snode_link_port {
+	struct snode_port port;
+	u32 stamp;
+	u64 ber_threshold;
+	bool ber_alarm;
+	struct snode_rl rl[SNODE_LINK_NTF_NR];
+};
+
+/**
+ * struct snode_link_node - cached state of one fabric node
+ * @state: SNODE_NODE_STATE_*
+ * @route: route port, SNODE_LINK_NO_ROUTE if none
+ * @sent_state: @state as the last notification reported it
+ * @sent_route: @route as the last notification reported it
+ * @stamp: &snode_link.events when an event last changed this node
+ * @rl: rate limit of its node-state notifications
+ */
+struct snode_link_node {
+	u8 state;
+	u8 route;
+	u8 sent_state;
+	u8 sent_route;
+	u32 stamp;
+	struct snode_rl rl;
+};
+
+/**
+ * struct snode_link - link health of one NIC
+ * @sdev: the NIC
+ * @nports: ports, at most SNODE_LINK_MAX_PORTS
+ * @max_nodes: entries of @nodes
+ * @flush_work: sends the notifications the rate limit held back
+ * @resync_work: re-reads every port and node after events were lost
+ * @lock: protects the members below; held while their notifications are
+ *        sent, so that they leave in the order of the events
+ * @live: notifications and work may be scheduled; cleared on removal
+ * @events: link and node events handled; orders what PORT_QUERY and
+ *          NODE_LIST return against the events that arrive meanwhile
+ * @ber_threshold: alarm threshold of links without their own, 0: none
+ * @flush_due: jiffies when @flush_work runs, while it is pending
+ * @ports: per port state
+ * @nodes: per node state, indexed by node id
+ * @av_rl: rate limit of access-violation notifications
+ * @av_offset: aperture offset of the newest held-back violation
+ * @av_write: whether it was a write
+ * @av_suppressed: violations the NIC itself folded into the held-back ones
+ */
+struct snode_link {
+	struct snode_dev *sdev;
+	unsigned int nports;
+	unsigned int max_nodes;
+	struct delayed_work flush_work;
+	struct work_struct resync_work;
+
+	/* protects the members below; held while sending their notifications */
+	struct mutex lock;
+	bool live;
+	u32 events;
+	u64 ber_threshold;
+	unsigned long flush_due;
+	struct snode_link_port ports[SNODE_LINK_MAX_PORTS];
+	struct snode_link_node *nodes;
+	struct snode_rl av_rl;
+	u64 av_offset;
+	bool av_write;
+	u32 av_suppressed;
+};
+
+/* link.c */
+u64 snode_ber_decode(u64 bits);
+int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
+			struct snode_port *p, u64 *threshold, bool *alarm);
+int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action);
+int snode_link_set_threshold(struct snode_dev *sdev, int port, u64 threshold);
+int snode_link_nodes_refresh(struct snode_dev *sdev);
+
+/* netlink.c */
+int snode_nl_dev_add(struct snode_dev *sdev);
+void snode_nl_dev_del(struct snode_dev *sdev);
+void snode_nl_nodes_changed(void);
+void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
+		       unsigned int port, const struct snode_link_port *lp,
+		       u64 threshold, const struct snode_ev_meta *meta);
+void snode_nl_node_ntf(struct snode_dev *sdev, u32 id,
+		       const struct snode_link_node *ln,
+		       const struct snode_ev_meta *meta);
+void snode_nl_revoked_ntf(struct snode_dev *sdev, u32 att_index, u32 reason,
+			  u32 epoch, u32 node, u32 export_id,
+			  const struct snode_ev_meta *meta);
+void snode_nl_access_ntf(struct snode_dev *sdev, u64 offset, bool write,
+			 const struct snode_ev_meta *meta);
+void snode_nl_thermal_ntf(struct snode_dev *sdev, s32 temp, u32 power,
+			  u32 alarm, const struct snode_ev_meta *meta);
+
+#endif /* _SNODE_LINK_H_ */

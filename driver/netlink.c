@@ -1,0 +1,1050 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: the "snode" generic-netlink family.
+ */
+
+#include <linux/xarray.h>
+#include <net/genetlink.h>
+
+#include <linux/snode.h>
+
+#include "link.h"
+#include "snode.h"
+
+/**
+ * DOC: Generic netlink family
+ *
+ * netlink.c implements the "snode" generic-netlink family that
+ * Documentation/netlink/specs/snode.yaml specifies: gets and dumps of
+ * NICs, links, fabric nodes and windows for every user, link operations
+ * for CAP_NET_ADMIN (GENL_ADMIN_PERM), and the "events" multicast group,
+ * whose notifications link.c raises. The code is written by hand against
+ * the spec so that it builds on kernels without split ops (6.1); the
+ * policies are those ynl-gen-c would generate.
+ *
+ * NICs enter the family (snode_nl_devs) once probed and identified, and
+ * leave on unbind. snode_nl_lock protects that table and is held for the
+ * whole of a request, so a NIC's state cannot go away under it; requests
+ * therefore run one at a time (the family has parallel_ops, so that
+ * slow admin commands never hold the global genetlink mutex).
+ *
+ * Dumps resume from &struct snode_nl_dump_ctx in cb->ctx. A dump whose
+ * table changed while it ran is flagged NLM_F_DUMP_INTR: snode_nl_dev_gen
+ * counts NIC arrivals and departures, snode_nl_node_gen those and every
+ * change of a node's state or route.
+ */
+
+static struct genl_family snode_nl_family;
+
+enum {
+	SNODE_NL_MCGRP_EVENTS,
+};
+
+/* protects snode_nl_devs and snode_nl_dev_gen; held for a whole request */
+static DEFINE_MUTEX(snode_nl_lock);
+static DEFINE_XARRAY(snode_nl_devs);
+static unsigned int snode_nl_dev_gen = 1;
+static atomic_t snode_nl_node_gen = ATOMIC_INIT(1);
+
+/**
+ * struct snode_nl_dump_ctx - where a dump resumes
+ * @index: the NIC (its index) to continue with
+ * @pos: the port, node or table entry of that NIC to continue with
+ * @table: window dumps: 0 while listing ATT entries, 1 for exports
+ * @refreshed: node dumps: the NIC's node table was read for this dump
+ */
+struct snode_nl_dump_ctx {
+	unsigned long index;
+	unsigned int pos;
+	unsigned int table;
+	bool refreshed;
+};
+
+static struct snode_nl_dump_ctx *snode_nl_dump_ctx(struct netlink_callback *cb)
+{
+	BUILD_BUG_ON(sizeof(struct snode_nl_dump_ctx) > sizeof(cb->ctx));
+	return (struct snode_nl_dump_ctx *)cb->ctx;
+}
+
+/*
+ * The request attribute @type of a dump, or NULL. The core validated the
+ * request against the op's policy; it keeps the parsed attributes in a
+ * place that differs between kernels, so look them up in the message.
+ */
+static const struct nlattr *snode_nl_dump_attr(struct netlink_callback *cb,
+					       int type)
+{
+	return nlmsg_find_attr(cb->nlh, GENL_HDRLEN, type);
+}
+
+/* The NIC named by a dump's filter attribute: NULL for all, or an error. */
+static struct snode_dev *snode_nl_dump_filter(struct netlink_callback *cb,
+					      int type)
+{
+	const struct nlattr *attr = snode_nl_dump_attr(cb, type);
+	struct snode_dev *sdev;
+
+	lockdep_assert_held(&snode_nl_lock);
+	if (!attr)
+		return NULL;
+	sdev = xa_load(&snode_nl_devs, nla_get_u32(attr));
+	if (!sdev) {
+		NL_SET_ERR_MSG_ATTR(cb->extack, attr, "no such snode device");
+		return ERR_PTR(-ENODEV);
+	}
+	return sdev;
+}
+
+/* The NIC named by attribute @type of a request, or an error. */
+static struct snode_dev *snode_nl_dev_get(struct genl_info *info, int type)
+{
+	struct snode_dev *sdev;
+
+	lockdep_assert_held(&snode_nl_lock);
+	if (GENL_REQ_ATTR_CHECK(info, type))
+		return ERR_PTR(-EINVAL);
+	sdev = xa_load(&snode_nl_devs, nla_get_u32(info->attrs[type]));
+	if (!sdev) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[type],
+				    "no such snode device");
+		return ERR_PTR(-ENODEV);
+	}
+	return sdev;
+}
+
+/* The port named by SNODE_A_LINK_PORT, or a negative errno. */
+static int snode_nl_port_get(struct genl_info *info, struct snode_dev *sdev)
+{
+	u32 port;
+
+	if (GENL_REQ_ATTR_CHECK(info, SNODE_A_LINK_PORT))
+		return -EINVAL;
+	port = nla_get_u32(info->attrs[SNODE_A_LINK_PORT]);
+	if (port >= sdev->link->nports) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SNODE_A_LINK_PORT],
+				    "no such port on this snode device");
+		return -ENOENT;
+	}
+	return port;
+}
+
+static int snode_nl_reply(struct sk_buff *skb, struct genl_info *info)
+{
+	return genlmsg_reply(skb, info);
+}
+
+/* ------------------------------------------------------------------ */
+/* devices                                                             */
+
+static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_dev *sdev,
+			     u32 portid, u32 seq, int flags,
+			     struct netlink_callback *cb)
+{
+	bool throttled = false;
+	enum snode_state state;
+	struct snode_id id;
+	u64 threshold;
+	void *hdr;
+
+	BUILD_BUG_ON((int)SNODE_STATE_LIVE != SNODE_DEV_STATE_LIVE);
+	BUILD_BUG_ON((int)SNODE_STATE_RESETTING != SNODE_DEV_STATE_RESETTING);
+	BUILD_BUG_ON((int)SNODE_STATE_DEAD != SNODE_DEV_STATE_DEAD);
+	BUILD_BUG_ON((int)SNODE_STATE_REMOVED != SNODE_DEV_STATE_REMOVED);
+
+	snode_id_get(sdev, &id);
+	down_read(&sdev->rwsem);
+	state = sdev->state;
+	up_read(&sdev->rwsem);
+	if (!snode_lock_live(sdev)) {
+		throttled = snode_readl(sdev, SNODE_STATUS_OFFSET) &
+			    SNODE_STATUS_THROTTLED;
+		snode_unlock_live(sdev);
+	}
+	mutex_lock(&sdev->link->lock);
+	threshold = sdev->link->ber_threshold;
+	mutex_unlock(&sdev->link->lock);
+
+	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
+			  SNODE_CMD_DEV_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_u32(skb, SNODE_A_DEV_INDEX, sdev->index) ||
+	    nla_put_string(skb, SNODE_A_DEV_NAME, dev_name(&sdev->dev)) ||
+	    nla_put_u32(skb, SNODE_A_DEV_STATE, state) ||
+	    (id.node_id != SNODE_NODE_ID_NONE &&
+	     nla_put_u32(skb, SNODE_A_DEV_NODE_ID, id.node_id)) ||
+	    nla_put_u32(skb, SNODE_A_DEV_FABRIC_ID, id.fabric_id) ||
+	    nla_put_u32(skb, SNODE_A_DEV_HW_VERSION, id.hw_version) ||
+	    nla_put_u32(skb, SNODE_A_DEV_FW_VERSION, id.fw_version) ||
+	    nla_put_string(skb, SNODE_A_DEV_FW_NAME, id.fw_name) ||
+	    nla_put_string(skb, SNODE_A_DEV_SERIAL, id.serial) ||
+	    nla_put_u32(skb, SNODE_A_DEV_CAPS, id.caps) ||
+	    nla_put_u32(skb, SNODE_A_DEV_NPORTS, id.nports) ||
+	    nla_put_u32(skb, SNODE_A_DEV_MAX_NODES, id.max_nodes) ||
+	    nla_put_u32(skb, SNODE_A_DEV_ATT_ENTRIES, id.att_entries) ||
+	    nla_put_u32(skb, SNODE_A_DEV_EXPORT_ENTRIES, id.export_entries) ||
+	    nla_put_u64_64bit(skb, SNODE_A_DEV_POOL_SIZE, id.pool_size,
+			      SNODE_A_DEV_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_DEV_APERTURE_SIZE, id.aperture_size,
+			      SNODE_A_DEV_PAD) ||
+	    (throttled && nla_put_flag(skb, SNODE_A_DEV_THROTTLED)) ||
+	    nla_put_u64_64bit(skb, SNODE_A_DEV_BER_THRESHOLD, threshold,
+			      SNODE_A_DEV_PAD))
+		goto nla_put_failure;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct snode_dev *sdev;
+	struct sk_buff *msg;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&snode_nl_lock);
+	sdev = snode_nl_dev_get(info, SNODE_A_DEV_INDEX);
+	if (IS_ERR(sdev))
+		ret = PTR_ERR(sdev);
+	else
+		ret = snode_nl_dev_fill(msg, sdev, info->snd_portid,
+					info->snd_seq, 0, NULL);
+	mutex_unlock(&snode_nl_lock);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return snode_nl_reply(msg, info);
+}
+
+static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_dev *sdev;
+	int ret = 0;
+
+	mutex_lock(&snode_nl_lock);
+	cb->seq = snode_nl_dev_gen;
+	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
+		ret = snode_nl_dev_fill(skb, sdev,
+					NETLINK_CB(cb->skb).portid,
+					cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&snode_nl_lock);
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret;
+}
+
+static int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *threshold = info->attrs[SNODE_A_DEV_BER_THRESHOLD];
+	struct snode_dev *sdev;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, SNODE_A_DEV_BER_THRESHOLD))
+		return -EINVAL;
+
+	mutex_lock(&snode_nl_lock);
+	sdev = snode_nl_dev_get(info, SNODE_A_DEV_INDEX);
+	if (IS_ERR(sdev))
+		ret = PTR_ERR(sdev);
+	else
+		ret = snode_link_set_threshold(sdev, -1, nla_get_u64(threshold));
+	mutex_unlock(&snode_nl_lock);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* links                                                               */
+
+static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
+			      unsigned int port, const struct snode_port *p,
+			      u64 threshold, bool alarm, u32 portid, u32 seq,
+			      int flags, struct netlink_callback *cb)
+{
+	bool to_switch = p->peer_port & SNODE_PORT_PEER_SWITCH;
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
+			  SNODE_CMD_LINK_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_u32(skb, SNODE_A_LINK_DEV_INDEX, sdev->index) ||
+	    nla_put_string(skb, SNODE_A_LINK_DEV_NAME, dev_name(&sdev->dev)) ||
+	    nla_put_u32(skb, SNODE_A_LINK_PORT, port) ||
+	    nla_put_u32(skb, SNODE_A_LINK_ADMIN_STATE, p->admin_state) ||
+	    nla_put_u32(skb, SNODE_A_LINK_OPER_STATE, p->oper_state) ||
+	    nla_put_u32(skb, SNODE_A_LINK_LANES, p->lanes) ||
+	    nla_put_u32(skb, SNODE_A_LINK_MAX_LANES, p->max_lanes) ||
+	    nla_put_u32(skb, SNODE_A_LINK_SPEED, p->speed))
+		goto nla_put_failure;
+	if (p->peer_node != SNODE_NODE_ID_NONE) {
+		if (nla_put_u32(skb, SNODE_A_LINK_PEER_NODE, p->peer_node) ||
+		    nla_put_u32(skb, SNODE_A_LINK_PEER_PORT, p->peer_port))
+			goto nla_put_failure;
+	} else if (to_switch) {
+		if (nla_put_u32(skb, SNODE_A_LINK_PEER_SWITCH,
+				p->peer_port & ~SNODE_PORT_PEER_SWITCH))
+			goto nla_put_failure;
+	}
+	if (nla_put_u64_64bit(skb, SNODE_A_LINK_CRC_ERRORS, p->crc_errors,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_REPLAYS, p->replays,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_RECOVERIES, p->recoveries,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_DOWN_EVENTS, p->down_events,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_TX_BYTES, p->tx_bytes,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_RX_BYTES, p->rx_bytes,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_TX_MSGS, p->tx_msgs,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_RX_MSGS, p->rx_msgs,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER, p->ber,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, alarm))
+		goto nla_put_failure;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct snode_dev *sdev;
+	struct snode_port p;
+	struct sk_buff *msg;
+	u64 threshold;
+	bool alarm;
+	int ret, port;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&snode_nl_lock);
+	sdev = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
+		goto out;
+	}
+	port = snode_nl_port_get(info, sdev);
+	if (port < 0) {
+		ret = port;
+		goto out;
+	}
+	/* a get asks the NIC; if it cannot answer, say so */
+	ret = snode_link_port_get(sdev, port, &p, &threshold, &alarm);
+	if (ret)
+		goto out;
+	ret = snode_nl_link_fill(msg, sdev, port, &p, threshold, alarm,
+				 info->snd_portid, info->snd_seq, 0, NULL);
+out:
+	mutex_unlock(&snode_nl_lock);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return snode_nl_reply(msg, info);
+}
+
+static int snode_nl_link_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_dev *sdev, *only;
+	struct snode_port p;
+	u64 threshold;
+	bool alarm;
+	int ret = 0;
+
+	mutex_lock(&snode_nl_lock);
+	only = snode_nl_dump_filter(cb, SNODE_A_LINK_DEV_INDEX);
+	if (IS_ERR(only)) {
+		ret = PTR_ERR(only);
+		goto out;
+	}
+	cb->seq = snode_nl_dev_gen;
+	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
+		if (only && sdev != only)
+			continue;
+		for (; ctx->pos < sdev->link->nports; ctx->pos++) {
+			/*
+			 * A NIC that cannot answer (being reset) still lists
+			 * its links, as it last reported them.
+			 */
+			snode_link_port_get(sdev, ctx->pos, &p, &threshold,
+					    &alarm);
+			ret = snode_nl_link_fill(skb, sdev, ctx->pos, &p,
+						 threshold, alarm,
+						 NETLINK_CB(cb->skb).portid,
+						 cb->nlh->nlmsg_seq,
+						 NLM_F_MULTI, cb);
+			if (ret)
+				goto out;
+		}
+		ctx->pos = 0;
+	}
+out:
+	mutex_unlock(&snode_nl_lock);
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret;
+}
+
+static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct snode_dev *sdev;
+	int ret, port;
+
+	if (!tb[SNODE_A_LINK_ADMIN_STATE] && !tb[SNODE_A_LINK_BER_THRESHOLD]) {
+		GENL_SET_ERR_MSG(info, "nothing to set: give admin-state or ber-threshold");
+		return -EINVAL;
+	}
+
+	mutex_lock(&snode_nl_lock);
+	sdev = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
+		goto out;
+	}
+	port = snode_nl_port_get(info, sdev);
+	if (port < 0) {
+		ret = port;
+		goto out;
+	}
+	ret = 0;
+	if (tb[SNODE_A_LINK_BER_THRESHOLD]) {
+		u64 threshold = nla_get_u64(tb[SNODE_A_LINK_BER_THRESHOLD]);
+
+		ret = snode_link_set_threshold(sdev, port, threshold);
+	}
+	if (!ret && tb[SNODE_A_LINK_ADMIN_STATE]) {
+		bool up = nla_get_u32(tb[SNODE_A_LINK_ADMIN_STATE]) ==
+			  SNODE_LINK_ADMIN_STATE_UP;
+
+		ret = snode_link_port_set(sdev, port, up ? SNODE_PORT_SET_UP :
+							   SNODE_PORT_SET_DOWN);
+	}
+out:
+	mutex_unlock(&snode_nl_lock);
+	return ret;
+}
+
+static int snode_nl_link_action(struct genl_info *info, u32 action)
+{
+	struct snode_dev *sdev;
+	int ret, port;
+
+	mutex_lock(&snode_nl_lock);
+	sdev = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
+		goto out;
+	}
+	port = snode_nl_port_get(info, sdev);
+	if (port < 0) {
+		ret = port;
+		goto out;
+	}
+	ret = snode_link_port_set(sdev, port, action);
+out:
+	mutex_unlock(&snode_nl_lock);
+	return ret;
+}
+
+static int snode_nl_link_reset_doit(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	return snode_nl_link_action(info, SNODE_PORT_SET_RESET);
+}
+
+static int snode_nl_link_clear_doit(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	return snode_nl_link_action(info, SNODE_PORT_SET_CLEAR);
+}
+
+/* ------------------------------------------------------------------ */
+/* nodes                                                               */
+
+static int snode_nl_node_fill(struct sk_buff *skb, struct snode_dev *sdev,
+			      u32 id, const struct snode_link_node *ln,
+			      u32 portid, u32 seq, int flags,
+			      struct netlink_callback *cb)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
+			  SNODE_CMD_NODE_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_u32(skb, SNODE_A_NODE_DEV_INDEX, sdev->index) ||
+	    nla_put_u32(skb, SNODE_A_NODE_ID, id) ||
+	    nla_put_u32(skb, SNODE_A_NODE_STATE, ln->state) ||
+	    (ln->route != SNODE_LINK_NO_ROUTE &&
+	     nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)))
+		goto nla_put_failure;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct snode_link_node ln;
+	struct snode_link *link;
+	struct snode_dev *sdev;
+	struct sk_buff *msg;
+	u32 id;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+
+	mutex_lock(&snode_nl_lock);
+	sdev = snode_nl_dev_get(info, SNODE_A_NODE_DEV_INDEX);
+	if (IS_ERR(sdev)) {
+		ret = PTR_ERR(sdev);
+		goto out;
+	}
+	link = sdev->link;
+	ret = -EINVAL;
+	if (GENL_REQ_ATTR_CHECK(info, SNODE_A_NODE_ID))
+		goto out;
+	id = nla_get_u32(info->attrs[SNODE_A_NODE_ID]);
+	if (id >= link->max_nodes) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[SNODE_A_NODE_ID],
+				    "node id out of range of the fabric");
+		ret = -ENOENT;
+		goto out;
+	}
+	ret = snode_link_nodes_refresh(sdev);
+	if (ret)
+		goto out;
+	mutex_lock(&link->lock);
+	ln = link->nodes[id];
+	mutex_unlock(&link->lock);
+	ret = snode_nl_node_fill(msg, sdev, id, &ln, info->snd_portid,
+				 info->snd_seq, 0, NULL);
+out:
+	mutex_unlock(&snode_nl_lock);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return snode_nl_reply(msg, info);
+}
+
+static int snode_nl_node_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_dev *sdev, *only;
+	struct snode_link *link;
+	int ret = 0;
+
+	mutex_lock(&snode_nl_lock);
+	only = snode_nl_dump_filter(cb, SNODE_A_NODE_DEV_INDEX);
+	if (IS_ERR(only)) {
+		ret = PTR_ERR(only);
+		goto out;
+	}
+	cb->seq = atomic_read(&snode_nl_node_gen);
+	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
+		if (only && sdev != only)
+			continue;
+		link = sdev->link;
+		if (!ctx->refreshed) {
+			/* the NIC is the source; a NIC being reset: the cache */
+			snode_link_nodes_refresh(sdev);
+			ctx->refreshed = true;
+			cb->seq = atomic_read(&snode_nl_node_gen);
+		}
+		mutex_lock(&link->lock);
+		for (; ctx->pos < link->max_nodes; ctx->pos++) {
+			const struct snode_link_node *ln = &link->nodes[ctx->pos];
+
+			if (ln->state == SNODE_NODE_STATE_UNKNOWN)
+				continue;
+			ret = snode_nl_node_fill(skb, sdev, ctx->pos, ln,
+						 NETLINK_CB(cb->skb).portid,
+						 cb->nlh->nlmsg_seq,
+						 NLM_F_MULTI, cb);
+			if (ret)
+				break;
+		}
+		mutex_unlock(&link->lock);
+		if (ret)
+			goto out;
+		ctx->pos = 0;
+		ctx->refreshed = false;
+	}
+out:
+	mutex_unlock(&snode_nl_lock);
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* windows                                                             */
+
+static int snode_nl_window_get_dumpit(struct sk_buff *skb,
+				      struct netlink_callback *cb)
+{
+	NL_SET_ERR_MSG(cb->extack, "window dumps are not implemented yet");
+	return -EOPNOTSUPP;
+}
+
+/* ------------------------------------------------------------------ */
+/* notifications                                                       */
+
+static void *snode_nl_ntf_start(struct sk_buff **skbp, struct snode_dev *sdev,
+				u8 cmd, const struct snode_ev_meta *meta)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	*skbp = NULL;
+	if (!genl_has_listeners(&snode_nl_family, &init_net,
+				SNODE_NL_MCGRP_EVENTS))
+		return NULL;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return NULL;
+	hdr = genlmsg_put(skb, 0, 0, &snode_nl_family, 0, cmd);
+	if (!hdr)
+		goto err_free;
+	if (nla_put_u32(skb, SNODE_A_EVENT_DEV_INDEX, sdev->index) ||
+	    nla_put_string(skb, SNODE_A_EVENT_DEV_NAME, dev_name(&sdev->dev)) ||
+	    nla_put_u64_64bit(skb, SNODE_A_EVENT_TIMESTAMP, meta->ts,
+			      SNODE_A_EVENT_PAD) ||
+	    (meta->hw_ts &&
+	     nla_put_u64_64bit(skb, SNODE_A_EVENT_HW_TIMESTAMP, meta->hw_ts,
+			       SNODE_A_EVENT_PAD)) ||
+	    (meta->suppressed &&
+	     nla_put_u32(skb, SNODE_A_EVENT_SUPPRESSED, meta->suppressed)))
+		goto err_free;
+	*skbp = skb;
+	return hdr;
+
+err_free:
+	nlmsg_free(skb);
+	return NULL;
+}
+
+static void snode_nl_ntf_send(struct sk_buff *skb, void *hdr)
+{
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&snode_nl_family, skb, 0, SNODE_NL_MCGRP_EVENTS,
+			  GFP_KERNEL);
+}
+
+/**
+ * snode_nl_link_ntf() - notify a link's state or BER alarm
+ * @sdev: snode device
+ * @kind: SNODE_LINK_NTF_STATE or SNODE_LINK_NTF_BER
+ * @port: the port
+ * @lp: its cached state
+ * @threshold: the BER alarm threshold in force
+ * @meta: timestamps and suppressed count
+ *
+ * Context: Process context; the caller holds &snode_link.lock.
+ */
+void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
+		       unsigned int port, const struct snode_link_port *lp,
+		       u64 threshold, const struct snode_ev_meta *meta)
+{
+	const struct snode_port *p = &lp->port;
+	struct sk_buff *skb;
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = snode_nl_ntf_start(&skb, sdev, kind == SNODE_LINK_NTF_BER ?
+				 SNODE_CMD_LINK_BER_NTF :
+				 SNODE_CMD_LINK_STATE_NTF, meta);
+	if (!hdr)
+		return;
+	nest = nla_nest_start(skb, SNODE_A_EVENT_LINK);
+	if (!nest ||
+	    nla_put_u32(skb, SNODE_A_LINK_PORT, port) ||
+	    nla_put_u32(skb, SNODE_A_LINK_OPER_STATE, p->oper_state) ||
+	    nla_put_u32(skb, SNODE_A_LINK_LANES, p->lanes) ||
+	    (p->peer_node != SNODE_NODE_ID_NONE &&
+	     nla_put_u32(skb, SNODE_A_LINK_PEER_NODE, p->peer_node)) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_DOWN_EVENTS, p->down_events,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER, p->ber,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, lp->ber_alarm))
+		goto err_free;
+	nla_nest_end(skb, nest);
+	snode_nl_ntf_send(skb, hdr);
+	return;
+
+err_free:
+	nlmsg_free(skb);
+}
+
+/**
+ * snode_nl_node_ntf() - notify a node's new state or route
+ * @sdev: snode device
+ * @id: node id
+ * @ln: its cached state; sent_state and sent_route are the previous ones
+ * @meta: timestamps and suppressed count
+ *
+ * Context: Process context; the caller holds &snode_link.lock.
+ */
+void snode_nl_node_ntf(struct snode_dev *sdev, u32 id,
+		       const struct snode_link_node *ln,
+		       const struct snode_ev_meta *meta)
+{
+	struct sk_buff *skb;
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_NODE_STATE_NTF, meta);
+	if (!hdr)
+		return;
+	nest = nla_nest_start(skb, SNODE_A_EVENT_NODE);
+	if (!nest ||
+	    nla_put_u32(skb, SNODE_A_NODE_ID, id) ||
+	    nla_put_u32(skb, SNODE_A_NODE_STATE, ln->state) ||
+	    (ln->route != SNODE_LINK_NO_ROUTE &&
+	     nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)) ||
+	    nla_put_u32(skb, SNODE_A_NODE_PREV_STATE, ln->sent_state) ||
+	    (ln->sent_route != SNODE_LINK_NO_ROUTE &&
+	     nla_put_u32(skb, SNODE_A_NODE_PREV_ROUTE_PORT, ln->sent_route)))
+		goto err_free;
+	nla_nest_end(skb, nest);
+	snode_nl_ntf_send(skb, hdr);
+	return;
+
+err_free:
+	nlmsg_free(skb);
+}
+
+/**
+ * snode_nl_revoked_ntf() - notify that the fabric revoked an ATT entry
+ * @sdev: snode device
+ * @att_index: the entry
+ * @reason: enum snode_revoke_reason
+ * @epoch: the entry's epoch
+ * @node: the node it mapped
+ * @export_id: the export it mapped
+ * @meta: timestamps
+ *
+ * Context: Process context.
+ */
+void snode_nl_revoked_ntf(struct snode_dev *sdev, u32 att_index, u32 reason,
+			  u32 epoch, u32 node, u32 export_id,
+			  const struct snode_ev_meta *meta)
+{
+	struct sk_buff *skb;
+	struct nlattr *nest;
+	void *hdr;
+
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_WINDOW_REVOKED_NTF, meta);
+	if (!hdr)
+		return;
+	nest = nla_nest_start(skb, SNODE_A_EVENT_WINDOW);
+	if (!nest ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_KIND, SNODE_WINDOW_KIND_ATT) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_INDEX, att_index) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_NODE, node) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, export_id) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_EPOCH, epoch) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_REVOKE_REASON, reason))
+		goto err_free;
+	nla_nest_end(skb, nest);
+	snode_nl_ntf_send(skb, hdr);
+	return;
+
+err_free:
+	nlmsg_free(skb);
+}
+
+/**
+ * snode_nl_access_ntf() - notify an access that no window allowed
+ * @sdev: snode device
+ * @offset: aperture offset of the access
+ * @write: it was a write
+ * @meta: timestamps and suppressed count
+ *
+ * Context: Process context; the caller holds &snode_link.lock.
+ */
+void snode_nl_access_ntf(struct snode_dev *sdev, u64 offset, bool write,
+			 const struct snode_ev_meta *meta)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_ACCESS_VIOLATION_NTF,
+				 meta);
+	if (!hdr)
+		return;
+	if (nla_put_u64_64bit(skb, SNODE_A_EVENT_ACCESS_OFFSET, offset,
+			      SNODE_A_EVENT_PAD) ||
+	    (write && nla_put_flag(skb, SNODE_A_EVENT_ACCESS_WRITE))) {
+		nlmsg_free(skb);
+		return;
+	}
+	snode_nl_ntf_send(skb, hdr);
+}
+
+/**
+ * snode_nl_thermal_ntf() - notify a sensor threshold crossing
+ * @sdev: snode device
+ * @temp: die temperature, milli-degC
+ * @power: power draw, mW
+ * @alarm: SENSOR_ALARM bits, enum snode_thermal_alarm
+ * @meta: timestamps
+ *
+ * Context: Process context.
+ */
+void snode_nl_thermal_ntf(struct snode_dev *sdev, s32 temp, u32 power,
+			  u32 alarm, const struct snode_ev_meta *meta)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	BUILD_BUG_ON(SNODE_ALARM_TEMP_MAX != SNODE_THERMAL_ALARM_TEMP_MAX);
+	BUILD_BUG_ON(SNODE_ALARM_TEMP_CRIT != SNODE_THERMAL_ALARM_TEMP_CRIT);
+	BUILD_BUG_ON(SNODE_ALARM_POWER_MAX != SNODE_THERMAL_ALARM_POWER_MAX);
+
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_THERMAL_NTF, meta);
+	if (!hdr)
+		return;
+	if (nla_put_s32(skb, SNODE_A_EVENT_TEMP, temp) ||
+	    nla_put_u32(skb, SNODE_A_EVENT_POWER, power) ||
+	    nla_put_u32(skb, SNODE_A_EVENT_THERMAL_ALARM, alarm)) {
+		nlmsg_free(skb);
+		return;
+	}
+	snode_nl_ntf_send(skb, hdr);
+}
+
+/* ------------------------------------------------------------------ */
+/* the family                                                          */
+
+/* Policies as ynl-gen-c renders them from the spec. */
+static const struct nla_policy snode_dev_get_nl_policy[SNODE_A_DEV_INDEX + 1] = {
+	[SNODE_A_DEV_INDEX] = { .type = NLA_U32, },
+};
+
+static const struct nla_policy snode_dev_set_nl_policy[SNODE_A_DEV_BER_THRESHOLD + 1] = {
+	[SNODE_A_DEV_INDEX] = { .type = NLA_U32, },
+	[SNODE_A_DEV_BER_THRESHOLD] = { .type = NLA_U64, },
+};
+
+/* link-get: do takes dev-index and port, dump an optional dev-index */
+static const struct nla_policy snode_link_get_nl_policy[SNODE_A_LINK_PORT + 1] = {
+	[SNODE_A_LINK_DEV_INDEX] = { .type = NLA_U32, },
+	[SNODE_A_LINK_PORT] = { .type = NLA_U32, },
+};
+
+static const struct nla_policy snode_link_set_nl_policy[SNODE_A_LINK_BER_THRESHOLD + 1] = {
+	[SNODE_A_LINK_DEV_INDEX] = { .type = NLA_U32, },
+	[SNODE_A_LINK_PORT] = { .type = NLA_U32, },
+	[SNODE_A_LINK_ADMIN_STATE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[SNODE_A_LINK_BER_THRESHOLD] = { .type = NLA_U64, },
+};
+
+/* link-reset and link-clear */
+static const struct nla_policy snode_link_port_nl_policy[SNODE_A_LINK_PORT + 1] = {
+	[SNODE_A_LINK_DEV_INDEX] = { .type = NLA_U32, },
+	[SNODE_A_LINK_PORT] = { .type = NLA_U32, },
+};
+
+static const struct nla_policy snode_node_get_nl_policy[SNODE_A_NODE_ID + 1] = {
+	[SNODE_A_NODE_DEV_INDEX] = { .type = NLA_U32, },
+	[SNODE_A_NODE_ID] = { .type = NLA_U32, },
+};
+
+static const struct nla_policy snode_window_get_nl_policy[SNODE_A_WINDOW_DEV_INDEX + 1] = {
+	[SNODE_A_WINDOW_DEV_INDEX] = { .type = NLA_U32, },
+};
+
+static const struct genl_ops snode_nl_ops[] = {
+	{
+		.cmd		= SNODE_CMD_DEV_GET,
+		.doit		= snode_nl_dev_get_doit,
+		.dumpit		= snode_nl_dev_get_dumpit,
+		.policy		= snode_dev_get_nl_policy,
+		.maxattr	= SNODE_A_DEV_INDEX,
+	},
+	{
+		.cmd		= SNODE_CMD_DEV_SET,
+		.doit		= snode_nl_dev_set_doit,
+		.policy		= snode_dev_set_nl_policy,
+		.maxattr	= SNODE_A_DEV_BER_THRESHOLD,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SNODE_CMD_LINK_GET,
+		.doit		= snode_nl_link_get_doit,
+		.dumpit		= snode_nl_link_get_dumpit,
+		.policy		= snode_link_get_nl_policy,
+		.maxattr	= SNODE_A_LINK_PORT,
+	},
+	{
+		.cmd		= SNODE_CMD_LINK_SET,
+		.doit		= snode_nl_link_set_doit,
+		.policy		= snode_link_set_nl_policy,
+		.maxattr	= SNODE_A_LINK_BER_THRESHOLD,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SNODE_CMD_LINK_RESET,
+		.doit		= snode_nl_link_reset_doit,
+		.policy		= snode_link_port_nl_policy,
+		.maxattr	= SNODE_A_LINK_PORT,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SNODE_CMD_LINK_CLEAR,
+		.doit		= snode_nl_link_clear_doit,
+		.policy		= snode_link_port_nl_policy,
+		.maxattr	= SNODE_A_LINK_PORT,
+		.flags		= GENL_ADMIN_PERM,
+	},
+	{
+		.cmd		= SNODE_CMD_NODE_GET,
+		.doit		= snode_nl_node_get_doit,
+		.dumpit		= snode_nl_node_get_dumpit,
+		.policy		= snode_node_get_nl_policy,
+		.maxattr	= SNODE_A_NODE_ID,
+	},
+	{
+		.cmd		= SNODE_CMD_WINDOW_GET,
+		.dumpit		= snode_nl_window_get_dumpit,
+		.policy		= snode_window_get_nl_policy,
+		.maxattr	= SNODE_A_WINDOW_DEV_INDEX,
+	},
+};
+
+static const struct genl_multicast_group snode_nl_mcgrps[] = {
+	[SNODE_NL_MCGRP_EVENTS] = { .name = SNODE_MCGRP_EVENTS, },
+};
+
+static struct genl_family snode_nl_family __ro_after_init = {
+	.name		= SNODE_FAMILY_NAME,
+	.version	= SNODE_FAMILY_VERSION,
+	.netnsok	= false,
+	.parallel_ops	= true,
+	.module		= THIS_MODULE,
+	.ops		= snode_nl_ops,
+	.n_ops		= ARRAY_SIZE(snode_nl_ops),
+	.mcgrps		= snode_nl_mcgrps,
+	.n_mcgrps	= ARRAY_SIZE(snode_nl_mcgrps),
+};
+
+/**
+ * snode_nl_dev_add() - make a NIC visible in the family
+ * @sdev: snode device with its link state registered
+ *
+ * Context: Process context.
+ * Return: 0 or a negative errno.
+ */
+int snode_nl_dev_add(struct snode_dev *sdev)
+{
+	int ret;
+
+	mutex_lock(&snode_nl_lock);
+	ret = xa_insert(&snode_nl_devs, sdev->index, sdev, GFP_KERNEL);
+	if (!ret) {
+		snode_nl_dev_gen++;
+		atomic_inc(&snode_nl_node_gen);
+	}
+	mutex_unlock(&snode_nl_lock);
+	return ret;
+}
+
+/**
+ * snode_nl_dev_del() - remove a NIC from the family
+ * @sdev: snode device
+ *
+ * Waits for the request using the NIC, if any.
+ *
+ * Context: Process context.
+ */
+void snode_nl_dev_del(struct snode_dev *sdev)
+{
+	mutex_lock(&snode_nl_lock);
+	xa_erase(&snode_nl_devs, sdev->index);
+	snode_nl_dev_gen++;
+	atomic_inc(&snode_nl_node_gen);
+	mutex_unlock(&snode_nl_lock);
+}
+
+/**
+ * snode_nl_nodes_changed() - a node's state or route changed
+ *
+ * Makes node dumps that span the change report NLM_F_DUMP_INTR.
+ *
+ * Context: Any context.
+ */
+void snode_nl_nodes_changed(void)
+{
+	atomic_inc(&snode_nl_node_gen);
+}
+
+/**
+ * snode_nl_init() - register the family
+ *
+ * Context: Module init.
+ * Return: 0 or a negative errno.
+ */
+int snode_nl_init(void)
+{
+	return genl_register_family(&snode_nl_family);
+}
+
+/**
+ * snode_nl_exit() - unregister the family
+ *
+ * Context: Module exit, after every NIC is gone.
+ */
+void snode_nl_exit(void)
+{
+	genl_unregister_family(&snode_nl_family);
+}
