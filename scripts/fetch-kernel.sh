@@ -46,10 +46,19 @@ esac
 K=$BUILD/kernels/$ver
 STAMP=$K/stamp
 
+# "make M=<dir> clean" deletes every *.ko/*.o/*.a below <dir>: a clean with
+# M=<top of the tree> wipes build/kernels/*/root/lib/modules as well. Count
+# the modules so that such damage is repaired by re-extracting.
+ko_count()
+{
+	find "$K/modules/kernel" -name '*.ko*' 2>/dev/null | wc -l
+}
+
 complete()
 {
 	[ -f "$STAMP" ] && [ -f "$K/kver" ] && [ -e "$K/vmlinuz" ] &&
-		[ -e "$K/headers/Makefile" ] && [ -d "$K/modules/kernel" ]
+		[ -e "$K/headers/Makefile" ] && [ -f "$K/ko-count" ] &&
+		[ "$(ko_count)" = "$(cat "$K/ko-count")" ]
 }
 
 # Booting the bzImage under TCG spends 13+ s in the xz decompressor (6.1);
@@ -73,6 +82,14 @@ extract_vmlinux()
 	return 1
 }
 
+# Debian generates modules.dep at install time (postinst); we never install,
+# so run depmod on the extracted tree. snode-vm resolves dependencies with it.
+ensure_depmod()
+{
+	[ -s "$K/modules/modules.dep" ] && [ "$(wc -l < "$K/modules/modules.dep")" -gt 100 ] && return 0
+	depmod -b "$K/root" "$(cat "$K/kver")"
+}
+
 ensure_vmlinux()
 {
 	[ -s "$K/vmlinux" ] && return 0
@@ -82,6 +99,7 @@ ensure_vmlinux()
 
 if [ -z "$refresh" ] && complete; then
 	ensure_vmlinux
+	ensure_depmod
 	exit 0
 fi
 
@@ -126,6 +144,7 @@ want=$(printf '%s=%s\n' "$img" "$metaver" "$hdr" "$metaver" "$common" "$metaver"
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$want" ] && complete; then
 	touch "$STAMP"
 	ensure_vmlinux
+	ensure_depmod
 	exit 0
 fi
 
@@ -169,6 +188,8 @@ ln -sfn "root/lib/modules/$kver" "$K/modules"
 ln -sfn "root/boot/System.map-$kver" "$K/System.map"
 ln -sfn "root/boot/config-$kver" "$K/config"
 echo "$kver" > "$K/kver"
+ko_count > "$K/ko-count"
 ensure_vmlinux
+ensure_depmod
 echo "$want" > "$STAMP"
 echo "fetch-kernel: $K ready (KDIR=$K/headers)"
