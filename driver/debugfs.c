@@ -19,8 +19,9 @@
  * - ``regs``: the BAR0 control registers
  * - ``queues``: admin and event queue state and counters
  * - ``identify``: the raw IDENTIFY data of the last identify
- * - ``echo``: write a 32-bit value; a read sends ECHO with it and prints
- *   "result0 result1", which checks the admin queue end to end
+ * - ``echo``: write a 32-bit value; every read sends ECHO with it and
+ *   returns "result0 result1", which checks the admin queue end to end.
+ *   The value belongs to the open file, so tests may run in parallel.
  *
  * With CONFIG_FAULT_INJECTION_DEBUG_FS, /sys/kernel/debug/snode/fail_admin
  * is a fault attribute (Documentation/fault-injection/) that fails admin
@@ -149,45 +150,73 @@ static int snode_identify_show(struct seq_file *s, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(snode_identify);
 
+/* Each open file has its own ECHO value, so tests can run in parallel. */
+struct snode_echo_file {
+	struct snode_dev *sdev;
+	u32 value;
+};
+
+static int snode_echo_open(struct inode *inode, struct file *file)
+{
+	struct snode_echo_file *ef;
+	int ret;
+
+	ret = nonseekable_open(inode, file);
+	if (ret)
+		return ret;
+	ef = kzalloc(sizeof(*ef), GFP_KERNEL);
+	if (!ef)
+		return -ENOMEM;
+	ef->sdev = inode->i_private;
+	file->private_data = ef;
+	return 0;
+}
+
+static int snode_echo_release(struct inode *inode, struct file *file)
+{
+	kfree(file->private_data);
+	return 0;
+}
+
 static ssize_t snode_echo_read(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
-	struct snode_dev *sdev = file->private_data;
+	struct snode_echo_file *ef = file->private_data;
 	struct snode_admin_req req = { .opcode = SNODE_OP_ECHO };
 	char buf[32];
 	int len, ret;
 
-	if (*ppos)
-		return 0;
-	req.cdw[0] = READ_ONCE(sdev->echo_value);
-	ret = snode_admin_exec(sdev, &req);
+	req.cdw[0] = ef->value;
+	ret = snode_admin_exec(ef->sdev, &req);
 	if (ret)
 		return ret;
 	len = scnprintf(buf, sizeof(buf), "0x%08x 0x%08x\n", req.result0,
 			req.result1);
-	return simple_read_from_buffer(ubuf, count, ppos, buf, len);
+	if (count < len)
+		return -EINVAL;
+	if (copy_to_user(ubuf, buf, len))
+		return -EFAULT;
+	return len;
 }
 
 static ssize_t snode_echo_write(struct file *file, const char __user *ubuf,
 				size_t count, loff_t *ppos)
 {
-	struct snode_dev *sdev = file->private_data;
-	u32 val;
+	struct snode_echo_file *ef = file->private_data;
 	int ret;
 
-	ret = kstrtou32_from_user(ubuf, count, 0, &val);
+	ret = kstrtou32_from_user(ubuf, count, 0, &ef->value);
 	if (ret)
 		return ret;
-	WRITE_ONCE(sdev->echo_value, val);
 	return count;
 }
 
 static const struct file_operations snode_echo_fops = {
 	.owner = THIS_MODULE,
-	.open = simple_open,
+	.open = snode_echo_open,
+	.release = snode_echo_release,
 	.read = snode_echo_read,
 	.write = snode_echo_write,
-	.llseek = default_llseek,
 };
 
 static void snode_debugfs_remove(void *data)

@@ -106,7 +106,11 @@ udev_install:
 install: modules_install headers_install udev_install
 
 driver-clean:
-	$(MAKE) -C $(KDIR) M=$(TOP) clean
+	@# M=$(TOP) would make kbuild clean every object below the tree, build/
+	@# (QEMU, the fetched kernels) included: clean the module directory only.
+	$(MAKE) -C $(KDIR) M=$(TOP)/driver clean
+	rm -f $(TOP)/Module.symvers $(TOP)/modules.order $(TOP)/.modules.order.cmd \
+		$(TOP)/.Module.symvers.cmd
 	rm -rf $(BUILD)/mod $(BUILD)/lint $(BUILD)/stage/k*/lib/snode
 
 clean: driver-clean

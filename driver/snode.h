@@ -211,7 +211,6 @@ struct snode_sensors {
  * @link: link health: ports, fabric nodes, their events (link.c); set up
  *        before the queues start, so that every event finds it
  * @debugfs: debugfs directory of this device
- * @echo_value: cdw0 of the next debugfs ECHO command
  * @mem: global memory: pool, exports, imports (mem.c); NULL until probe
  *       sets it up, freed with this structure
  */
@@ -243,7 +242,6 @@ struct snode_dev {
 	struct snode_link *link;
 
 	struct dentry *debugfs;
-	u32 echo_value;
 
 	struct snode_mem *mem;
 };

@@ -31,7 +31,9 @@ BUILD=${SNODE_BUILD:-$TOP/build}
 VM=$TOP/tools/emu/vm/snode-vm
 TOPO=$TOP/tools/emu/topologies/2nic-host.topo
 FM=${SNODE_FM:-$BUILD/tools/snode-fm}
-export SNODE_FM_DIR=${SNODE_FM_DIR:-$BUILD/vm/up}
+# A state directory of our own, so other supernodes may be up meanwhile.
+STATE=$BUILD/vm/core-$KERNEL
+export SNODE_FM_DIR=$STATE
 LOG=$BUILD/check/core-$KERNEL
 mkdir -p "$LOG"
 
@@ -55,13 +57,13 @@ check() { # check NAME COMMAND...: one TAP line from the command's status
 gexec() {
 	local node=$1
 	shift
-	"$VM" exec --node "$node" --timeout 120 -- "$*" 2>>"$LOG/exec.err" |
+	"$VM" exec --state "$STATE" --node "$node" --timeout 120 -- "$*" 2>>"$LOG/exec.err" |
 		sed -u 's/^\[node[0-9]*\] //'
 	return "${PIPESTATUS[0]}"
 }
 
 finish() {
-	"$VM" down >>"$LOG/vm.log" 2>&1
+	"$VM" down --state "$STATE" >>"$LOG/vm.log" 2>&1
 	check "$KERNEL: snode-vm down" [ $? -eq 0 ]
 	echo "1..$n"
 	[ "$failed" -eq 0 ]
@@ -82,7 +84,8 @@ if [ -n "$missing" ]; then
 fi
 ok "$KERNEL: prerequisites present"
 
-if ! "$VM" up --topology "$TOPO" --kernel "$KERNEL" >"$LOG/vm.log" 2>&1; then
+if ! "$VM" up --state "$STATE" --topology "$TOPO" --kernel "$KERNEL" \
+	>"$LOG/vm.log" 2>&1; then
 	not_ok "$KERNEL: snode-vm up (see ${LOG#"$TOP"/}/vm.log)"
 	echo "1..$n"
 	exit 1
