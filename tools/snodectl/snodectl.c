@@ -19,7 +19,7 @@ static int main_help(void)
 {
 	fprintf(stderr,
 		"Usage: snodectl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"where  OBJECT := { dev }\n"
+		"where  OBJECT := { dev | mem }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n");
 	return 0;
 }
@@ -104,6 +104,7 @@ struct snode_dev *snodectl_dev_arg(struct snodectl *sc)
 
 static const struct snodectl_cmd snodectl_objects[] = {
 	{ "dev", cmd_dev },
+	{ "mem", cmd_mem },
 	{ NULL, NULL }
 };
 

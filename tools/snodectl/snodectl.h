@@ -53,5 +53,6 @@ void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_nl(void);
 
 int cmd_dev(struct snodectl *sc);
+int cmd_mem(struct snodectl *sc);
 
 #endif /* SNODECTL_H */
