@@ -40,6 +40,13 @@ enum {
 	SNODE_NL_MCGRP_EVENTS,
 };
 
+/*
+ * Room for the largest notification (a link's, about 200 bytes). Small
+ * buffers matter: a failover notifies every node at once, and listeners'
+ * receive buffers are charged by the buffer, not by what it holds.
+ */
+#define SNODE_NL_NTF_SIZE	512
+
 /* protects snode_nl_devs and snode_nl_dev_gen; held for a whole request */
 static DEFINE_MUTEX(snode_nl_lock);
 static DEFINE_XARRAY(snode_nl_devs);
@@ -646,7 +653,7 @@ static void *snode_nl_ntf_start(struct sk_buff **skbp, struct snode_dev *sdev,
 	if (!genl_has_listeners(&snode_nl_family, &init_net,
 				SNODE_NL_MCGRP_EVENTS))
 		return NULL;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	skb = genlmsg_new(SNODE_NL_NTF_SIZE, GFP_KERNEL);
 	if (!skb)
 		return NULL;
 	hdr = genlmsg_put(skb, 0, 0, &snode_nl_family, 0, cmd);
