@@ -158,6 +158,7 @@ SNODE_EXPORT struct snode_ctx *snode_unref(struct snode_ctx *ctx)
 {
 	if (!ctx || --ctx->refcount > 0)
 		return NULL;
+	snode_nl_free(ctx);
 	snode_devs_free(ctx);
 	free(ctx);
 	return NULL;

@@ -108,6 +108,140 @@ void snode_mem_iter_get_pool(struct snode_mem_iter *iter, uint64_t *size,
 			     uint64_t *free_bytes);
 void snode_mem_iter_free(struct snode_mem_iter *iter);
 
+/*
+ * Netlink: the "snode" generic-netlink family (link health, fabric nodes,
+ * events). Functions return a negative errno; -EPROTONOSUPPORT means the
+ * family is not there (snode.ko is not loaded), -EPERM that a change needs
+ * CAP_NET_ADMIN. Lists are owned by the context and valid until the next
+ * call that reads the same kind of object, or snode_unref().
+ */
+
+/* Bit-error rates are integers in units of 1e-18 (SNODE_BER_ONE is 1.0). */
+#define SNODE_BER_ONE 1000000000000000000ULL
+double snode_ber_to_double(uint64_t ber);
+uint64_t snode_ber_from_double(double ber);
+
+/* SNODE_A_*_ROUTE_PORT and the like, when the kernel reports none */
+#define SNODE_NONE 0xffffffffU
+
+struct snode_dev_status {
+	unsigned int state;		/* enum snode_dev_state */
+	uint32_t node_id;		/* SNODE_NODE_ID_NONE if not attached */
+	uint32_t fabric_id;
+	uint32_t hw_version;
+	uint32_t fw_version;
+	uint32_t caps;			/* enum snode_caps */
+	unsigned int nports;
+	unsigned int max_nodes;
+	unsigned int att_entries;
+	unsigned int export_entries;
+	uint64_t pool_size;
+	uint64_t aperture_size;
+	uint64_t ber_threshold;		/* default of the NIC's links, 0: none */
+	int throttled;
+	char serial[33];
+	char fw_name[33];
+};
+int snode_dev_get_status(struct snode_dev *dev, struct snode_dev_status *st);
+int snode_dev_set_ber_threshold(struct snode_dev *dev, uint64_t ber);
+
+struct snode_link_info {
+	unsigned int dev_index;
+	char dev_name[32];
+	unsigned int port;
+	unsigned int admin_state;	/* enum snode_link_admin_state */
+	unsigned int oper_state;	/* enum snode_link_oper_state */
+	unsigned int lanes;
+	unsigned int max_lanes;
+	unsigned int speed;		/* per lane, Gb/s */
+	uint32_t peer_node;		/* SNODE_NONE: a switch or nothing */
+	uint32_t peer_port;		/* SNODE_NONE without peer_node */
+	uint32_t peer_switch;		/* SNODE_NONE: not a switch */
+	uint64_t crc_errors;
+	uint64_t replays;
+	uint64_t recoveries;
+	uint64_t down_events;
+	uint64_t tx_bytes;
+	uint64_t rx_bytes;
+	uint64_t tx_msgs;
+	uint64_t rx_msgs;
+	uint64_t ber;			/* units of 1e-18 */
+	uint64_t ber_threshold;		/* in force, 0: none */
+	int ber_alarm;
+};
+
+struct snode_link;
+int snode_link_list(struct snode_ctx *ctx, int dev_index);
+int snode_link_get(struct snode_ctx *ctx, unsigned int dev_index,
+		   unsigned int port, struct snode_link **link);
+struct snode_link *snode_link_get_first(struct snode_ctx *ctx);
+struct snode_link *snode_link_get_next(struct snode_link *link);
+#define snode_link_foreach(ctx, link) \
+	for ((link) = snode_link_get_first(ctx); (link); \
+	     (link) = snode_link_get_next(link))
+const struct snode_link_info *snode_link_get_info(struct snode_link *link);
+int snode_link_set_state(struct snode_ctx *ctx, unsigned int dev_index,
+			 unsigned int port, int up);
+int snode_link_reset(struct snode_ctx *ctx, unsigned int dev_index,
+		     unsigned int port);
+int snode_link_clear(struct snode_ctx *ctx, unsigned int dev_index,
+		     unsigned int port);
+int snode_link_set_ber_threshold(struct snode_ctx *ctx,
+				 unsigned int dev_index, unsigned int port,
+				 uint64_t ber);
+
+struct snode_node_info {
+	unsigned int dev_index;		/* the NIC that sees the node so */
+	uint32_t id;
+	unsigned int state;		/* enum snode_node_state */
+	uint32_t route_port;		/* SNODE_NONE: no route */
+};
+
+struct snode_node;
+int snode_node_list(struct snode_ctx *ctx, int dev_index);
+struct snode_node *snode_node_get_first(struct snode_ctx *ctx);
+struct snode_node *snode_node_get_next(struct snode_node *node);
+#define snode_node_foreach(ctx, node) \
+	for ((node) = snode_node_get_first(ctx); (node); \
+	     (node) = snode_node_get_next(node))
+const struct snode_node_info *snode_node_get_info(struct snode_node *node);
+
+/* Events of the "events" multicast group. */
+struct snode_event {
+	unsigned int cmd;		/* SNODE_CMD_*_NTF */
+	unsigned int dev_index;
+	char dev_name[32];
+	uint64_t timestamp;		/* CLOCK_REALTIME, ns */
+	uint64_t hw_timestamp;		/* the NIC's, 0 if none */
+	uint32_t suppressed;		/* folded in by the rate limit */
+	/* SNODE_CMD_LINK_STATE_NTF, SNODE_CMD_LINK_BER_NTF */
+	struct snode_link_info link;
+	/* SNODE_CMD_NODE_STATE_NTF */
+	struct snode_node_info node;
+	unsigned int prev_state;
+	uint32_t prev_route_port;
+	/* SNODE_CMD_WINDOW_REVOKED_NTF */
+	unsigned int att_index;
+	uint32_t window_node;
+	uint32_t export_id;
+	uint32_t epoch;
+	unsigned int reason;		/* enum snode_revoke_reason */
+	/* SNODE_CMD_ACCESS_VIOLATION_NTF */
+	uint64_t access_offset;
+	int access_write;
+	/* SNODE_CMD_THERMAL_NTF */
+	int32_t temp;			/* milli-degC */
+	uint32_t power;			/* mW */
+	uint32_t thermal_alarm;		/* enum snode_thermal_alarm */
+};
+
+typedef int (*snode_event_fn)(struct snode_ctx *ctx,
+			      const struct snode_event *ev, void *arg);
+int snode_event_subscribe(struct snode_ctx *ctx, snode_event_fn fn,
+			  void *arg);
+int snode_event_process(struct snode_ctx *ctx);
+void snode_event_unsubscribe(struct snode_ctx *ctx);
+
 #ifdef __cplusplus
 }
 #endif

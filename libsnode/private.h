@@ -26,6 +26,7 @@ struct snode_ctx {
 	struct snode_dev *devs;	/* sorted by index */
 	const char *sysfs_class;	/* /sys/class/snode, or $SNODE_SYSFS */
 	const char *dev_dir;		/* /dev, or $SNODE_DEVDIR */
+	struct snode_nl *nl;		/* netlink state (nl.c), on first use */
 };
 
 void snode_log(struct snode_ctx *ctx, int priority, const char *file,
@@ -43,5 +44,8 @@ void snode_log(struct snode_ctx *ctx, int priority, const char *file,
 #define snode_err(ctx, ...)  snode_log_cond(ctx, LOG_ERR, __VA_ARGS__)
 
 int snode_dev_ioctl(struct snode_dev *dev, unsigned long cmd, void *arg);
+
+/* nl.c */
+void snode_nl_free(struct snode_ctx *ctx);
 
 #endif /* LIBSNODE_PRIVATE_H */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * snodectl dev: the NICs of this host.
+ * snodectl dev: the NICs of this host, as the snode netlink family
+ * reports them.
  */
 #include <stdio.h>
 
@@ -31,36 +32,34 @@ static void dev_print_caps(uint32_t caps)
 
 static int dev_print(struct snode_dev *dev)
 {
-	struct snode_info info;
-	int ret = snode_dev_get_info(dev, &info);
+	struct snode_dev_status st;
+	int ret = snode_dev_get_status(dev, &st);
 
 	if (ret < 0)
-		return snodectl_lib_err(snode_dev_get_name(dev), ret);
+		return snodectl_nl_err(snode_dev_get_name(dev), ret);
 	print_open_object(NULL);
 	print_str("dev", "%s:", snode_dev_get_name(dev));
-	if (info.out_node_id == SNODE_NODE_ID_NONE)
+	if (st.node_id == SNODE_NODE_ID_NONE)
 		print_str("state", " %s", "detached");
 	else
 		print_str("state", " %s", "attached");
-	if (info.out_node_id != SNODE_NODE_ID_NONE)
-		print_u64("node", " node %llu", info.out_node_id);
-	print_u64("fabric", " fabric %llu", info.out_fabric_id);
-	print_u64("ports", " ports %llu", info.out_nports);
-	print_text(" fw %u.%u.%u", info.out_fw_version >> 24,
-		   (info.out_fw_version >> 16) & 0xff,
-		   info.out_fw_version & 0xffff);
-	print_u64("fw_version", NULL, info.out_fw_version);
-	print_str("serial", " serial %s", info.out_serial);
+	if (st.node_id != SNODE_NODE_ID_NONE)
+		print_u64("node", " node %llu", st.node_id);
+	print_u64("fabric", " fabric %llu", st.fabric_id);
+	print_u64("ports", " ports %llu", st.nports);
+	print_text(" fw %u.%u.%u", st.fw_version >> 24,
+		   (st.fw_version >> 16) & 0xff, st.fw_version & 0xffff);
+	print_u64("fw_version", NULL, st.fw_version);
+	print_str("serial", " serial %s", st.serial);
 	print_nl();
 	print_text("    ");
-	print_u64("pool_size", "pool %llu", info.out_pool_size);
-	print_u64("aperture_size", " aperture %llu", info.out_aperture_size);
-	print_u64("att_entries", " att %llu", info.out_att_entries);
-	print_u64("export_entries", " exports %llu", info.out_export_entries);
-	print_u64("max_nodes", " max_nodes %llu", info.out_max_nodes);
-	dev_print_caps(info.out_caps);
-	print_bool("throttled", NULL,
-		   info.out_flags & SNODE_INFO_OUT_THROTTLED);
+	print_u64("pool_size", "pool %llu", st.pool_size);
+	print_u64("aperture_size", " aperture %llu", st.aperture_size);
+	print_u64("att_entries", " att %llu", st.att_entries);
+	print_u64("export_entries", " exports %llu", st.export_entries);
+	print_u64("max_nodes", " max_nodes %llu", st.max_nodes);
+	dev_print_caps(st.caps);
+	print_bool("throttled", NULL, st.throttled);
 	print_nl();
 	print_close_object();
 	return 0;

@@ -19,7 +19,7 @@ static int main_help(void)
 {
 	fprintf(stderr,
 		"Usage: snodectl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"where  OBJECT := { dev | mem }\n"
+		"where  OBJECT := { dev | link | mem | node | monitor | health }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n");
 	return 0;
 }
@@ -49,6 +49,26 @@ int snodectl_lib_err(const char *what, int err)
 				    what);
 	default:
 		return snodectl_err("%s: %s", what, strerror(-err));
+	}
+}
+
+int snodectl_nl_err(const char *what, int err)
+{
+	switch (-err) {
+	case EPROTONOSUPPORT:
+		return snodectl_err("%s: snode.ko not loaded (the snode netlink family is missing; modprobe snode)",
+				    what);
+	case EPERM:
+		return snodectl_err("%s: not permitted: needs CAP_NET_ADMIN (root)",
+				    what);
+	case ENODEV:
+		return snodectl_err("%s: no such snode device (see 'snodectl dev show')",
+				    what);
+	case ENOENT:
+		return snodectl_err("%s: no such port or node on this device",
+				    what);
+	default:
+		return snodectl_lib_err(what, err);
 	}
 }
 
@@ -104,7 +124,11 @@ struct snode_dev *snodectl_dev_arg(struct snodectl *sc)
 
 static const struct snodectl_cmd snodectl_objects[] = {
 	{ "dev", cmd_dev },
+	{ "health", cmd_health },
+	{ "link", cmd_link },
 	{ "mem", cmd_mem },
+	{ "monitor", cmd_monitor },
+	{ "node", cmd_node },
 	{ NULL, NULL }
 };
 

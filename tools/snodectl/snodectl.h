@@ -32,6 +32,8 @@ int snodectl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Turn a library error into a message that says what to do; returns 1. */
 int snodectl_lib_err(const char *what, int err);
 struct snode_dev *snodectl_dev_arg(struct snodectl *sc);
+/* As snodectl_lib_err(), for the netlink family's errors; returns 1. */
+int snodectl_nl_err(const char *what, int err);
 
 /*
  * One print path for text and JSON: every value goes through print_*(),
@@ -53,6 +55,15 @@ void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_nl(void);
 
 int cmd_dev(struct snodectl *sc);
+int cmd_health(struct snodectl *sc);
+int cmd_link(struct snodectl *sc);
 int cmd_mem(struct snodectl *sc);
+int cmd_monitor(struct snodectl *sc);
+int cmd_node(struct snodectl *sc);
+
+/* link.c: shared by health.c */
+const char *link_oper_name(unsigned int state);
+const char *link_verdict(const struct snode_link_info *li);
+const char *node_state_name(unsigned int state);
 
 #endif /* SNODECTL_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libsnode netlink events: the "events" multicast group of the snode
+ * family, on a socket of its own whose descriptor the caller polls.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "nl.h"
+
+/* Room for a burst: a node death notifies every NIC of every node. */
+#define SNODE_EV_RCVBUF		(4 << 20)
+
+static int snode_ev_valid(struct nl_msg *msg, void *arg)
+{
+	struct snode_ctx *ctx = arg;
+	struct snode_nl *nl = ctx->nl;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct genlmsghdr *gnlh = nlmsg_data(nlh);
+	struct nlattr *tb[SNODE_A_EVENT_MAX + 1];
+	struct snode_event ev;
+	int ret;
+
+	if (nlh->nlmsg_type != nl->family)
+		return NL_SKIP;
+	if (genlmsg_parse(nlh, 0, tb, SNODE_A_EVENT_MAX, NULL) < 0)
+		return NL_SKIP;
+
+	memset(&ev, 0, sizeof(ev));
+	ev.cmd = gnlh->cmd;
+	ev.dev_index = snode_nl_u32(tb, SNODE_A_EVENT_DEV_INDEX, 0);
+	snode_nl_str(tb, SNODE_A_EVENT_DEV_NAME, ev.dev_name,
+		     sizeof(ev.dev_name));
+	ev.timestamp = snode_nl_u64(tb, SNODE_A_EVENT_TIMESTAMP);
+	ev.hw_timestamp = snode_nl_u64(tb, SNODE_A_EVENT_HW_TIMESTAMP);
+	ev.suppressed = snode_nl_u32(tb, SNODE_A_EVENT_SUPPRESSED, 0);
+	ev.node.route_port = SNODE_NONE;
+	ev.prev_route_port = SNODE_NONE;
+
+	if (tb[SNODE_A_EVENT_LINK]) {
+		struct nlattr *lt[SNODE_A_LINK_MAX + 1];
+
+		if (nla_parse_nested(lt, SNODE_A_LINK_MAX,
+				     tb[SNODE_A_EVENT_LINK], NULL) < 0)
+			return NL_SKIP;
+		snode_nl_parse_link_info(lt, &ev.link);
+		ev.link.dev_index = ev.dev_index;
+		memcpy(ev.link.dev_name, ev.dev_name, sizeof(ev.dev_name));
+	}
+	if (tb[SNODE_A_EVENT_NODE]) {
+		struct nlattr *nt[SNODE_A_NODE_MAX + 1];
+
+		if (nla_parse_nested(nt, SNODE_A_NODE_MAX,
+				     tb[SNODE_A_EVENT_NODE], NULL) < 0)
+			return NL_SKIP;
+		ev.node.dev_index = ev.dev_index;
+		ev.node.id = snode_nl_u32(nt, SNODE_A_NODE_ID, 0);
+		ev.node.state = snode_nl_u32(nt, SNODE_A_NODE_STATE, 0);
+		ev.node.route_port = snode_nl_u32(nt, SNODE_A_NODE_ROUTE_PORT,
+						  SNODE_NONE);
+		ev.prev_state = snode_nl_u32(nt, SNODE_A_NODE_PREV_STATE, 0);
+		ev.prev_route_port = snode_nl_u32(nt,
+						  SNODE_A_NODE_PREV_ROUTE_PORT,
+						  SNODE_NONE);
+	}
+	if (tb[SNODE_A_EVENT_WINDOW]) {
+		struct nlattr *wt[SNODE_A_WINDOW_MAX + 1];
+
+		if (nla_parse_nested(wt, SNODE_A_WINDOW_MAX,
+				     tb[SNODE_A_EVENT_WINDOW], NULL) < 0)
+			return NL_SKIP;
+		ev.att_index = snode_nl_u32(wt, SNODE_A_WINDOW_INDEX, 0);
+		ev.window_node = snode_nl_u32(wt, SNODE_A_WINDOW_NODE, 0);
+		ev.export_id = snode_nl_u32(wt, SNODE_A_WINDOW_EXPORT_ID, 0);
+		ev.epoch = snode_nl_u32(wt, SNODE_A_WINDOW_EPOCH, 0);
+		ev.reason = snode_nl_u32(wt, SNODE_A_WINDOW_REVOKE_REASON, 0);
+	}
+	ev.access_offset = snode_nl_u64(tb, SNODE_A_EVENT_ACCESS_OFFSET);
+	ev.access_write = !!tb[SNODE_A_EVENT_ACCESS_WRITE];
+	if (tb[SNODE_A_EVENT_TEMP])
+		ev.temp = (int32_t)nla_get_u32(tb[SNODE_A_EVENT_TEMP]);
+	ev.power = snode_nl_u32(tb, SNODE_A_EVENT_POWER, 0);
+	ev.thermal_alarm = snode_nl_u32(tb, SNODE_A_EVENT_THERMAL_ALARM, 0);
+
+	nl->ev_count++;
+	ret = nl->ev_fn(ctx, &ev, nl->ev_arg);
+	if (ret) {
+		nl->ev_stop = ret;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+/* Notifications carry no sequence number of ours. */
+static int snode_ev_seq(struct nl_msg *msg, void *arg)
+{
+	return NL_OK;
+}
+
+SNODE_EXPORT int snode_event_subscribe(struct snode_ctx *ctx,
+				       snode_event_fn fn, void *arg)
+{
+	struct snode_nl *nl;
+	int ret = 0, grp;
+
+	nl = snode_nl_get(ctx, &ret);
+	if (!nl)
+		return ret;
+	if (nl->ev_sk)
+		return -EBUSY;
+	grp = genl_ctrl_resolve_grp(nl->sk, SNODE_FAMILY_NAME,
+				    SNODE_MCGRP_EVENTS);
+	if (grp < 0)
+		return snode_nl_errno(grp);
+
+	nl->ev_sk = nl_socket_alloc();
+	nl->ev_cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!nl->ev_sk || !nl->ev_cb) {
+		ret = -ENOMEM;
+		goto err;
+	}
+	ret = genl_connect(nl->ev_sk);
+	if (ret < 0)
+		goto err_nl;
+	nl_socket_enable_msg_peek(nl->ev_sk);
+	nl_socket_set_buffer_size(nl->ev_sk, SNODE_EV_RCVBUF, 0);
+	ret = nl_socket_add_membership(nl->ev_sk, grp);
+	if (ret < 0)
+		goto err_nl;
+	ret = nl_socket_set_nonblocking(nl->ev_sk);
+	if (ret < 0)
+		goto err_nl;
+	nl_cb_set(nl->ev_cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, snode_ev_seq, NULL);
+	nl_cb_set(nl->ev_cb, NL_CB_VALID, NL_CB_CUSTOM, snode_ev_valid, ctx);
+	nl->ev_fn = fn;
+	nl->ev_arg = arg;
+	return nl_socket_get_fd(nl->ev_sk);
+
+err_nl:
+	ret = snode_nl_errno(ret);
+err:
+	snode_event_unsubscribe(ctx);
+	return ret;
+}
+
+SNODE_EXPORT int snode_event_process(struct snode_ctx *ctx)
+{
+	struct snode_nl *nl = ctx->nl;
+	int ret, n = 0;
+
+	if (!nl || !nl->ev_sk)
+		return -EINVAL;
+	nl->ev_count = 0;
+	nl->ev_stop = 0;
+	for (;;) {
+		ret = nl_recvmsgs(nl->ev_sk, nl->ev_cb);
+		if (nl->ev_stop)
+			return nl->ev_stop;
+		n = nl->ev_count;
+		if (ret == -NLE_AGAIN)
+			return n;
+		/* the kernel dropped events: the socket's buffer overran */
+		if (ret == -NLE_NOMEM)
+			return -ENOBUFS;
+		if (ret < 0) {
+			snode_dbg(ctx, "events: %s\n", nl_geterror(ret));
+			return snode_nl_errno(ret);
+		}
+	}
+}
+
+SNODE_EXPORT void snode_event_unsubscribe(struct snode_ctx *ctx)
+{
+	struct snode_nl *nl = ctx->nl;
+
+	if (!nl)
+		return;
+	if (nl->ev_sk)
+		nl_socket_free(nl->ev_sk);
+	if (nl->ev_cb)
+		nl_cb_put(nl->ev_cb);
+	nl->ev_sk = NULL;
+	nl->ev_cb = NULL;
+	nl->ev_fn = NULL;
+}

@@ -1,0 +1,644 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libsnode netlink: the "snode" generic-netlink family over libnl-genl-3.
+ *
+ * Every request goes through snode_nl_request(): it opens the socket and
+ * resolves the family on first use, sends one message, feeds each reply
+ * to a parser, retries a dump the kernel flagged as interrupted, and turns
+ * the kernel's error (with its extended-ack message, logged) into a
+ * negative errno.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+
+#include "nl.h"
+
+#ifndef SOL_NETLINK
+#define SOL_NETLINK 270
+#endif
+
+/* A dump that keeps being interrupted by changes gives up after this. */
+#define SNODE_NL_DUMP_TRIES	5
+
+/* One request: what to parse replies with, and how it ended. */
+struct snode_nl_req {
+	struct snode_ctx *ctx;
+	int (*parse)(struct snode_nl_req *req, struct nlattr **tb);
+	void *arg;
+	int maxattr;
+	int err;
+	int done;
+	int intr;
+};
+
+static void snode_nl_free_links(struct snode_nl *nl)
+{
+	struct snode_link *l, *next;
+
+	for (l = nl->links; l; l = next) {
+		next = l->next;
+		free(l);
+	}
+	nl->links = NULL;
+}
+
+static void snode_nl_free_nodes(struct snode_nl *nl)
+{
+	struct snode_node *n, *next;
+
+	for (n = nl->nodes; n; n = next) {
+		next = n->next;
+		free(n);
+	}
+	nl->nodes = NULL;
+}
+
+void snode_nl_free(struct snode_ctx *ctx)
+{
+	struct snode_nl *nl = ctx->nl;
+
+	if (!nl)
+		return;
+	snode_event_unsubscribe(ctx);
+	snode_nl_free_links(nl);
+	snode_nl_free_nodes(nl);
+	if (nl->sk)
+		nl_socket_free(nl->sk);
+	free(nl);
+	ctx->nl = NULL;
+}
+
+/* libnl's own errors, for the few that are not the kernel's errno */
+int snode_nl_errno(int nlerr)
+{
+	switch (-nlerr) {
+	case NLE_NOMEM:
+		return -ENOMEM;
+	case NLE_PERM:
+		return -EPERM;
+	case NLE_AGAIN:
+		return -EAGAIN;
+	case NLE_OBJ_NOTFOUND:
+		return -EPROTONOSUPPORT;
+	default:
+		return -EIO;
+	}
+}
+
+/*
+ * The netlink state of a context, connected and with the family resolved;
+ * NULL with *err set when that fails.
+ */
+struct snode_nl *snode_nl_get(struct snode_ctx *ctx, int *err)
+{
+	struct snode_nl *nl = ctx->nl;
+	int one = 1, ret;
+
+	if (nl && nl->sk)
+		return nl;
+	if (!nl) {
+		nl = calloc(1, sizeof(*nl));
+		if (!nl) {
+			*err = -ENOMEM;
+			return NULL;
+		}
+		ctx->nl = nl;
+	}
+	nl->sk = nl_socket_alloc();
+	if (!nl->sk) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	ret = genl_connect(nl->sk);
+	if (ret < 0)
+		goto err;
+	/* the kernel's messages on errors, for the log */
+	setsockopt(nl_socket_get_fd(nl->sk), SOL_NETLINK, NETLINK_EXT_ACK,
+		   &one, sizeof(one));
+	nl_socket_enable_msg_peek(nl->sk);
+	ret = genl_ctrl_resolve(nl->sk, SNODE_FAMILY_NAME);
+	if (ret < 0) {
+		snode_dbg(ctx, "family %s: %s\n", SNODE_FAMILY_NAME,
+			  nl_geterror(ret));
+		goto err;
+	}
+	nl->family = ret;
+	return nl;
+
+err:
+	nl_socket_free(nl->sk);
+	nl->sk = NULL;
+	*err = snode_nl_errno(ret);
+	return NULL;
+}
+
+static int snode_nl_valid(struct nl_msg *msg, void *arg)
+{
+	struct snode_nl_req *req = arg;
+	struct nlattr *tb[req->maxattr + 1];
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	int ret;
+
+	if (!req->parse)
+		return NL_OK;
+	ret = genlmsg_parse(nlh, 0, tb, req->maxattr, NULL);
+	if (ret < 0) {
+		req->err = snode_nl_errno(ret);
+		return NL_STOP;
+	}
+	ret = req->parse(req, tb);
+	if (ret < 0) {
+		req->err = ret;
+		return NL_STOP;
+	}
+	return NL_OK;
+}
+
+static int snode_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
+			  void *arg)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
+	struct snode_nl_req *req = arg;
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t off = sizeof(*e);
+
+	req->err = e->error;
+	req->done = 1;
+	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
+		return NL_STOP;
+	/* the request is echoed unless NLM_F_CAPPED; the TLVs follow it */
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	if (NLMSG_HDRLEN + off > nlh->nlmsg_len)
+		return NL_STOP;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
+		      nlh->nlmsg_len - NLMSG_HDRLEN - off, NULL) == 0 &&
+	    tb[NLMSGERR_ATTR_MSG])
+		snode_err(req->ctx, "kernel: %s\n",
+			  nla_get_string(tb[NLMSGERR_ATTR_MSG]));
+	return NL_STOP;
+}
+
+static int snode_nl_finish(struct nl_msg *msg, void *arg)
+{
+	struct snode_nl_req *req = arg;
+
+	req->done = 1;
+	return NL_STOP;
+}
+
+static int snode_nl_intr(struct nl_msg *msg, void *arg)
+{
+	struct snode_nl_req *req = arg;
+
+	/* read the rest, then start over */
+	req->intr = 1;
+	return NL_OK;
+}
+
+/*
+ * The one request helper: send @cmd with the attributes @fill puts (may be
+ * NULL), as a dump if @dump, and parse every reply with req->parse. A dump
+ * the kernel flags as interrupted is retried, after req->reset (if any).
+ */
+static int snode_nl_request(struct snode_ctx *ctx, uint8_t cmd, int dump,
+			    int (*fill)(struct nl_msg *msg, void *arg),
+			    void *fill_arg, struct snode_nl_req *req,
+			    void (*reset)(struct snode_nl_req *req))
+{
+	struct snode_nl *nl;
+	struct nl_msg *msg;
+	struct nl_cb *cb;
+	int ret = 0, tries;
+
+	nl = snode_nl_get(ctx, &ret);
+	if (!nl)
+		return ret;
+	cb = nl_cb_alloc(NL_CB_DEFAULT);
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, snode_nl_valid, req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, snode_nl_finish, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, snode_nl_finish, req);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, snode_nl_intr, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, snode_nl_error, req);
+	req->ctx = ctx;
+
+	for (tries = 0; tries < SNODE_NL_DUMP_TRIES; tries++) {
+		req->err = 0;
+		req->done = 0;
+		req->intr = 0;
+		msg = nlmsg_alloc();
+		if (!msg) {
+			ret = -ENOMEM;
+			break;
+		}
+		if (!genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, nl->family, 0,
+				 dump ? NLM_F_DUMP : 0, cmd,
+				 SNODE_FAMILY_VERSION) ||
+		    (fill && fill(msg, fill_arg) < 0)) {
+			nlmsg_free(msg);
+			ret = -EMSGSIZE;
+			break;
+		}
+		ret = nl_send_auto(nl->sk, msg);
+		nlmsg_free(msg);
+		if (ret < 0) {
+			ret = snode_nl_errno(ret);
+			break;
+		}
+		ret = 0;
+		while (!req->done && ret >= 0)
+			ret = nl_recvmsgs(nl->sk, cb);
+		if (ret < 0 && !req->err)
+			req->err = snode_nl_errno(ret);
+		ret = req->err;
+		if (ret || !req->intr)
+			break;
+		snode_dbg(ctx, "dump of command %u interrupted, again\n", cmd);
+		if (reset)
+			reset(req);
+	}
+	if (!ret && req->intr)
+		ret = -EAGAIN;
+	nl_cb_put(cb);
+	return ret;
+}
+
+/* Attributes of the request: dev-index and port, or dev-index alone. */
+struct snode_nl_obj {
+	int dev_attr;
+	int dev_index;		/* < 0: none */
+	int sub_attr;
+	uint32_t sub;
+	int has_sub;
+	int u64_attr;
+	uint64_t u64;
+	int has_u64;
+	int u32_attr;
+	uint32_t u32;
+	int has_u32;
+};
+
+static int snode_nl_fill_obj(struct nl_msg *msg, void *arg)
+{
+	struct snode_nl_obj *o = arg;
+
+	if (o->dev_index >= 0 &&
+	    nla_put_u32(msg, o->dev_attr, (uint32_t)o->dev_index) < 0)
+		return -1;
+	if (o->has_sub && nla_put_u32(msg, o->sub_attr, o->sub) < 0)
+		return -1;
+	if (o->has_u64 && nla_put_u64(msg, o->u64_attr, o->u64) < 0)
+		return -1;
+	if (o->has_u32 && nla_put_u32(msg, o->u32_attr, o->u32) < 0)
+		return -1;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+SNODE_EXPORT double snode_ber_to_double(uint64_t ber)
+{
+	return (double)ber / (double)SNODE_BER_ONE;
+}
+
+SNODE_EXPORT uint64_t snode_ber_from_double(double ber)
+{
+	if (!(ber > 0))
+		return 0;
+	if (ber >= 18.0)	/* beyond what fits; no BER is above 1 */
+		return UINT64_MAX;
+	return (uint64_t)(ber * (double)SNODE_BER_ONE + 0.5);
+}
+
+/* ------------------------------------------------------------------ */
+/* devices                                                             */
+
+static int snode_nl_parse_dev(struct snode_nl_req *req, struct nlattr **tb)
+{
+	struct snode_dev_status *st = req->arg;
+
+	memset(st, 0, sizeof(*st));
+	st->state = snode_nl_u32(tb, SNODE_A_DEV_STATE, 0);
+	st->node_id = snode_nl_u32(tb, SNODE_A_DEV_NODE_ID, SNODE_NODE_ID_NONE);
+	st->fabric_id = snode_nl_u32(tb, SNODE_A_DEV_FABRIC_ID, 0);
+	st->hw_version = snode_nl_u32(tb, SNODE_A_DEV_HW_VERSION, 0);
+	st->fw_version = snode_nl_u32(tb, SNODE_A_DEV_FW_VERSION, 0);
+	st->caps = snode_nl_u32(tb, SNODE_A_DEV_CAPS, 0);
+	st->nports = snode_nl_u32(tb, SNODE_A_DEV_NPORTS, 0);
+	st->max_nodes = snode_nl_u32(tb, SNODE_A_DEV_MAX_NODES, 0);
+	st->att_entries = snode_nl_u32(tb, SNODE_A_DEV_ATT_ENTRIES, 0);
+	st->export_entries = snode_nl_u32(tb, SNODE_A_DEV_EXPORT_ENTRIES, 0);
+	st->pool_size = snode_nl_u64(tb, SNODE_A_DEV_POOL_SIZE);
+	st->aperture_size = snode_nl_u64(tb, SNODE_A_DEV_APERTURE_SIZE);
+	st->ber_threshold = snode_nl_u64(tb, SNODE_A_DEV_BER_THRESHOLD);
+	st->throttled = !!tb[SNODE_A_DEV_THROTTLED];
+	snode_nl_str(tb, SNODE_A_DEV_SERIAL, st->serial, sizeof(st->serial));
+	snode_nl_str(tb, SNODE_A_DEV_FW_NAME, st->fw_name, sizeof(st->fw_name));
+	return 0;
+}
+
+SNODE_EXPORT int snode_dev_get_status(struct snode_dev *dev,
+				      struct snode_dev_status *st)
+{
+	struct snode_nl_obj o = {
+		.dev_attr = SNODE_A_DEV_INDEX,
+		.dev_index = dev->index,
+	};
+	struct snode_nl_req req = {
+		.parse = snode_nl_parse_dev,
+		.arg = st,
+		.maxattr = SNODE_A_DEV_MAX,
+	};
+
+	return snode_nl_request(dev->ctx, SNODE_CMD_DEV_GET, 0,
+				snode_nl_fill_obj, &o, &req, NULL);
+}
+
+SNODE_EXPORT int snode_dev_set_ber_threshold(struct snode_dev *dev,
+					     uint64_t ber)
+{
+	struct snode_nl_obj o = {
+		.dev_attr = SNODE_A_DEV_INDEX,
+		.dev_index = dev->index,
+		.u64_attr = SNODE_A_DEV_BER_THRESHOLD,
+		.u64 = ber,
+		.has_u64 = 1,
+	};
+	struct snode_nl_req req = { .maxattr = SNODE_A_DEV_MAX };
+
+	return snode_nl_request(dev->ctx, SNODE_CMD_DEV_SET, 0,
+				snode_nl_fill_obj, &o, &req, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* links                                                               */
+
+/* Link attributes, as replies and notifications carry them. */
+void snode_nl_parse_link_info(struct nlattr **tb, struct snode_link_info *li)
+{
+	memset(li, 0, sizeof(*li));
+	li->dev_index = snode_nl_u32(tb, SNODE_A_LINK_DEV_INDEX, 0);
+	snode_nl_str(tb, SNODE_A_LINK_DEV_NAME, li->dev_name,
+		     sizeof(li->dev_name));
+	li->port = snode_nl_u32(tb, SNODE_A_LINK_PORT, 0);
+	li->admin_state = snode_nl_u32(tb, SNODE_A_LINK_ADMIN_STATE, 0);
+	li->oper_state = snode_nl_u32(tb, SNODE_A_LINK_OPER_STATE, 0);
+	li->lanes = snode_nl_u32(tb, SNODE_A_LINK_LANES, 0);
+	li->max_lanes = snode_nl_u32(tb, SNODE_A_LINK_MAX_LANES, 0);
+	li->speed = snode_nl_u32(tb, SNODE_A_LINK_SPEED, 0);
+	li->peer_node = snode_nl_u32(tb, SNODE_A_LINK_PEER_NODE, SNODE_NONE);
+	li->peer_port = snode_nl_u32(tb, SNODE_A_LINK_PEER_PORT, SNODE_NONE);
+	li->peer_switch = snode_nl_u32(tb, SNODE_A_LINK_PEER_SWITCH,
+				       SNODE_NONE);
+	li->crc_errors = snode_nl_u64(tb, SNODE_A_LINK_CRC_ERRORS);
+	li->replays = snode_nl_u64(tb, SNODE_A_LINK_REPLAYS);
+	li->recoveries = snode_nl_u64(tb, SNODE_A_LINK_RECOVERIES);
+	li->down_events = snode_nl_u64(tb, SNODE_A_LINK_DOWN_EVENTS);
+	li->tx_bytes = snode_nl_u64(tb, SNODE_A_LINK_TX_BYTES);
+	li->rx_bytes = snode_nl_u64(tb, SNODE_A_LINK_RX_BYTES);
+	li->tx_msgs = snode_nl_u64(tb, SNODE_A_LINK_TX_MSGS);
+	li->rx_msgs = snode_nl_u64(tb, SNODE_A_LINK_RX_MSGS);
+	li->ber = snode_nl_u64(tb, SNODE_A_LINK_BER);
+	li->ber_threshold = snode_nl_u64(tb, SNODE_A_LINK_BER_THRESHOLD);
+	li->ber_alarm = snode_nl_u32(tb, SNODE_A_LINK_BER_ALARM, 0) != 0;
+}
+
+/* Append to the list whose tail pointer is req->arg. */
+static int snode_nl_parse_link(struct snode_nl_req *req, struct nlattr **tb)
+{
+	struct snode_link ***tail = req->arg;
+	struct snode_link *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return -ENOMEM;
+	snode_nl_parse_link_info(tb, &l->info);
+	**tail = l;
+	*tail = &l->next;
+	return 0;
+}
+
+static void snode_nl_reset_links(struct snode_nl_req *req)
+{
+	struct snode_nl *nl = req->ctx->nl;
+	struct snode_link ***tail = req->arg;
+
+	snode_nl_free_links(nl);
+	*tail = &nl->links;
+}
+
+static int snode_nl_links(struct snode_ctx *ctx, int dump,
+			  struct snode_nl_obj *o)
+{
+	struct snode_link **tail;
+	struct snode_nl_req req = {
+		.parse = snode_nl_parse_link,
+		.arg = &tail,
+		.maxattr = SNODE_A_LINK_MAX,
+	};
+	struct snode_link *l;
+	struct snode_nl *nl;
+	int ret = 0, n = 0;
+
+	nl = snode_nl_get(ctx, &ret);
+	if (!nl)
+		return ret;
+	snode_nl_free_links(nl);
+	tail = &nl->links;
+	ret = snode_nl_request(ctx, SNODE_CMD_LINK_GET, dump, snode_nl_fill_obj,
+			       o, &req, snode_nl_reset_links);
+	if (ret < 0) {
+		snode_nl_free_links(nl);
+		return ret;
+	}
+	for (l = nl->links; l; l = l->next)
+		n++;
+	return n;
+}
+
+SNODE_EXPORT int snode_link_list(struct snode_ctx *ctx, int dev_index)
+{
+	struct snode_nl_obj o = {
+		.dev_attr = SNODE_A_LINK_DEV_INDEX,
+		.dev_index = dev_index,
+	};
+
+	return snode_nl_links(ctx, 1, &o);
+}
+
+SNODE_EXPORT int snode_link_get(struct snode_ctx *ctx, unsigned int dev_index,
+				unsigned int port, struct snode_link **link)
+{
+	struct snode_nl_obj o = {
+		.dev_attr = SNODE_A_LINK_DEV_INDEX,
+		.dev_index = (int)dev_index,
+		.sub_attr = SNODE_A_LINK_PORT,
+		.sub = port,
+		.has_sub = 1,
+	};
+	int ret = snode_nl_links(ctx, 0, &o);
+
+	if (ret < 0)
+		return ret;
+	*link = ctx->nl->links;
+	return *link ? 0 : -EPROTO;
+}
+
+SNODE_EXPORT struct snode_link *snode_link_get_first(struct snode_ctx *ctx)
+{
+	return ctx->nl ? ctx->nl->links : NULL;
+}
+
+SNODE_EXPORT struct snode_link *snode_link_get_next(struct snode_link *link)
+{
+	return link->next;
+}
+
+SNODE_EXPORT const struct snode_link_info *
+snode_link_get_info(struct snode_link *link)
+{
+	return &link->info;
+}
+
+static int snode_nl_link_op(struct snode_ctx *ctx, uint8_t cmd,
+			    struct snode_nl_obj *o)
+{
+	struct snode_nl_req req = { .maxattr = SNODE_A_LINK_MAX };
+
+	o->dev_attr = SNODE_A_LINK_DEV_INDEX;
+	o->sub_attr = SNODE_A_LINK_PORT;
+	o->has_sub = 1;
+	return snode_nl_request(ctx, cmd, 0, snode_nl_fill_obj, o, &req, NULL);
+}
+
+SNODE_EXPORT int snode_link_set_state(struct snode_ctx *ctx,
+				      unsigned int dev_index,
+				      unsigned int port, int up)
+{
+	struct snode_nl_obj o = {
+		.dev_index = (int)dev_index,
+		.sub = port,
+		.u32_attr = SNODE_A_LINK_ADMIN_STATE,
+		.u32 = up ? SNODE_LINK_ADMIN_STATE_UP :
+			    SNODE_LINK_ADMIN_STATE_DOWN,
+		.has_u32 = 1,
+	};
+
+	return snode_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
+}
+
+SNODE_EXPORT int snode_link_set_ber_threshold(struct snode_ctx *ctx,
+					      unsigned int dev_index,
+					      unsigned int port, uint64_t ber)
+{
+	struct snode_nl_obj o = {
+		.dev_index = (int)dev_index,
+		.sub = port,
+		.u64_attr = SNODE_A_LINK_BER_THRESHOLD,
+		.u64 = ber,
+		.has_u64 = 1,
+	};
+
+	return snode_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
+}
+
+SNODE_EXPORT int snode_link_reset(struct snode_ctx *ctx,
+				  unsigned int dev_index, unsigned int port)
+{
+	struct snode_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
+
+	return snode_nl_link_op(ctx, SNODE_CMD_LINK_RESET, &o);
+}
+
+SNODE_EXPORT int snode_link_clear(struct snode_ctx *ctx,
+				  unsigned int dev_index, unsigned int port)
+{
+	struct snode_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
+
+	return snode_nl_link_op(ctx, SNODE_CMD_LINK_CLEAR, &o);
+}
+
+/* ------------------------------------------------------------------ */
+/* nodes                                                               */
+
+static int snode_nl_parse_node(struct snode_nl_req *req, struct nlattr **tb)
+{
+	struct snode_node ***tail = req->arg;
+	struct snode_node *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return -ENOMEM;
+	n->info.dev_index = snode_nl_u32(tb, SNODE_A_NODE_DEV_INDEX, 0);
+	n->info.id = snode_nl_u32(tb, SNODE_A_NODE_ID, 0);
+	n->info.state = snode_nl_u32(tb, SNODE_A_NODE_STATE, 0);
+	n->info.route_port = snode_nl_u32(tb, SNODE_A_NODE_ROUTE_PORT,
+					  SNODE_NONE);
+	**tail = n;
+	*tail = &n->next;
+	return 0;
+}
+
+static void snode_nl_reset_nodes(struct snode_nl_req *req)
+{
+	struct snode_nl *nl = req->ctx->nl;
+	struct snode_node ***tail = req->arg;
+
+	snode_nl_free_nodes(nl);
+	*tail = &nl->nodes;
+}
+
+SNODE_EXPORT int snode_node_list(struct snode_ctx *ctx, int dev_index)
+{
+	struct snode_nl_obj o = {
+		.dev_attr = SNODE_A_NODE_DEV_INDEX,
+		.dev_index = dev_index,
+	};
+	struct snode_node **tail;
+	struct snode_nl_req req = {
+		.parse = snode_nl_parse_node,
+		.arg = &tail,
+		.maxattr = SNODE_A_NODE_MAX,
+	};
+	struct snode_node *n;
+	struct snode_nl *nl;
+	int ret = 0, count = 0;
+
+	nl = snode_nl_get(ctx, &ret);
+	if (!nl)
+		return ret;
+	snode_nl_free_nodes(nl);
+	tail = &nl->nodes;
+	ret = snode_nl_request(ctx, SNODE_CMD_NODE_GET, 1, snode_nl_fill_obj,
+			       &o, &req, snode_nl_reset_nodes);
+	if (ret < 0) {
+		snode_nl_free_nodes(nl);
+		return ret;
+	}
+	for (n = nl->nodes; n; n = n->next)
+		count++;
+	return count;
+}
+
+SNODE_EXPORT struct snode_node *snode_node_get_first(struct snode_ctx *ctx)
+{
+	return ctx->nl ? ctx->nl->nodes : NULL;
+}
+
+SNODE_EXPORT struct snode_node *snode_node_get_next(struct snode_node *node)
+{
+	return node->next;
+}
+
+SNODE_EXPORT const struct snode_node_info *
+snode_node_get_info(struct snode_node *node)
+{
+	return &node->info;
+}

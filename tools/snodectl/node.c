@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snodectl node: the fabric's nodes as this host's NICs see them.
+ */
+#include <stdio.h>
+
+#include "snodectl.h"
+
+static int node_help(void)
+{
+	fprintf(stderr,
+		"Usage: snodectl node list [ DEV ]\n"
+		"DEV := snodeN\n");
+	return 0;
+}
+
+static int node_list(struct snodectl *sc)
+{
+	const struct snode_node_info *ni;
+	struct snode_node *node;
+	int dev_index = -1, ret;
+	char dev[32];
+
+	if (sc->argc > 0) {
+		struct snode_dev *d = snodectl_dev_arg(sc);
+
+		if (!d)
+			return 1;
+		dev_index = snode_dev_get_index(d);
+	}
+	ret = snode_node_list(sc->ctx, dev_index);
+	if (ret < 0)
+		return snodectl_nl_err("node list", ret);
+
+	print_open_array("nodes");
+	snode_node_foreach(sc->ctx, node) {
+		ni = snode_node_get_info(node);
+		snprintf(dev, sizeof(dev), "snode%u", ni->dev_index);
+		print_open_object(NULL);
+		print_str("dev", "%s", dev);
+		print_u64("node", " node %llu", ni->id);
+		print_str("state", " %s", node_state_name(ni->state));
+		if (ni->route_port != SNODE_NONE)
+			print_u64("route_port", " route-port %llu",
+				  ni->route_port);
+		else
+			print_text(" route-port -");
+		print_nl();
+		print_close_object();
+	}
+	print_close_array();
+	return 0;
+}
+
+static const struct snodectl_cmd node_cmds[] = {
+	{ "list", node_list },
+	{ "show", node_list },
+	{ NULL, NULL }
+};
+
+int cmd_node(struct snodectl *sc)
+{
+	return snodectl_dispatch(sc, node_cmds, node_help);
+}
