@@ -75,6 +75,13 @@ int fm_node_add(struct fm_fabric *f, uint32_t id)
 	memset(n->route, FM_NO_ROUTE, FM_MAX_NODES);
 	n->id = id;
 	n->memfd = -1;
+	/*
+	 * The device's own power-on readings (Documentation/hw/snode-nic.rst
+	 * section 11): "node temp" sends both values, so the one not being
+	 * injected must stay what the device would report.
+	 */
+	n->temp_mc = FM_DEFAULT_TEMP_MC;
+	n->power_mw = FM_DEFAULT_POWER_MW;
 	for (p = 0; p < FM_MAX_PORTS; p++)
 		n->port_link[p] = -1;
 	f->node[id] = n;

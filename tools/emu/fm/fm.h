@@ -19,6 +19,8 @@
 #include "snode-fm-proto.h"
 
 #define FM_MAX_NODES		SNODE_FM_MAX_NODES
+#define FM_DEFAULT_TEMP_MC	45000	/* the device's reading before any injection */
+#define FM_DEFAULT_POWER_MW	12000
 #define FM_MAX_PORTS		SNODE_FM_MAX_PORTS
 #define FM_MAX_SWITCHES		256
 #define FM_MAX_EXPORTS		256
@@ -128,8 +130,8 @@ struct fm_node {
 	uint8_t *seen_state, *seen_route;
 	struct fm_seq *echo_seq;	/* sim: per (receiver, endpoint) */
 	uint32_t necho_seq;
-	int32_t temp_mc;
-	uint32_t power_mw;
+	int32_t temp_mc;	/* last injected, or FM_DEFAULT_TEMP_MC */
+	uint32_t power_mw;	/* last injected, or FM_DEFAULT_POWER_MW */
 };
 
 struct fm_grant {

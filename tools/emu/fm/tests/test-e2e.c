@@ -501,8 +501,10 @@ void test_e2e(void)
 	ok(ctl(NULL, "link down p0/p1") == 1, "ctl on a missing inter-switch link fails");
 	ok(ctl(NULL, "node temp 0 85000") == 0 &&
 	   WAIT_FOR(d0->sensor.temp_mc == 85000, 1000), "ctl node temp: SENSOR");
-	ok(ctl(NULL, "node power 0 12000") == 0 &&
-	   WAIT_FOR(d0->sensor.power_mw == 12000 && d0->sensor.temp_mc == 85000,
+	ok(d0->sensor.power_mw == 12000,
+	   "ctl node temp keeps the device's default power reading (12000 mW)");
+	ok(ctl(NULL, "node power 0 15000") == 0 &&
+	   WAIT_FOR(d0->sensor.power_mw == 15000 && d0->sensor.temp_mc == 85000,
 		    1000), "ctl node power: SENSOR");
 
 	/* ctl sim export/unexport */
