@@ -181,15 +181,21 @@ static int snode_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
 	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
 		      nlh->nlmsg_len - NLMSG_HDRLEN - off, NULL) == 0 &&
 	    tb[NLMSGERR_ATTR_MSG])
-		snode_err(req->ctx, "kernel: %s\n",
+		snode_info(req->ctx, "kernel: %s\n",
 			  nla_get_string(tb[NLMSGERR_ATTR_MSG]));
 	return NL_STOP;
 }
 
 static int snode_nl_finish(struct nl_msg *msg, void *arg)
 {
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct snode_nl_req *req = arg;
 
+	/* a dump that failed carries its errno in the DONE message */
+	if (nlh->nlmsg_type == NLMSG_DONE &&
+	    nlmsg_datalen(nlh) >= (int)sizeof(int) &&
+	    *(int *)nlmsg_data(nlh) < 0)
+		req->err = *(int *)nlmsg_data(nlh);
 	req->done = 1;
 	return NL_STOP;
 }
