@@ -27,8 +27,10 @@ SUITES=(
 	"lint:tools/testing/lint-suite.sh"
 	"emu-6.1:selftests/emu/emu.sh 6.1"
 	"core-6.1:selftests/vm/core.sh 6.1"
+	"mem-6.1:selftests/vm/mem.sh 6.1"
 	"emu-6.12:selftests/emu/emu.sh 6.12"
 	"core-6.12:selftests/vm/core.sh 6.12"
+	"mem-6.12:selftests/vm/mem.sh 6.12"
 )
 
 passed=0

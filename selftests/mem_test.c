@@ -1,0 +1,1650 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode global memory selftests: pool allocations, exports, imports,
+ * remote mmap, permissions, revocation, the ABI rules of every memory
+ * ioctl, and - with a peer node - data, atomics and coherence across
+ * nodes.
+ *
+ * Runs as root in a guest with snode.ko loaded; /dev/snode0 must exist.
+ * Environment:
+ *   SNODE_PEER   node id of a peer running this same program at the same
+ *                time (the "pair" tests skip without it). The two programs
+ *                meet through deterministic handles: on a fresh device the
+ *                first export gets id 0, and each pair test uses its own
+ *                key, so an import retries until the peer got there.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/snode.h>
+
+#include "kselftest_harness.h"
+
+#define SNODE_DEV		"/dev/snode0"
+#define SNODE_RESET		"/sys/class/snode/snode0/device/reset"
+#define SZ_4K			0x1000ULL
+#define SZ_64K			0x10000ULL
+#define SZ_2M			0x200000ULL
+#define SZ_64M			0x4000000ULL
+#define PEER_WAIT_S		240
+
+#ifndef offsetofend
+#define offsetofend(TYPE, MEMBER) \
+	(offsetof(TYPE, MEMBER) + sizeof(((TYPE *)0)->MEMBER))
+#endif
+
+#define EXPECT_ERRNO(expected_errno, cmd)		\
+	({						\
+		int _ret = (cmd);			\
+		EXPECT_EQ(-1, _ret);			\
+		EXPECT_EQ(expected_errno, errno);	\
+	})
+
+/* ---- helpers, in threes: _x() returns, test_x() asserts, test_err_x() fails */
+
+static int _snode_alloc(int fd, uint64_t length, uint64_t *offset)
+{
+	struct snode_mem_alloc cmd = {
+		.size = sizeof(cmd),
+		.length = length,
+	};
+	int ret = ioctl(fd, SNODE_IOCTL_MEM_ALLOC, &cmd);
+
+	if (!ret && offset)
+		*offset = cmd.out_offset;
+	return ret;
+}
+#define test_snode_alloc(length, offset) \
+	ASSERT_EQ(0, _snode_alloc(self->fd, length, offset))
+#define test_err_snode_alloc(_errno, length) \
+	EXPECT_ERRNO(_errno, _snode_alloc(self->fd, length, NULL))
+
+static int _snode_free(int fd, uint64_t offset)
+{
+	struct snode_mem_free cmd = {
+		.size = sizeof(cmd),
+		.offset = offset,
+	};
+
+	return ioctl(fd, SNODE_IOCTL_MEM_FREE, &cmd);
+}
+#define test_snode_free(offset) ASSERT_EQ(0, _snode_free(self->fd, offset))
+#define test_err_snode_free(_errno, offset) \
+	EXPECT_ERRNO(_errno, _snode_free(self->fd, offset))
+
+static int _snode_export(int fd, struct snode_mem_export *cmd)
+{
+	cmd->size = sizeof(*cmd);
+	return ioctl(fd, SNODE_IOCTL_MEM_EXPORT, cmd);
+}
+#define test_snode_export(cmd) ASSERT_EQ(0, _snode_export(self->fd, cmd))
+#define test_err_snode_export(_errno, cmd) \
+	EXPECT_ERRNO(_errno, _snode_export(self->fd, cmd))
+
+static int _snode_unexport(int fd, uint32_t export_id)
+{
+	struct snode_mem_unexport cmd = {
+		.size = sizeof(cmd),
+		.export_id = export_id,
+	};
+
+	return ioctl(fd, SNODE_IOCTL_MEM_UNEXPORT, &cmd);
+}
+#define test_snode_unexport(id) ASSERT_EQ(0, _snode_unexport(self->fd, id))
+#define test_err_snode_unexport(_errno, id) \
+	EXPECT_ERRNO(_errno, _snode_unexport(self->fd, id))
+
+/* Returns the import's fd, or -1 with errno. */
+static int _snode_import(int fd, uint32_t flags, uint32_t node,
+			 uint32_t export_id, uint64_t key, uint64_t offset,
+			 uint64_t length)
+{
+	struct snode_mem_import cmd = {
+		.size = sizeof(cmd),
+		.flags = flags,
+		.node = node,
+		.export_id = export_id,
+		.key = key,
+		.offset = offset,
+		.length = length,
+	};
+
+	if (ioctl(fd, SNODE_IOCTL_MEM_IMPORT, &cmd))
+		return -1;
+	return cmd.out_fd;
+}
+#define test_snode_import(ifd, flags, node, id, key, off, len)		\
+	do {								\
+		ifd = _snode_import(self->fd, flags, node, id, key, off, len); \
+		ASSERT_LE(0, ifd);					\
+	} while (0)
+#define test_err_snode_import(_errno, flags, node, id, key, off, len)	\
+	EXPECT_ERRNO(_errno, _snode_import(self->fd, flags, node, id, key, \
+					   off, len))
+
+static int _snode_status(int ifd, struct snode_import_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(ifd, SNODE_IOCTL_IMPORT_STATUS, st);
+}
+#define test_snode_status(ifd, st) ASSERT_EQ(0, _snode_status(ifd, st))
+
+static int _snode_list(int fd, uint32_t type, struct snode_mem_entry *e,
+		       uint32_t *count, struct snode_mem_list *out)
+{
+	struct snode_mem_list cmd = {
+		.size = sizeof(cmd),
+		.type = type,
+		.entry_size = sizeof(*e),
+		.count = *count,
+		.entries = (uintptr_t)e,
+	};
+	int ret = ioctl(fd, SNODE_IOCTL_MEM_LIST, &cmd);
+
+	if (!ret) {
+		*count = cmd.count;
+		if (out)
+			*out = cmd;
+	}
+	return ret;
+}
+
+static uint64_t pool_free(int fd, uint64_t *size)
+{
+	struct snode_mem_list out = {};
+	uint32_t count = 0;
+
+	if (_snode_list(fd, SNODE_MEM_LIST_ALLOCS, NULL, &count, &out))
+		return 0;
+	if (size)
+		*size = out.out_pool_size;
+	return out.out_pool_free;
+}
+
+/* Allocate, map and export; returns the local mapping. */
+static void *alloc_map(int fd, uint64_t length, uint64_t *offset)
+{
+	void *p;
+
+	if (_snode_alloc(fd, length, offset))
+		return NULL;
+	p = mmap(NULL, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, *offset);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Access probes: 0, or the signal the access raised. */
+static sigjmp_buf probe_jmp;
+
+static void probe_handler(int sig)
+{
+	siglongjmp(probe_jmp, sig);
+}
+
+static int probe(volatile uint64_t *p, bool write, uint64_t *val)
+{
+	struct sigaction sa = { .sa_handler = probe_handler }, obus, osegv;
+	int sig;
+
+	sigaction(SIGBUS, &sa, &obus);
+	sigaction(SIGSEGV, &sa, &osegv);
+	sig = sigsetjmp(probe_jmp, 1);
+	if (!sig) {
+		if (write)
+			*p = *val;
+		else
+			*val = *p;
+	}
+	sigaction(SIGBUS, &obus, NULL);
+	sigaction(SIGSEGV, &osegv, NULL);
+	return sig;
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
+}
+
+/* Minor page faults of this process so far. */
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/* 6.1's harness runs a test's body even after its setup called SKIP() */
+#define SKIP_IF_SKIPPED()						\
+	do {								\
+		if (_metadata->skip)					\
+			return;						\
+	} while (0)
+
+/* ---- the single-node fixture ------------------------------------------ */
+
+FIXTURE(mem) {
+	int fd;
+	struct snode_info info;
+};
+
+FIXTURE_SETUP(mem)
+{
+	self->fd = open(SNODE_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	memset(&self->info, 0, sizeof(self->info));
+	self->info.size = sizeof(self->info);
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_INFO, &self->info));
+	if (!(self->info.out_caps & SNODE_CAP_ATT) ||
+	    !(self->info.out_caps & SNODE_CAP_EXPORT))
+		SKIP(return, "the NIC has no ATT or export table");
+	if (self->info.out_node_id == SNODE_NODE_ID_NONE)
+		SKIP(return, "the NIC is not attached to a fabric");
+}
+
+FIXTURE_TEARDOWN(mem)
+{
+	if (self->fd >= 0)
+		close(self->fd);
+}
+
+#define NODE	(self->info.out_node_id)
+
+/* ---- ABI: sizes, tails, flags of every memory ioctl ---------------------- */
+
+struct mem_ioctl {
+	const char *name;
+	unsigned long cmd;
+	size_t size;		/* the structure */
+	size_t min_size;	/* offsetofend() of its last member */
+	size_t flags_off;	/* offset of flags */
+};
+
+#define MEM_IOCTL(_cmd, _struct, _last)					\
+	{ #_cmd, _cmd, sizeof(struct _struct),				\
+	  offsetofend(struct _struct, _last),				\
+	  offsetof(struct _struct, flags) }
+
+static const struct mem_ioctl mem_ioctls[] = {
+	MEM_IOCTL(SNODE_IOCTL_MEM_ALLOC, snode_mem_alloc, out_offset),
+	MEM_IOCTL(SNODE_IOCTL_MEM_FREE, snode_mem_free, offset),
+	MEM_IOCTL(SNODE_IOCTL_MEM_EXPORT, snode_mem_export, out_key),
+	MEM_IOCTL(SNODE_IOCTL_MEM_UNEXPORT, snode_mem_unexport, out_revoked),
+	MEM_IOCTL(SNODE_IOCTL_MEM_IMPORT, snode_mem_import, out_epoch),
+	MEM_IOCTL(SNODE_IOCTL_MEM_LIST, snode_mem_list, out_pool_free),
+};
+
+/* size - 1 is EINVAL, for every memory ioctl */
+TEST_F(mem, abi_size_too_small)
+{
+	uint8_t buf[512] = {};
+	unsigned int i;
+
+	SKIP_IF_SKIPPED();
+
+	for (i = 0; i < sizeof(mem_ioctls) / sizeof(mem_ioctls[0]); i++) {
+		const struct mem_ioctl *m = &mem_ioctls[i];
+
+		ASSERT_EQ(m->size, m->min_size);
+		*(uint32_t *)buf = m->min_size - 1;
+		if (ioctl(self->fd, m->cmd, buf) != -1 || errno != EINVAL)
+			TH_LOG("%s", m->name);
+		EXPECT_ERRNO(EINVAL, ioctl(self->fd, m->cmd, buf));
+	}
+}
+
+/* a non-zero byte past the known structure is E2BIG */
+TEST_F(mem, abi_nonzero_tail)
+{
+	uint8_t buf[512] = {};
+	unsigned int i;
+
+	SKIP_IF_SKIPPED();
+
+	for (i = 0; i < sizeof(mem_ioctls) / sizeof(mem_ioctls[0]); i++) {
+		const struct mem_ioctl *m = &mem_ioctls[i];
+
+		memset(buf, 0, sizeof(buf));
+		*(uint32_t *)buf = m->size + 8;
+		buf[m->size + 3] = 1;
+		if (ioctl(self->fd, m->cmd, buf) != -1 || errno != E2BIG)
+			TH_LOG("%s", m->name);
+		EXPECT_ERRNO(E2BIG, ioctl(self->fd, m->cmd, buf));
+	}
+}
+
+/* unknown flags are EOPNOTSUPP */
+TEST_F(mem, abi_unknown_flags)
+{
+	uint8_t buf[512] = {};
+	unsigned int i;
+
+	SKIP_IF_SKIPPED();
+
+	for (i = 0; i < sizeof(mem_ioctls) / sizeof(mem_ioctls[0]); i++) {
+		const struct mem_ioctl *m = &mem_ioctls[i];
+
+		memset(buf, 0, sizeof(buf));
+		*(uint32_t *)buf = m->size;
+		*(uint32_t *)(buf + m->flags_off) = 1u << 31;
+		if (ioctl(self->fd, m->cmd, buf) != -1 || errno != EOPNOTSUPP)
+			TH_LOG("%s", m->name);
+		EXPECT_ERRNO(EOPNOTSUPP, ioctl(self->fd, m->cmd, buf));
+	}
+}
+
+/* a larger structure with a zero tail is accepted */
+TEST_F(mem, abi_zero_tail)
+{
+	struct {
+		struct snode_mem_alloc cmd;
+		uint64_t tail[2];
+	} big = { .cmd = { .size = sizeof(big), .length = SZ_4K } };
+
+	SKIP_IF_SKIPPED();
+
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_MEM_ALLOC, &big));
+	test_snode_free(big.cmd.out_offset);
+}
+
+TEST_F(mem, abi_reserved)
+{
+	struct snode_mem_export exp = { .__reserved = 1, .length = SZ_4K };
+	struct snode_mem_list list = {
+		.size = sizeof(list),
+		.type = SNODE_MEM_LIST_ALLOCS,
+		.entry_size = sizeof(struct snode_mem_entry),
+		.__reserved = 1,
+	};
+
+	SKIP_IF_SKIPPED();
+
+	test_err_snode_export(EOPNOTSUPP, &exp);
+	EXPECT_ERRNO(EOPNOTSUPP, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &list));
+}
+
+TEST_F(mem, abi_bad_pointer)
+{
+	SKIP_IF_SKIPPED();
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, SNODE_IOCTL_MEM_ALLOC, NULL));
+	EXPECT_ERRNO(EFAULT, ioctl(self->fd, SNODE_IOCTL_MEM_IMPORT,
+				   (void *)8));
+}
+
+/* the import file's own ioctl follows the same rules */
+TEST_F(mem, abi_import_status)
+{
+	struct {
+		struct snode_import_status st;
+		uint64_t tail;
+	} big = {};
+	struct snode_mem_export exp = { .flags = SNODE_EXPORT_WRITE,
+					.key = 0xab01, .length = SZ_4K };
+	uint64_t off;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(SZ_4K, &off);
+	exp.alloc = off;
+	test_snode_export(&exp);
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, exp.out_key, 0,
+			  SZ_4K);
+
+	big.st.size = offsetofend(struct snode_import_status, __reserved) - 1;
+	EXPECT_ERRNO(EINVAL, ioctl(ifd, SNODE_IOCTL_IMPORT_STATUS, &big));
+	big.st.size = sizeof(big);
+	big.tail = 1;
+	EXPECT_ERRNO(E2BIG, ioctl(ifd, SNODE_IOCTL_IMPORT_STATUS, &big));
+	big.tail = 0;
+	big.st.flags = 1;
+	EXPECT_ERRNO(EOPNOTSUPP, ioctl(ifd, SNODE_IOCTL_IMPORT_STATUS, &big));
+	big.st.flags = 0;
+	big.st.__reserved = 1;
+	EXPECT_ERRNO(EOPNOTSUPP, ioctl(ifd, SNODE_IOCTL_IMPORT_STATUS, &big));
+	big.st.__reserved = 0;
+	EXPECT_EQ(0, ioctl(ifd, SNODE_IOCTL_IMPORT_STATUS, &big));
+	EXPECT_EQ(SNODE_IMPORT_ACTIVE, big.st.out_state);
+	/* the memory ioctls of /dev/snodeN are not the import's */
+	EXPECT_ERRNO(ENOTTY, ioctl(ifd, SNODE_IOCTL_MEM_LIST, &big));
+	EXPECT_ERRNO(ENOTTY, ioctl(self->fd, SNODE_IOCTL_IMPORT_STATUS, &big));
+	close(ifd);
+}
+
+/* ---- pool allocations ----------------------------------------------------- */
+
+TEST_F(mem, alloc_bad_length)
+{
+	SKIP_IF_SKIPPED();
+	test_err_snode_alloc(EINVAL, 0);
+	test_err_snode_alloc(EINVAL, SZ_4K + 1);
+	test_err_snode_alloc(EINVAL, self->info.out_pool_size + SZ_4K);
+}
+
+TEST_F(mem, alloc_pool_exhausted)
+{
+	uint64_t off;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(self->info.out_pool_size, &off);
+	test_err_snode_alloc(ENOMEM, SZ_4K);
+	test_snode_free(off);
+	test_snode_alloc(SZ_4K, &off);
+	test_snode_free(off);
+}
+
+/* 2 MiB multiples are 2 MiB aligned, others page aligned */
+TEST_F(mem, alloc_alignment)
+{
+	uint64_t small, big;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(SZ_4K, &small);
+	test_snode_alloc(SZ_2M, &big);
+	EXPECT_EQ(0, small % SZ_4K);
+	EXPECT_EQ(0, big % SZ_2M);
+	test_snode_free(small);
+	test_snode_free(big);
+}
+
+TEST_F(mem, alloc_mmap_rw)
+{
+	uint64_t off, i;
+	uint64_t *p;
+
+	SKIP_IF_SKIPPED();
+
+	p = alloc_map(self->fd, SZ_2M, &off);
+	ASSERT_NE(NULL, p);
+	for (i = 0; i < SZ_2M / 8; i += 511)
+		p[i] = i ^ 0x5a5a5a5a5a5a5a5aULL;
+	for (i = 0; i < SZ_2M / 8; i += 511)
+		ASSERT_EQ(i ^ 0x5a5a5a5a5a5a5a5aULL, p[i]);
+	munmap(p, SZ_2M);
+	test_snode_free(off);
+}
+
+/* a new allocation never shows what an earlier owner left */
+TEST_F(mem, alloc_zeroed)
+{
+	uint64_t off, off2, i;
+	uint64_t *p;
+
+	SKIP_IF_SKIPPED();
+
+	p = alloc_map(self->fd, SZ_64K, &off);
+	ASSERT_NE(NULL, p);
+	memset(p, 0xa5, SZ_64K);
+	munmap(p, SZ_64K);
+	test_snode_free(off);
+	p = alloc_map(self->fd, SZ_64K, &off2);
+	ASSERT_NE(NULL, p);
+	EXPECT_EQ(off, off2);
+	for (i = 0; i < SZ_64K / 8; i++)
+		ASSERT_EQ(0, p[i]);
+	munmap(p, SZ_64K);
+	test_snode_free(off2);
+}
+
+TEST_F(mem, alloc_mmap_bad)
+{
+	uint64_t off;
+	void *p;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(SZ_64K, &off);
+	/* not an allocation of this file */
+	p = mmap(NULL, SZ_4K, PROT_READ, MAP_SHARED, self->fd, off + SZ_64K);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* longer than the allocation */
+	p = mmap(NULL, SZ_64K + SZ_4K, PROT_READ, MAP_SHARED, self->fd, off);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* private copies of device memory are refused */
+	p = mmap(NULL, SZ_4K, PROT_READ, MAP_PRIVATE, self->fd, off);
+	EXPECT_EQ(MAP_FAILED, p);
+	EXPECT_EQ(EINVAL, errno);
+	/* a part of it is fine */
+	p = mmap(NULL, SZ_4K, PROT_READ, MAP_SHARED, self->fd, off + SZ_4K);
+	EXPECT_NE(MAP_FAILED, p);
+	munmap(p, SZ_4K);
+	test_snode_free(off);
+	test_err_snode_free(ENOENT, off);
+}
+
+/* another file's allocations are not ours to map, export or free */
+TEST_F(mem, alloc_per_file)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	uint64_t off;
+	void *p;
+	int fd2;
+
+	SKIP_IF_SKIPPED();
+
+	fd2 = open(SNODE_DEV, O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, _snode_alloc(fd2, SZ_4K, &off));
+	p = mmap(NULL, SZ_4K, PROT_READ, MAP_SHARED, self->fd, off);
+	EXPECT_EQ(MAP_FAILED, p);
+	exp.alloc = off;
+	test_err_snode_export(ENOENT, &exp);
+	test_err_snode_free(ENOENT, off);
+	close(fd2);
+}
+
+/* a mapping keeps freed memory alive; the pool gets it back on munmap */
+TEST_F(mem, alloc_free_while_mapped)
+{
+	uint64_t before, off;
+	uint64_t *p;
+
+	SKIP_IF_SKIPPED();
+
+	before = pool_free(self->fd, NULL);
+	p = alloc_map(self->fd, SZ_2M, &off);
+	ASSERT_NE(NULL, p);
+	test_snode_free(off);
+	p[0] = 42;
+	EXPECT_EQ(42, p[0]);
+	EXPECT_EQ(before - SZ_2M, pool_free(self->fd, NULL));
+	munmap(p, SZ_2M);
+	EXPECT_EQ(before, pool_free(self->fd, NULL));
+}
+
+/* closing the file gives everything back */
+TEST_F(mem, alloc_released_on_close)
+{
+	struct snode_mem_export exp = { .length = SZ_64K };
+	uint64_t before, off;
+	int fd2;
+
+	SKIP_IF_SKIPPED();
+
+	before = pool_free(self->fd, NULL);
+	fd2 = open(SNODE_DEV, O_RDWR);
+	ASSERT_LE(0, fd2);
+	ASSERT_EQ(0, _snode_alloc(fd2, SZ_2M, &off));
+	ASSERT_EQ(0, _snode_alloc(fd2, SZ_64K, &off));
+	exp.alloc = off;
+	ASSERT_EQ(0, _snode_export(fd2, &exp));
+	EXPECT_EQ(before - SZ_2M - SZ_64K, pool_free(self->fd, NULL));
+	close(fd2);
+	EXPECT_EQ(before, pool_free(self->fd, NULL));
+}
+
+TEST_F(mem, read_only_file)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	int ro;
+
+	SKIP_IF_SKIPPED();
+
+	ro = open(SNODE_DEV, O_RDONLY);
+	ASSERT_LE(0, ro);
+	EXPECT_ERRNO(EPERM, _snode_alloc(ro, SZ_4K, NULL));
+	EXPECT_ERRNO(EPERM, _snode_export(ro, &exp));
+	EXPECT_ERRNO(EPERM, _snode_import(ro, 0, NODE, 0, 1, 0, SZ_4K));
+	close(ro);
+}
+
+/* ---- exports ---------------------------------------------------------------- */
+
+TEST_F(mem, export_ids_and_keys)
+{
+	struct snode_mem_export a = { .flags = SNODE_EXPORT_RANDOM_KEY,
+				      .length = SZ_4K };
+	struct snode_mem_export b = { .flags = SNODE_EXPORT_RANDOM_KEY,
+				      .length = SZ_4K };
+	struct snode_mem_export c = { .key = 0x1234, .offset = SZ_4K,
+				      .length = SZ_4K };
+	uint64_t off;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(SZ_64K, &off);
+	a.alloc = b.alloc = c.alloc = off;
+	test_snode_export(&a);
+	test_snode_export(&b);
+	test_snode_export(&c);
+	EXPECT_EQ(NODE, a.out_node);
+	EXPECT_EQ(0, a.out_export_id);
+	EXPECT_EQ(1, b.out_export_id);
+	EXPECT_EQ(2, c.out_export_id);
+	EXPECT_NE(0, a.out_key);
+	EXPECT_NE(a.out_key, b.out_key);
+	EXPECT_EQ(0x1234, c.out_key);
+	/* the lowest free id is reused */
+	test_snode_unexport(1);
+	test_snode_export(&b);
+	EXPECT_EQ(1, b.out_export_id);
+	test_err_snode_unexport(ENOENT, 3);
+	test_err_snode_unexport(ENOENT, 100000);
+}
+
+TEST_F(mem, export_bad)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	uint32_t nodes[2] = { 0, 0 };
+	uint64_t off;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(SZ_64K, &off);
+	exp.alloc = off + SZ_4K;
+	test_err_snode_export(ENOENT, &exp);
+	exp.alloc = off;
+	exp.length = 0;
+	test_err_snode_export(EINVAL, &exp);
+	exp.length = SZ_4K + 1;
+	test_err_snode_export(EINVAL, &exp);
+	exp.length = SZ_64K + SZ_4K;
+	test_err_snode_export(EINVAL, &exp);
+	exp.length = SZ_4K;
+	exp.offset = SZ_64K;
+	test_err_snode_export(EINVAL, &exp);
+	exp.offset = 1;
+	test_err_snode_export(EINVAL, &exp);
+	exp.offset = 0;
+	exp.flags = SNODE_EXPORT_RANDOM_KEY;
+	exp.key = 1;
+	test_err_snode_export(EINVAL, &exp);
+	exp.flags = 0;
+	exp.nodes = (uintptr_t)nodes;
+	test_err_snode_export(EINVAL, &exp);
+	exp.flags = SNODE_EXPORT_NODES;
+	exp.nr_nodes = 0;
+	test_err_snode_export(EINVAL, &exp);
+	exp.nr_nodes = self->info.out_max_nodes + 1;
+	test_err_snode_export(EINVAL, &exp);
+	exp.nr_nodes = 2;
+	nodes[1] = self->info.out_max_nodes;
+	test_err_snode_export(EINVAL, &exp);
+	exp.nodes = 8;
+	test_err_snode_export(EFAULT, &exp);
+	exp.nodes = 0;
+	test_err_snode_export(EINVAL, &exp);
+}
+
+TEST_F(mem, export_table_full)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	uint32_t i;
+	uint64_t off;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(SZ_4K, &off);
+	exp.alloc = off;
+	for (i = 0; i < self->info.out_export_entries; i++) {
+		exp.key = i;
+		test_snode_export(&exp);
+	}
+	test_err_snode_export(ENOSPC, &exp);
+}
+
+/* ---- imports (of this node's own exports) -------------------------------------- */
+
+/* Export @len of a fresh allocation; returns the local mapping. */
+static uint64_t *export_local(int fd, uint64_t len, uint32_t flags,
+			      uint64_t key, struct snode_mem_export *exp)
+{
+	uint64_t off;
+	uint64_t *p = alloc_map(fd, len, &off);
+
+	if (!p)
+		return NULL;
+	memset(exp, 0, sizeof(*exp));
+	exp->flags = flags;
+	exp->alloc = off;
+	exp->key = key;
+	exp->length = len;
+	if (_snode_export(fd, exp))
+		return NULL;
+	return p;
+}
+
+TEST_F(mem, import_self_rw)
+{
+	struct snode_mem_export exp;
+	struct snode_import_status st;
+	uint64_t *local, *win;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_2M, SNODE_EXPORT_WRITE, 0x77, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x77, 0, SZ_2M);
+	win = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	local[0] = 0x1111;
+	local[SZ_2M / 8 - 1] = 0x2222;
+	EXPECT_EQ(0x1111, win[0]);
+	EXPECT_EQ(0x2222, win[SZ_2M / 8 - 1]);
+	win[1] = 0x3333;
+	EXPECT_EQ(0x3333, local[1]);
+
+	test_snode_status(ifd, &st);
+	EXPECT_EQ(SNODE_IMPORT_ACTIVE, st.out_state);
+	EXPECT_EQ(SNODE_IMPORT_REASON_NONE, st.out_reason);
+	EXPECT_EQ(NODE, st.out_node);
+	EXPECT_EQ(exp.out_export_id, st.out_export_id);
+	EXPECT_EQ(0x77, st.out_key);
+	EXPECT_EQ(SZ_2M, st.out_length);
+	EXPECT_EQ(SNODE_IMPORT_WRITE, st.out_flags);
+	EXPECT_NE(0, st.out_epoch);
+	munmap(win, SZ_2M);
+	close(ifd);
+}
+
+/* a window at an offset inside the export, and an mmap offset inside it */
+TEST_F(mem, import_offsets)
+{
+	struct snode_mem_export exp;
+	uint64_t *local, *win;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_2M, 0, 0x78, &exp);
+	ASSERT_NE(NULL, local);
+	local[(SZ_64K + SZ_4K) / 8] = 0xfeed;
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x78, SZ_64K,
+			  SZ_64K);
+	win = mmap(NULL, SZ_4K, PROT_READ, MAP_SHARED, ifd, SZ_4K);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(0xfeed, win[0]);
+	munmap(win, SZ_4K);
+	/* beyond the window */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, SZ_4K, PROT_READ, MAP_SHARED, ifd,
+				   SZ_64K));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, SZ_64K + SZ_4K, PROT_READ,
+				   MAP_SHARED, ifd, 0));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, SZ_4K, PROT_READ, MAP_PRIVATE, ifd,
+				   0));
+	EXPECT_EQ(EINVAL, errno);
+	close(ifd);
+}
+
+/* each refusal of the exporter's device has its own errno */
+TEST_F(mem, import_errors)
+{
+	struct snode_mem_export exp, ro;
+	uint32_t other = NODE + 1;
+	uint64_t *p;
+
+	SKIP_IF_SKIPPED();
+
+	p = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE, 0x79, &exp);
+	ASSERT_NE(NULL, p);
+	p = export_local(self->fd, SZ_64K, 0, 0x7a, &ro);
+	ASSERT_NE(NULL, p);
+
+	test_err_snode_import(EKEYREJECTED, 0, NODE, exp.out_export_id,
+			      0x7a, 0, SZ_4K);
+	test_err_snode_import(ENOENT, 0, NODE, 200, 0x79, 0, SZ_4K);
+	test_err_snode_import(EROFS, SNODE_IMPORT_WRITE, NODE,
+			      ro.out_export_id, 0x7a, 0, SZ_4K);
+	test_err_snode_import(ERANGE, 0, NODE, exp.out_export_id, 0x79,
+			      SZ_64K, SZ_4K);
+	test_err_snode_import(ERANGE, 0, NODE, exp.out_export_id, 0x79, 0,
+			      SZ_64K + SZ_4K);
+	test_err_snode_import(EINVAL, 0, self->info.out_max_nodes,
+			      exp.out_export_id, 0x79, 0, SZ_4K);
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x79, 0, 0);
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x79, 1,
+			      SZ_4K);
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x79, 0,
+			      SZ_4K - 1);
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x79, 0,
+			      self->info.out_aperture_size + SZ_4K);
+
+	/* an export limited to another node refuses this one */
+	memset(&exp, 0, sizeof(exp));
+	exp.flags = SNODE_EXPORT_NODES;
+	exp.alloc = ro.alloc;
+	exp.key = 0x7b;
+	exp.length = SZ_4K;
+	exp.nodes = (uintptr_t)&other;
+	exp.nr_nodes = 1;
+	test_snode_export(&exp);
+	test_err_snode_import(EACCES, 0, NODE, exp.out_export_id, 0x7b, 0,
+			      SZ_4K);
+	/* and one that lists this node admits it */
+	exp.nodes = (uintptr_t)&self->info.out_node_id;
+	test_snode_export(&exp);
+	EXPECT_LE(0, _snode_import(self->fd, 0, NODE, exp.out_export_id,
+				   0x7b, 0, SZ_4K));
+}
+
+/* a read-only import can never be written */
+TEST_F(mem, import_read_only)
+{
+	struct snode_mem_export exp;
+	uint64_t *local, *win, val = 1;
+	char path[64];
+	int ifd, memfd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_2M, SNODE_EXPORT_WRITE, 0x7c, &exp);
+	ASSERT_NE(NULL, local);
+	local[0] = 0xbeef;
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x7c, 0, SZ_2M);
+
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE,
+				   MAP_SHARED, ifd, 0));
+	EXPECT_EQ(EACCES, errno);
+	win = mmap(NULL, SZ_2M, PROT_READ, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(0xbeef, win[0]);
+	EXPECT_ERRNO(EACCES, mprotect(win, SZ_2M, PROT_READ | PROT_WRITE));
+	/* a store faults */
+	EXPECT_EQ(SIGSEGV, probe(win, true, &val));
+	EXPECT_EQ(0xbeef, local[0]);
+	/* and so does a forced one, through /proc/self/mem */
+	snprintf(path, sizeof(path), "/proc/self/mem");
+	memfd = open(path, O_RDWR);
+	ASSERT_LE(0, memfd);
+	EXPECT_EQ(-1, pwrite(memfd, &val, sizeof(val), (uintptr_t)win));
+	close(memfd);
+	EXPECT_EQ(0xbeef, local[0]);
+	munmap(win, SZ_2M);
+	close(ifd);
+}
+
+/* the import's file cannot be reopened writable through /proc */
+TEST_F(mem, import_no_reopen)
+{
+	struct snode_mem_export exp;
+	char path[64];
+	uint64_t *p;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	p = export_local(self->fd, SZ_4K, SNODE_EXPORT_WRITE, 0x7d, &exp);
+	ASSERT_NE(NULL, p);
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x7d, 0, SZ_4K);
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", ifd);
+	EXPECT_EQ(-1, open(path, O_RDWR));
+	EXPECT_EQ(-1, open(path, O_RDONLY));
+	EXPECT_NE(0, fcntl(ifd, F_GETFD) & FD_CLOEXEC);
+	close(ifd);
+}
+
+/* touching a whole window takes a handful of faults, not one per page */
+TEST_F(mem, import_no_fault_per_page)
+{
+	struct snode_mem_export exp;
+	volatile uint64_t *win;
+	uint64_t *local, i, sum = 0;
+	long before, faults;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_64M, SNODE_EXPORT_WRITE, 0x7e, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x7e, 0, SZ_64M);
+	win = mmap(NULL, SZ_64M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	before = minflt();
+	for (i = 0; i < SZ_64M / 8; i += SZ_4K / 8)
+		sum += win[i];
+	for (i = 0; i < SZ_64M / 8; i += SZ_4K / 8)
+		win[i] = i;
+	faults = minflt() - before;
+	TH_LOG("%ld faults for %llu pages (sum %llu)", faults,
+	       SZ_64M / SZ_4K, (unsigned long long)sum);
+	/* 2 MiB entries: up to two faults each (read, then write) */
+	EXPECT_GE(2 * SZ_64M / SZ_2M, faults);
+	EXPECT_EQ(SZ_64M / 8 - SZ_4K / 8, local[SZ_64M / 8 - SZ_4K / 8]);
+	munmap((void *)win, SZ_64M);
+	close(ifd);
+}
+
+/* ---- revocation ----------------------------------------------------------------- */
+
+static int wait_revoked(int ifd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = ifd, .events = POLLIN | POLLPRI };
+
+	return poll(&pfd, 1, timeout_ms) == 1 ? pfd.revents : 0;
+}
+
+/* Check that an import was revoked for @reason and its mapping faults. */
+static void check_revoked(struct __test_metadata *_metadata, int ifd,
+			  volatile uint64_t *win, uint32_t reason, bool zero,
+			  bool writable)
+{
+	struct snode_import_status st;
+	uint64_t val = 7;
+	int revents;
+
+	revents = wait_revoked(ifd, 10000);
+	EXPECT_NE(0, revents & POLLPRI);
+	EXPECT_NE(0, revents & POLLERR);
+	ASSERT_EQ(0, _snode_status(ifd, &st));
+	EXPECT_EQ(SNODE_IMPORT_REVOKED, st.out_state);
+	EXPECT_EQ(reason, st.out_reason);
+	if (!win)
+		return;
+	if (zero) {
+		EXPECT_EQ(0, probe(win, false, &val));
+		EXPECT_EQ(0, val);
+	} else {
+		EXPECT_EQ(SIGBUS, probe(win, false, &val));
+	}
+	/* a store to a read-only mapping is a SIGSEGV, revoked or not */
+	val = 7;
+	EXPECT_EQ(writable ? SIGBUS : SIGSEGV, probe(win, true, &val));
+	/* no new mapping of a revoked window */
+	EXPECT_EQ(MAP_FAILED, mmap(NULL, SZ_4K, PROT_READ, MAP_SHARED, ifd, 0));
+	EXPECT_EQ(ECONNRESET, errno);
+}
+
+TEST_F(mem, revoke_unexport)
+{
+	struct snode_mem_export exp;
+	uint64_t *local, *win;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_2M, SNODE_EXPORT_WRITE, 0x80, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x80, 0, SZ_2M);
+	win = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	win[0] = 1;
+	EXPECT_EQ(0, wait_revoked(ifd, 0));
+	test_snode_unexport(exp.out_export_id);
+	check_revoked(_metadata, ifd, win, SNODE_IMPORT_REASON_UNEXPORT, false,
+		      true);
+	/* the exporter's own memory is untouched */
+	EXPECT_EQ(1, local[0]);
+	munmap(win, SZ_2M);
+	close(ifd);
+}
+
+TEST_F(mem, revoke_unexport_zero_page)
+{
+	struct snode_mem_export exp;
+	uint64_t *local, *win;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_2M, SNODE_EXPORT_WRITE, 0x81, &exp);
+	ASSERT_NE(NULL, local);
+	local[5] = 5;
+	test_snode_import(ifd, SNODE_IMPORT_WRITE |
+			  SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, NODE,
+			  exp.out_export_id, 0x81, 0, SZ_2M);
+	win = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(5, win[5]);
+	test_snode_unexport(exp.out_export_id);
+	check_revoked(_metadata, ifd, win + 5, SNODE_IMPORT_REASON_UNEXPORT,
+		      true, true);
+	EXPECT_EQ(5, local[5]);
+	munmap(win, SZ_2M);
+	close(ifd);
+}
+
+TEST_F(mem, revoke_free)
+{
+	struct snode_mem_export exp;
+	uint64_t *local, *win;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE, 0x82, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x82, 0, SZ_64K);
+	win = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	test_snode_free(exp.alloc);
+	check_revoked(_metadata, ifd, win, SNODE_IMPORT_REASON_UNEXPORT, false,
+		      false);
+	munmap(win, SZ_64K);
+	close(ifd);
+}
+
+/* the exporting process exits: its file is released */
+TEST_F(mem, revoke_exporter_exit)
+{
+	struct snode_mem_export exp;
+	int pipe_in[2], pipe_out[2];
+	uint64_t *win;
+	pid_t pid;
+	char c;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	ASSERT_EQ(0, pipe(pipe_in));
+	ASSERT_EQ(0, pipe(pipe_out));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int fd = open(SNODE_DEV, O_RDWR);
+
+		if (fd < 0 || !export_local(fd, SZ_64K, 0, 0x83, &exp))
+			_exit(1);
+		if (write(pipe_out[1], &exp, sizeof(exp)) != sizeof(exp))
+			_exit(1);
+		/* exit once the parent has mapped the window */
+		if (read(pipe_in[0], &c, 1) != 1)
+			_exit(1);
+		_exit(0);
+	}
+	ASSERT_EQ(sizeof(exp), read(pipe_out[0], &exp, sizeof(exp)));
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x83, 0, SZ_64K);
+	win = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(0, win[0]);
+	ASSERT_EQ(1, write(pipe_in[1], "x", 1));
+	ASSERT_EQ(pid, waitpid(pid, NULL, 0));
+	check_revoked(_metadata, ifd, win, SNODE_IMPORT_REASON_UNEXPORT, false,
+		      false);
+	munmap(win, SZ_64K);
+	close(ifd);
+}
+
+/*
+ * A function-level reset of this NIC: its imports are revoked first (the
+ * reset wipes the ATT), and its exports are restored under the same
+ * handle, so importing it again works.
+ */
+TEST_F(mem, revoke_local_reset)
+{
+	struct snode_mem_export exp;
+	uint64_t *local, *win;
+	int ifd, rfd, ifd2;
+
+	SKIP_IF_SKIPPED();
+
+	rfd = open(SNODE_RESET, O_WRONLY);
+	if (rfd < 0)
+		SKIP(return, "no %s", SNODE_RESET);
+	local = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE, 0x84, &exp);
+	ASSERT_NE(NULL, local);
+	local[0] = 0xf1;
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x84, 0, SZ_64K);
+	win = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(0xf1, win[0]);
+	ASSERT_EQ(1, write(rfd, "1", 1));
+	close(rfd);
+	check_revoked(_metadata, ifd, win, SNODE_IMPORT_REASON_LOCAL_RESET,
+		      false, false);
+	munmap(win, SZ_64K);
+	close(ifd);
+	/* the pool survives a reset, and so does the export */
+	EXPECT_EQ(0xf1, local[0]);
+	test_snode_import(ifd2, 0, NODE, exp.out_export_id, 0x84, 0, SZ_64K);
+	win = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd2, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(0xf1, win[0]);
+	munmap(win, SZ_64K);
+	close(ifd2);
+}
+
+/* poll() sleeps until the revocation, then wakes */
+TEST_F(mem, revoke_poll_wakes)
+{
+	struct snode_mem_export exp;
+	struct pollfd pfd;
+	uint64_t *local, t0;
+	pid_t pid;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_4K, 0, 0x85, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x85, 0, SZ_4K);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		usleep(300 * 1000);
+		_exit(_snode_unexport(self->fd, exp.out_export_id) ? 1 : 0);
+	}
+	t0 = now_ms();
+	pfd.fd = ifd;
+	pfd.events = POLLPRI;
+	EXPECT_EQ(1, poll(&pfd, 1, 20000));
+	EXPECT_LE(250, now_ms() - t0);
+	EXPECT_NE(0, pfd.revents & POLLPRI);
+	close(ifd);
+	waitpid(pid, NULL, 0);
+}
+
+/* ---- listing ------------------------------------------------------------------- */
+
+TEST_F(mem, list_entries)
+{
+	struct snode_mem_entry e[8];
+	struct snode_mem_export exp;
+	uint32_t count, i;
+	uint64_t *local;
+	bool found;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE, 0x86, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x86, 0, SZ_64K);
+
+	count = 0;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_EXPORTS, NULL,
+				 &count, NULL));
+	EXPECT_LE(1, count);
+	count = 8;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_EXPORTS, e, &count,
+				 NULL));
+	found = false;
+	for (i = 0; i < count && i < 8; i++) {
+		if (e[i].export_id != exp.out_export_id)
+			continue;
+		found = true;
+		EXPECT_EQ(SNODE_MEM_LIST_EXPORTS, e[i].type);
+		EXPECT_EQ(SNODE_MEM_STATE_ACTIVE, e[i].state);
+		EXPECT_EQ(getpid(), e[i].pid);
+		EXPECT_EQ(0x86, e[i].key);
+		EXPECT_NE(0, e[i].flags & SNODE_MEM_ENTRY_KEY);
+		EXPECT_NE(0, e[i].flags & SNODE_MEM_ENTRY_OWN);
+		EXPECT_NE(0, e[i].flags & SNODE_MEM_ENTRY_WRITE);
+		EXPECT_EQ(SZ_64K, e[i].length);
+		EXPECT_EQ(0, strncmp(e[i].comm, "mem_test", 8));
+	}
+	EXPECT_TRUE(found);
+
+	count = 8;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_IMPORTS, e, &count,
+				 NULL));
+	ASSERT_EQ(1, count);
+	EXPECT_EQ(NODE, e[0].node);
+	EXPECT_EQ(exp.out_export_id, e[0].export_id);
+	EXPECT_EQ(SNODE_MEM_STATE_ACTIVE, e[0].state);
+	EXPECT_EQ(getpid(), e[0].pid);
+	count = 8;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_ATT, e, &count,
+				 NULL));
+	ASSERT_EQ(1, count);
+	EXPECT_EQ(SNODE_MEM_STATE_ACTIVE, e[0].state);
+	EXPECT_EQ(NODE, e[0].node);
+	close(ifd);
+	count = 8;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_ATT, e, &count,
+				 NULL));
+	EXPECT_EQ(0, count);
+}
+
+TEST_F(mem, list_bad)
+{
+	struct snode_mem_list cmd = {
+		.size = sizeof(cmd),
+		.type = SNODE_MEM_LIST_EXPORTS,
+		.entry_size = sizeof(struct snode_mem_entry) - 1,
+	};
+
+	SKIP_IF_SKIPPED();
+
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.entry_size = sizeof(struct snode_mem_entry);
+	cmd.type = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.type = SNODE_MEM_LIST_ATT + 1;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.type = SNODE_MEM_LIST_EXPORTS;
+	cmd.count = 1;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.entries = 8;
+	/* nothing exported, nothing written: fine */
+	EXPECT_EQ(0, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+}
+
+/* a larger entry_size gets the tail zeroed */
+TEST_F(mem, list_entry_size)
+{
+	struct {
+		struct snode_mem_entry e;
+		uint64_t tail;
+	} big[2];
+	struct snode_mem_list cmd = {
+		.size = sizeof(cmd),
+		.type = SNODE_MEM_LIST_ALLOCS,
+		.entry_size = sizeof(big[0]),
+		.count = 2,
+		.entries = (uintptr_t)big,
+	};
+	uint64_t off;
+
+	SKIP_IF_SKIPPED();
+
+	test_snode_alloc(SZ_4K, &off);
+	memset(big, 0xff, sizeof(big));
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	ASSERT_LE(1, cmd.count);
+	EXPECT_EQ(SNODE_MEM_LIST_ALLOCS, big[0].e.type);
+	EXPECT_EQ(0, big[0].tail);
+	test_snode_free(off);
+}
+
+/* ---- two nodes --------------------------------------------------------------- */
+
+/*
+ * Each pair test exports from both nodes (or from the lower node id only)
+ * and imports the peer's export. Word PAIR_CTL of every export is the
+ * phase the peer reached, written by the peer through its window; the
+ * words after it are flags of the asymmetric tests.
+ */
+#define PAIR_CTL	512
+struct pair {
+	int fd;
+	uint32_t me, peer;
+	uint64_t len;
+	volatile uint64_t *local;	/* this node's export */
+	volatile uint64_t *remote;	/* the peer's export */
+	int ifd;
+	struct snode_mem_export exp;
+};
+
+static int peer_node(void)
+{
+	const char *s = getenv("SNODE_PEER");
+
+	return s ? atoi(s) : -1;
+}
+
+/* Import the peer's export @id with @key, retrying while it is not there. */
+static int pair_import_id(struct pair *p, uint32_t id, uint64_t key,
+			  uint32_t flags, uint64_t len)
+{
+	uint64_t deadline = now_ms() + PEER_WAIT_S * 1000ULL;
+	int ifd;
+
+	for (;;) {
+		ifd = _snode_import(p->fd, flags, p->peer, id, key, 0, len);
+		if (ifd >= 0)
+			return ifd;
+		if ((errno != ENOENT && errno != EKEYREJECTED &&
+		     errno != ERANGE && errno != EROFS) || now_ms() > deadline)
+			return -1;
+		usleep(20 * 1000);
+	}
+}
+
+static int pair_import(struct pair *p, uint64_t key, uint32_t flags,
+		       uint64_t len)
+{
+	return pair_import_id(p, 0, key, flags, len);
+}
+
+static int pair_setup(struct pair *p, int fd, uint64_t key, uint64_t len,
+		      bool export, bool import)
+{
+	memset(p, 0, sizeof(*p));
+	p->fd = fd;
+	p->peer = peer_node();
+	p->len = len;
+	p->ifd = -1;
+	if (export) {
+		p->local = export_local(fd, len, SNODE_EXPORT_WRITE, key,
+					&p->exp);
+		if (!p->local)
+			return -1;
+		if (p->exp.out_export_id != 0)
+			return -1;	/* the peer expects id 0 */
+	}
+	if (import) {
+		p->ifd = pair_import(p, key, SNODE_IMPORT_WRITE, len);
+		if (p->ifd < 0)
+			return -1;
+		p->remote = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				 MAP_SHARED, p->ifd, 0);
+		if (p->remote == MAP_FAILED)
+			return -1;
+	}
+	return 0;
+}
+
+/* Wait until *word >= @phase; false on timeout. */
+static bool wait_word(volatile uint64_t *word, uint64_t phase)
+{
+	uint64_t deadline = now_ms() + PEER_WAIT_S * 1000ULL;
+
+	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < phase) {
+		if (now_ms() > deadline)
+			return false;
+		usleep(1000);
+	}
+	return true;
+}
+
+/* Both nodes export and import: tell the peer our phase, wait for its. */
+static bool pair_barrier(struct pair *p, uint64_t phase)
+{
+	__atomic_store_n(&p->remote[PAIR_CTL], phase, __ATOMIC_RELEASE);
+	return wait_word(&p->local[PAIR_CTL], phase);
+}
+
+FIXTURE(peer) {
+	int fd;
+	struct snode_info info;
+	int peer;
+};
+
+FIXTURE_SETUP(peer)
+{
+	self->peer = peer_node();
+	if (self->peer < 0)
+		SKIP(return, "SNODE_PEER is not set: no peer node");
+	self->fd = open(SNODE_DEV, O_RDWR);
+	ASSERT_LE(0, self->fd);
+	memset(&self->info, 0, sizeof(self->info));
+	self->info.size = sizeof(self->info);
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_INFO, &self->info));
+}
+
+FIXTURE_TEARDOWN(peer)
+{
+	if (self->peer >= 0)
+		close(self->fd);
+}
+
+#define PAIR_LEN	SZ_64M
+
+/* the first and last bytes of a large window and random offsets */
+TEST_F_TIMEOUT(peer, data_both_ways, 600)
+{
+	volatile uint8_t *lb, *rb;
+	uint64_t words = PAIR_LEN / 8, i, w;
+	uint64_t me = self->info.out_node_id, peer = self->peer;
+	unsigned int seed;
+	struct pair p;
+
+	SKIP_IF_SKIPPED();
+
+	ASSERT_EQ(0, pair_setup(&p, self->fd, 0xda7a, PAIR_LEN, true, true));
+	lb = (volatile uint8_t *)p.local;
+	rb = (volatile uint8_t *)p.remote;
+	/* each node fills its own memory with its pattern */
+	lb[0] = 0xa0 | me;
+	lb[PAIR_LEN - 1] = 0xb0 | me;
+	seed = 1234;
+	for (i = 0; i < 4096; i++) {
+		w = PAIR_CTL + 8 + rand_r(&seed) % (words - PAIR_CTL - 9);
+		p.local[w] = me << 40 | w;
+	}
+	ASSERT_TRUE(pair_barrier(&p, 1));
+	/* and reads the peer's through its window */
+	EXPECT_EQ(0xa0 | peer, rb[0]);
+	EXPECT_EQ(0xb0 | peer, rb[PAIR_LEN - 1]);
+	seed = 1234;
+	for (i = 0; i < 4096; i++) {
+		w = PAIR_CTL + 8 + rand_r(&seed) % (words - PAIR_CTL - 9);
+		ASSERT_EQ(peer << 40 | w, p.remote[w]);
+	}
+	ASSERT_TRUE(pair_barrier(&p, 2));
+	/* now each writes into the peer's memory, which checks it */
+	rb[0] = 0xc0 | me;
+	rb[PAIR_LEN - 1] = 0xd0 | me;
+	seed = 99 + me;
+	for (i = 0; i < 4096; i++) {
+		w = PAIR_CTL + 8 + rand_r(&seed) % (words - PAIR_CTL - 9);
+		p.remote[w] = ~(me << 40 | w);
+	}
+	ASSERT_TRUE(pair_barrier(&p, 3));
+	EXPECT_EQ(0xc0 | peer, lb[0]);
+	EXPECT_EQ(0xd0 | peer, lb[PAIR_LEN - 1]);
+	seed = 99 + peer;
+	for (i = 0; i < 4096; i++) {
+		w = PAIR_CTL + 8 + rand_r(&seed) % (words - PAIR_CTL - 9);
+		ASSERT_EQ(~(peer << 40 | w), p.local[w]);
+	}
+	ASSERT_TRUE(pair_barrier(&p, 4));
+}
+
+/* both nodes add to one counter with atomic instructions */
+TEST_F_TIMEOUT(peer, atomics, 600)
+{
+	const uint64_t n = 200000;
+	volatile uint64_t *counter;
+	struct pair p;
+	uint64_t i;
+	bool owner = self->info.out_node_id < (uint32_t)self->peer;
+
+	SKIP_IF_SKIPPED();
+
+	ASSERT_EQ(0, pair_setup(&p, self->fd, 0xa70, SZ_2M, true, true));
+	/* the counter lives in the lower node's memory */
+	counter = owner ? &p.local[PAIR_CTL + 8] : &p.remote[PAIR_CTL + 8];
+	ASSERT_TRUE(pair_barrier(&p, 1));
+	for (i = 0; i < n; i++)
+		__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+	ASSERT_TRUE(pair_barrier(&p, 2));
+	EXPECT_EQ(2 * n, __atomic_load_n(counter, __ATOMIC_SEQ_CST));
+	ASSERT_TRUE(pair_barrier(&p, 3));
+}
+
+#define SEQ_WORDS	32
+#define SEQ_ROUNDS	100000
+
+/* a seqlock-style record: the reader never sees a torn one */
+TEST_F_TIMEOUT(peer, seqlock, 600)
+{
+	bool writer = self->info.out_node_id < (uint32_t)self->peer;
+	volatile uint64_t *rec;
+	uint64_t i, w, torn = 0, seen = 0, s1, s2;
+	struct pair p;
+
+	SKIP_IF_SKIPPED();
+
+	ASSERT_EQ(0, pair_setup(&p, self->fd, 0x5e9, SZ_2M, true, true));
+	/* the record lives in the reader's memory: the writer goes remote */
+	rec = writer ? &p.remote[PAIR_CTL + 64] : &p.local[PAIR_CTL + 64];
+	ASSERT_TRUE(pair_barrier(&p, 1));
+	if (writer) {
+		for (i = 1; i <= SEQ_ROUNDS; i++) {
+			__atomic_store_n(&rec[0], 2 * i - 1, __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_RELEASE);
+			for (w = 1; w <= SEQ_WORDS; w++)
+				__atomic_store_n(&rec[w], i, __ATOMIC_RELAXED);
+			__atomic_store_n(&rec[0], 2 * i, __ATOMIC_RELEASE);
+		}
+	} else {
+		do {
+			uint64_t v[SEQ_WORDS + 1];
+
+			s1 = __atomic_load_n(&rec[0], __ATOMIC_ACQUIRE);
+			if (s1 & 1)
+				continue;
+			for (w = 1; w <= SEQ_WORDS; w++)
+				v[w] = __atomic_load_n(&rec[w],
+						       __ATOMIC_RELAXED);
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			s2 = __atomic_load_n(&rec[0], __ATOMIC_RELAXED);
+			if (s1 != s2)
+				continue;
+			seen++;
+			for (w = 1; w <= SEQ_WORDS; w++)
+				torn += v[w] != s1 / 2;
+		} while (s1 != 2 * SEQ_ROUNDS);
+		TH_LOG("%llu consistent reads, %llu torn words",
+		       (unsigned long long)seen, (unsigned long long)torn);
+		EXPECT_EQ(0, torn);
+		EXPECT_LE(1, seen);
+	}
+	ASSERT_TRUE(pair_barrier(&p, 2));
+}
+
+/* cross-node refusals: wrong key, node not admitted, read-only */
+TEST_F_TIMEOUT(peer, permissions, 600)
+{
+	bool exporter = self->info.out_node_id < (uint32_t)self->peer;
+	uint32_t me = self->info.out_node_id;
+	struct snode_mem_export exp;
+	volatile uint64_t *ctl;
+	uint64_t *local, off;
+	struct pair p;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	if (exporter) {
+		/* 0: read-write, the meeting point; 1: read-only; 2: only me */
+		local = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE,
+				     0x9e0, &exp);
+		ASSERT_NE(NULL, local);
+		ASSERT_EQ(0, exp.out_export_id);
+		ASSERT_NE(NULL, export_local(self->fd, SZ_64K, 0, 0x9e1, &exp));
+		memset(&exp, 0, sizeof(exp));
+		exp.flags = SNODE_EXPORT_NODES;
+		test_snode_alloc(SZ_4K, &off);
+		exp.alloc = off;
+		exp.key = 0x9e2;
+		exp.length = SZ_4K;
+		exp.nodes = (uintptr_t)&me;
+		exp.nr_nodes = 1;
+		test_snode_export(&exp);
+		ASSERT_EQ(2, exp.out_export_id);
+		/* wait for the importer's verdict */
+		EXPECT_TRUE(wait_word(&local[PAIR_CTL + 1], 1));
+		return;
+	}
+	memset(&p, 0, sizeof(p));
+	p.fd = self->fd;
+	p.peer = self->peer;
+	ifd = pair_import(&p, 0x9e0, SNODE_IMPORT_WRITE, SZ_64K);
+	ASSERT_LE(0, ifd);
+	ctl = mmap(NULL, SZ_64K, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, ctl);
+	/* exports 1 and 2 come right after 0: wait until 2 refuses us */
+	EXPECT_EQ(-1, pair_import_id(&p, 2, 0x9e2, 0, SZ_4K));
+	EXPECT_EQ(EACCES, errno);
+	test_err_snode_import(EKEYREJECTED, 0, p.peer, 0, 0x9e1, 0, SZ_4K);
+	test_err_snode_import(EROFS, SNODE_IMPORT_WRITE, p.peer, 1, 0x9e1, 0,
+			      SZ_4K);
+	EXPECT_LE(0, _snode_import(self->fd, 0, p.peer, 1, 0x9e1, 0, SZ_4K));
+	test_err_snode_import(EACCES, 0, p.peer, 2, 0x9e2, 0, SZ_4K);
+	__atomic_store_n(&ctl[PAIR_CTL + 1], 1, __ATOMIC_RELEASE);
+}
+
+/*
+ * The exporter withdraws one export, then exits, which withdraws the
+ * others: the importer sees each window revoked with UNEXPORT.
+ */
+TEST_F_TIMEOUT(peer, remote_unexport_and_exit, 600)
+{
+	bool exporter = self->info.out_node_id < (uint32_t)self->peer;
+	volatile uint64_t *ctl, *w1, *w2;
+	struct snode_mem_export exp;
+	uint64_t *local;
+	int ifd0, ifd1, ifd2;
+	struct pair p;
+
+	SKIP_IF_SKIPPED();
+
+	if (exporter) {
+		/* 0: control, 1: withdrawn explicitly, 2: by exiting */
+		local = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE,
+				     0x9f0, &exp);
+		ASSERT_NE(NULL, local);
+		ASSERT_EQ(0, exp.out_export_id);
+		ASSERT_NE(NULL, export_local(self->fd, SZ_2M, 0, 0x9f1, &exp));
+		ASSERT_NE(NULL, export_local(self->fd, SZ_2M, 0, 0x9f2, &exp));
+		ASSERT_TRUE(wait_word(&local[PAIR_CTL + 1], 1));
+		test_snode_unexport(1);
+		ASSERT_TRUE(wait_word(&local[PAIR_CTL + 2], 1));
+		return;	/* exiting withdraws 0 and 2 */
+	}
+	memset(&p, 0, sizeof(p));
+	p.fd = self->fd;
+	p.peer = self->peer;
+	ifd0 = pair_import(&p, 0x9f0, SNODE_IMPORT_WRITE, SZ_64K);
+	ASSERT_LE(0, ifd0);
+	ctl = mmap(NULL, SZ_64K, PROT_READ | PROT_WRITE, MAP_SHARED, ifd0, 0);
+	ASSERT_NE(MAP_FAILED, ctl);
+	/* 1 and 2 are exported right after 0 */
+	ifd1 = pair_import_id(&p, 1, 0x9f1, 0, SZ_2M);
+	ASSERT_LE(0, ifd1);
+	ifd2 = pair_import_id(&p, 2, 0x9f2, 0, SZ_2M);
+	ASSERT_LE(0, ifd2);
+	w1 = mmap(NULL, SZ_2M, PROT_READ, MAP_SHARED, ifd1, 0);
+	w2 = mmap(NULL, SZ_2M, PROT_READ, MAP_SHARED, ifd2, 0);
+	ASSERT_NE(MAP_FAILED, w1);
+	ASSERT_NE(MAP_FAILED, w2);
+	EXPECT_EQ(0, w1[0] + w2[0]);
+
+	__atomic_store_n(&ctl[PAIR_CTL + 1], 1, __ATOMIC_RELEASE);
+	check_revoked(_metadata, ifd1, w1, SNODE_IMPORT_REASON_UNEXPORT, false,
+		      false);
+	EXPECT_EQ(0, wait_revoked(ifd2, 0));
+	__atomic_store_n(&ctl[PAIR_CTL + 2], 1, __ATOMIC_RELEASE);
+	check_revoked(_metadata, ifd2, w2, SNODE_IMPORT_REASON_UNEXPORT, false,
+		      false);
+	check_revoked(_metadata, ifd0, ctl, SNODE_IMPORT_REASON_UNEXPORT,
+		      false, true);
+	close(ifd0);
+	close(ifd1);
+	close(ifd2);
+}
+
+/* ---- last: nothing leaked ---------------------------------------------------- */
+
+TEST_F(mem, zz_pool_whole)
+{
+	uint32_t n;
+	uint64_t size;
+
+	SKIP_IF_SKIPPED();
+
+	EXPECT_EQ(pool_free(self->fd, &size), size);
+	n = 0;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_IMPORTS, NULL, &n,
+				 NULL));
+	EXPECT_EQ(0, n);
+	n = 0;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_ATT, NULL, &n, NULL));
+	EXPECT_EQ(0, n);
+	n = 0;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_EXPORTS, NULL, &n,
+				 NULL));
+	EXPECT_EQ(0, n);
+}
+
+TEST_HARNESS_MAIN
