@@ -5,6 +5,7 @@
 #   tools/emu/fm/fm.mk       snode-fm and its host unit tests
 #   driver/driver.mk         snode.ko for KDIR and for every guest kernel, lint
 #   selftests/selftests.mk   kselftest binaries and the VM test suites
+#   tools/snode-perf/snode-perf.mk  snode-perf; tools/demo/demo.mk  make demo's tools
 # Kernel modules themselves are described by ./Kbuild and driver/Kbuild.
 
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -19,10 +20,12 @@ all:
 -include $(TOP)/selftests/selftests.mk
 include $(TOP)/libsnode/libsnode.mk
 include $(TOP)/tools/snodectl/snodectl.mk
+include $(TOP)/tools/snode-perf/snode-perf.mk
+include $(TOP)/tools/demo/demo.mk
 -include $(TOP)/selftests/emu/emu.mk
 
 # Everything the tests need, built and staged for the guests.
-.PHONY: check-build check demo
+.PHONY: check-build check demo bench
 check-build: deps
 	$(MAKE) -f $(TOP)/Makefile kernels linux-source qemu
 	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests emu-test-stage
@@ -32,3 +35,8 @@ check: check-build
 
 demo: check-build
 	$(TOP)/tools/demo/demo.sh
+
+# Benchmarks inside emulated nodes (tools/snode-perf/bench.sh), results in
+# build/bench/; a timing never fails the build.
+bench: check-build
+	$(TOP)/tools/snode-perf/bench.sh

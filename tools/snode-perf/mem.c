@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snode-perf mem: global memory through a window vs local memory.
+ *
+ * Side by side in one run: sequential read, write and memcpy bandwidth
+ * through an imported window and on local anonymous memory; the time to
+ * mmap() and touch every page of a large window and of anonymous memory
+ * mapped with MAP_POPULATE; and the latency of one import + mmap + munmap
+ * + close cycle. Without a handle it exports from this node's pool and
+ * imports that, which takes the same path through the NIC's aperture.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "perf.h"
+
+#define MIB		(1ULL << 20)
+#define PAGE		4096
+#define MIN_TIME	0.4	/* seconds per bandwidth sample */
+#define ROUNDS		3	/* best of */
+
+struct mem_args {
+	struct snode_handle handle;
+	bool have_handle;
+	uint64_t size;		/* the map+touch window */
+	uint64_t bw_size;	/* the bandwidth working set */
+	unsigned int cycles;
+};
+
+static int mem_help(void)
+{
+	fprintf(stderr,
+		"Usage: snode-perf mem [ handle HANDLE ] [ size BYTES ] [ bw-size BYTES ]\n"
+		"                      [ cycles N ]\n"
+		"HANDLE := snode:v1:NODE:EXPORT:KEY (default: export from this node)\n"
+		"BYTES  := number with optional K, M or G (size: 1G, bw-size: 64M)\n");
+	return 2;
+}
+
+static int parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'G': v <<= 10; /* fall through */
+	case 'M': v <<= 10; /* fall through */
+	case 'K': v <<= 10; end++; break;
+	}
+	if (*end || !v || v % PAGE)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return ru.ru_minflt;
+}
+
+/* ---- bandwidth ------------------------------------------------------------- */
+
+static volatile uint64_t sink;
+
+static void op_read(void *dst, void *src, size_t len)
+{
+	const uint64_t *p = src;
+	uint64_t s = 0;
+	size_t i;
+
+	for (i = 0; i < len / 8; i++)
+		s += p[i];
+	sink = s;
+}
+
+static void op_write(void *dst, void *src, size_t len)
+{
+	memset(dst, (int)(sink++ & 0xff), len);
+}
+
+static void op_copy(void *dst, void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+
+/* MB/s of @op over @len bytes, best of ROUNDS samples of MIN_TIME. */
+static double bandwidth(void (*op)(void *, void *, size_t), void *dst,
+			void *src, size_t len)
+{
+	double best = 0, t0, t;
+	unsigned int r, n;
+
+	for (r = 0; r < ROUNDS; r++) {
+		t0 = perf_now();
+		n = 0;
+		do {
+			op(dst, src, len);
+			n++;
+			t = perf_now() - t0;
+		} while (t < MIN_TIME);
+		if ((double)len * n / t / 1e6 > best)
+			best = (double)len * n / t / 1e6;
+	}
+	return best;
+}
+
+/* ---- mapping cost -------------------------------------------------------- */
+
+static void touch(volatile uint8_t *p, uint64_t size)
+{
+	uint64_t off, s = 0;
+
+	for (off = 0; off < size; off += PAGE)
+		s += p[off];
+	sink = s;
+}
+
+/*
+ * Milliseconds to mmap() @fd (or anonymous memory, populated) and touch
+ * every page, best of ROUNDS; 0 or a negative errno.
+ */
+static int map_touch(int fd, uint64_t size, double *ms, long *faults)
+{
+	double t0, t;
+	unsigned int r;
+	long f0;
+	void *p;
+
+	*ms = 1e12;
+	for (r = 0; r < ROUNDS; r++) {
+		f0 = minflt();
+		t0 = perf_now();
+		if (fd >= 0)
+			p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+				 fd, 0);
+		else
+			p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+				 -1, 0);
+		if (p == MAP_FAILED)
+			return -errno;
+		touch(p, size);
+		t = (perf_now() - t0) * 1e3;
+		*faults = minflt() - f0;
+		munmap(p, size);
+		if (t < *ms)
+			*ms = t;
+	}
+	return 0;
+}
+
+/* ---- import cycles --------------------------------------------------------- */
+
+static int cycle_latency(struct perf *p, const struct snode_handle *h,
+			 unsigned int cycles, double *mean, double *min)
+{
+	struct snode_import *imp;
+	double t0, t, sum = 0;
+	unsigned int i;
+	void *addr;
+	int ret;
+
+	*min = 1e9;
+	for (i = 0; i < cycles; i++) {
+		t0 = perf_now();
+		ret = snode_import(p->dev, h, 0, 2 * MIB, SNODE_IMPORT_WRITE,
+				   &imp);
+		if (ret < 0)
+			return ret;
+		ret = snode_import_map(imp, &addr);
+		if (ret < 0)
+			return ret;
+		snode_import_close(imp);	/* munmap + close */
+		t = perf_now() - t0;
+		sum += t;
+		if (t < *min)
+			*min = t;
+	}
+	*mean = sum / cycles;
+	return 0;
+}
+
+/* ---- the benchmark --------------------------------------------------------- */
+
+static int mem_parse(struct perf *p, struct mem_args *a)
+{
+	const char *w, *v;
+
+	a->size = 1024 * MIB;
+	a->bw_size = 64 * MIB;
+	a->cycles = 100;
+	while ((w = perf_arg_next(p))) {
+		if (!strcmp(w, "help"))
+			return mem_help();
+		v = perf_arg_next(p);
+		if (!v)
+			return mem_help();
+		if (!strcmp(w, "handle")) {
+			if (snode_handle_from_str(v, &a->handle) < 0)
+				return perf_err("\"%s\" is not a handle (snode:v1:NODE:EXPORT:KEY)",
+						v);
+			a->have_handle = true;
+		} else if (!strcmp(w, "size")) {
+			if (parse_size(v, &a->size))
+				return perf_err("bad size \"%s\"", v);
+		} else if (!strcmp(w, "bw-size")) {
+			if (parse_size(v, &a->bw_size))
+				return perf_err("bad bw-size \"%s\"", v);
+		} else if (!strcmp(w, "cycles")) {
+			a->cycles = strtoul(v, NULL, 0);
+			if (!a->cycles)
+				return perf_err("bad cycles \"%s\"", v);
+		} else {
+			return mem_help();
+		}
+	}
+	if (a->bw_size > a->size)
+		a->bw_size = a->size;
+	return 0;
+}
+
+struct mem_result {
+	double remote, local;
+};
+
+struct mem_report {
+	const char *kernel;
+	uint32_t node;
+	const char *handle;
+	uint64_t size, bw_size;
+	struct mem_result rd, wr, cp, map;
+	long wfaults, afaults;
+	double cyc_mean, cyc_min;
+	unsigned int cycles;
+};
+
+static void json_row(FILE *f, const char *key, const char *unit,
+		     struct mem_result r)
+{
+	fprintf(f, "  \"%s\": { \"remote\": %.6g, \"local\": %.6g, \"ratio\": %.4f, \"unit\": \"%s\" },\n",
+		key, r.remote, r.local, r.local ? r.remote / r.local : 0, unit);
+}
+
+static void mem_report_json(FILE *f, const struct mem_report *m)
+{
+	fprintf(f, "{\n  \"benchmark\": \"mem\",\n  \"kernel\": \"%s\",\n"
+		"  \"node\": %u,\n  \"handle\": \"%s\",\n"
+		"  \"window_bytes\": %llu,\n  \"bw_bytes\": %llu,\n",
+		m->kernel, m->node, m->handle, (unsigned long long)m->size,
+		(unsigned long long)m->bw_size);
+	json_row(f, "read", "MB/s", m->rd);
+	json_row(f, "write", "MB/s", m->wr);
+	json_row(f, "memcpy", "MB/s", m->cp);
+	json_row(f, "map_touch", "ms", m->map);
+	fprintf(f, "  \"map_touch_faults\": { \"remote\": %ld, \"local\": %ld },\n",
+		m->wfaults, m->afaults);
+	fprintf(f, "  \"import_cycle_us\": { \"mean\": %.1f, \"min\": %.1f, \"cycles\": %u }\n}\n",
+		m->cyc_mean * 1e6, m->cyc_min * 1e6, m->cycles);
+}
+
+static void text_row(const char *label, const char *unit, struct mem_result r)
+{
+	printf("%-26s %12.1f %12.1f %-4s %9.4f\n", label, r.remote, r.local,
+	       unit, r.local ? r.remote / r.local : 0);
+}
+
+static void mem_report_text(const struct mem_report *m)
+{
+	printf("snode-perf mem: node %u, kernel %s, window %s, %llu MiB\n",
+	       m->node, m->kernel, m->handle,
+	       (unsigned long long)(m->size / MIB));
+	printf("%-26s %12s %12s %-4s %9s\n", "", "window", "local", "",
+	       "ratio");
+	text_row("sequential read", "MB/s", m->rd);
+	text_row("sequential write", "MB/s", m->wr);
+	text_row("memcpy to local memory", "MB/s", m->cp);
+	text_row("mmap + touch every page", "ms", m->map);
+	printf("%-26s %12ld %12ld\n", "  page faults", m->wfaults,
+	       m->afaults);
+	printf("import+mmap+munmap+close   %.1f us per cycle (min %.1f us, %u cycles)\n",
+	       m->cyc_mean * 1e6, m->cyc_min * 1e6, m->cycles);
+}
+
+int perf_mem(struct perf *p)
+{
+	struct mem_report m = { 0 };
+	struct snode_import *imp = NULL;
+	struct snode_mem *mem = NULL;
+	char hs[SNODE_HANDLE_STR_MAX];
+	struct snode_info info;
+	struct utsname uts;
+	struct mem_args a;
+	void *win, *la, *lb;
+	int ret, fd;
+
+	memset(&a, 0, sizeof(a));
+	ret = mem_parse(p, &a);
+	if (ret)
+		return ret;
+	ret = snode_dev_get_info(p->dev, &info);
+	if (ret < 0)
+		return perf_lib_err("info", ret);
+
+	if (!a.have_handle) {
+		ret = snode_mem_alloc(p->dev, a.size, &mem);
+		if (ret < 0)
+			return perf_lib_err("allocate the window from this node's pool (try a smaller size, or a handle)",
+					    ret);
+		ret = snode_export(mem, 0, 0, SNODE_EXPORT_WRITE |
+				   SNODE_EXPORT_RANDOM_KEY, 0, NULL, 0,
+				   &a.handle);
+		if (ret < 0)
+			return perf_lib_err("export", ret);
+	}
+	snode_handle_to_str(&a.handle, hs, sizeof(hs));
+	ret = snode_import(p->dev, &a.handle, 0, a.size, SNODE_IMPORT_WRITE,
+			   &imp);
+	if (ret < 0)
+		return perf_lib_err(hs, ret);
+	fd = snode_import_get_fd(imp);
+	ret = snode_import_map(imp, &win);
+	if (ret < 0)
+		return perf_lib_err("map the window", ret);
+	la = mmap(NULL, 2 * a.bw_size, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (la == MAP_FAILED)
+		return perf_lib_err("anonymous memory", -errno);
+	lb = (char *)la + a.bw_size;
+	memset(la, 1, 2 * a.bw_size);
+	touch(win, a.bw_size);
+
+	m.rd.remote = bandwidth(op_read, NULL, win, a.bw_size);
+	m.rd.local = bandwidth(op_read, NULL, la, a.bw_size);
+	m.wr.remote = bandwidth(op_write, win, NULL, a.bw_size);
+	m.wr.local = bandwidth(op_write, la, NULL, a.bw_size);
+	m.cp.remote = bandwidth(op_copy, lb, win, a.bw_size);
+	m.cp.local = bandwidth(op_copy, lb, la, a.bw_size);
+	munmap(la, 2 * a.bw_size);
+	snode_import_unmap(imp);
+
+	ret = map_touch(fd, a.size, &m.map.remote, &m.wfaults);
+	if (ret < 0)
+		return perf_lib_err("map and touch the window", ret);
+	ret = map_touch(-1, a.size, &m.map.local, &m.afaults);
+	if (ret < 0)
+		return perf_lib_err("map and touch anonymous memory", ret);
+	snode_import_close(imp);
+
+	ret = cycle_latency(p, &a.handle, a.cycles, &m.cyc_mean, &m.cyc_min);
+	if (ret < 0)
+		return perf_lib_err("import cycle", ret);
+	snode_mem_free(mem);
+
+	uname(&uts);
+	m.kernel = uts.release;
+	m.node = info.out_node_id;
+	m.handle = hs;
+	m.size = a.size;
+	m.bw_size = a.bw_size;
+	m.cycles = a.cycles;
+	if (p->json)
+		mem_report_json(stdout, &m);
+	else
+		mem_report_text(&m);
+	if (p->json_file) {
+		FILE *f = fopen(p->json_file, "w");
+
+		if (!f)
+			return perf_err("%s: %s", p->json_file, strerror(errno));
+		mem_report_json(f, &m);
+		if (fclose(f))
+			return perf_err("%s: %s", p->json_file, strerror(errno));
+	}
+	return 0;
+}

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# snode-perf, linked with the static libsnode so guests need no install.
+
+SNODE_PERF      := $(BUILD)/tools/snode-perf
+SNODE_PERF_SRCS := $(sort $(wildcard $(TOP)/tools/snode-perf/*.c))
+
+.PHONY: snode-perf
+all: snode-perf
+snode-perf: $(SNODE_PERF) $(BUILD)/stage/common/usr/bin/snode-perf
+
+$(SNODE_PERF): $(SNODE_PERF_SRCS) $(wildcard $(TOP)/tools/snode-perf/*.h) $(LIBSNODE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -o $@ $(SNODE_PERF_SRCS) $(LIBSNODE_A) $(LIBSNODE_LIBS)
+
+$(BUILD)/stage/common/usr/bin/snode-perf: $(SNODE_PERF)
+	install -D -m 0755 $< $@
