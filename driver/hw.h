@@ -99,6 +99,83 @@
 
 #define SNODE_REGS_SIZE			0x1000
 
+/* Message registers (section 9), one shared set per device */
+#define SNODE_MSG_DST_OFFSET		0x1000
+#define   SNODE_MSG_DST_EP_MASK		GENMASK(31, 16)
+#define SNODE_MSG_NODE_OFFSET		0x1004
+#define SNODE_MSG_KEY_LO_OFFSET		0x1008
+#define SNODE_MSG_KEY_HI_OFFSET		0x100c
+#define SNODE_MSG_LEN_OFFSET		0x1010
+#define   SNODE_MSG_LEN_LEN_MASK	GENMASK(7, 0)
+#define   SNODE_MSG_LEN_SRC_EP_MASK	GENMASK(31, 16)
+#define SNODE_MSG_SEND_OFFSET		0x1014
+#define   SNODE_MSG_SEND_GO		1
+#define SNODE_MSG_STATUS_OFFSET		0x1018
+#define   SNODE_MSG_STATUS_BUSY		BIT(0)
+#define   SNODE_MSG_STATUS_STATUS_MASK	GENMASK(15, 8)
+#define SNODE_EP_HEAD_OFFSET		0x101c
+#define   SNODE_EP_HEAD_EP_MASK		GENMASK(31, 16)
+#define   SNODE_EP_HEAD_INDEX_MASK	GENMASK(15, 0)
+#define SNODE_MSG_DATA_OFFSET		0x1040
+#define SNODE_MSG_DATA_LEN		48
+#define SNODE_MSG_REGS_END		0x2000
+
+/* Message endpoints: vectors, ring geometry */
+#define SNODE_VEC_EP_FIRST		3
+#define SNODE_VEC_EP_LAST		7
+#define SNODE_EP_ENTRIES_MIN		2
+#define SNODE_EP_ENTRIES_MAX		4096
+
+/* One slot of an endpoint's receive ring, 64 bytes */
+struct snode_msg_slot {
+	__le32 src_node;
+	__le16 src_ep;
+	__le16 len;		/* 0 = doorbell, up to SNODE_MSG_DATA_LEN */
+	__le64 seq;
+	u8 payload[SNODE_MSG_DATA_LEN];
+};
+
+/* DMA engine (section 10) */
+#define SNODE_DMA_SRC_APERTURE		BIT(0)
+#define SNODE_DMA_DST_APERTURE		BIT(1)
+#define SNODE_DMA_INTERRUPT		BIT(2)
+
+/* DMA descriptor, 32 bytes (DSQ) */
+struct snode_dma_desc {
+	__le64 src;
+	__le64 dst;
+	__le32 len;
+	__le16 flags;
+	__le16 rsvd;
+	__le64 tag;
+};
+
+/* DMA completion, 16 bytes (DCQ) */
+struct snode_dma_cqe {
+	__le64 tag;
+	__le16 status;		/* bit 15 phase */
+	__le16 rsvd;
+	__le32 bytes_done;
+};
+
+/* STATS data, 128 bytes of counters */
+struct snode_hw_stats {
+	__le64 admin_cmds;
+	__le64 events;
+	__le64 events_dropped;
+	__le64 access_violations;
+	__le64 msgs_sent;
+	__le64 msgs_received;
+	__le64 msgs_rejected;
+	__le64 dma_reqs;
+	__le64 dma_bytes;
+	__le64 dma_errors;
+	__le64 att_sets;
+	__le64 att_revokes;
+	__le64 resets;
+	__le64 rsvd[3];
+};
+
 /* Admin command, 64 bytes */
 struct snode_admin_cmd {
 	u8 opcode;
@@ -362,6 +439,10 @@ static inline void snode_hw_static_checks(void)
 	BUILD_BUG_ON(sizeof(struct snode_event_link_state) != 16);
 	BUILD_BUG_ON(sizeof(struct snode_event_link_ber) != 16);
 	BUILD_BUG_ON(sizeof(struct snode_event_access_violation) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_msg_slot) != 64);
+	BUILD_BUG_ON(sizeof(struct snode_dma_desc) != 32);
+	BUILD_BUG_ON(sizeof(struct snode_dma_cqe) != 16);
+	BUILD_BUG_ON(sizeof(struct snode_hw_stats) != 128);
 }
 
 #endif /* _SNODE_HW_H_ */
