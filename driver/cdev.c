@@ -159,6 +159,11 @@ union snode_ucmd_buffer {
 	struct snode_mem_unexport mem_unexport;
 	struct snode_mem_import mem_import;
 	struct snode_mem_list mem_list;
+	struct snode_ep_alloc ep_alloc;
+	struct snode_msg_send msg_send;
+	struct snode_msg_list msg_list;
+	struct snode_stats stats;
+	struct snode_dma_open dma_open;
 };
 
 /* Every snode ioctl is _IO(SNODE_TYPE, nr), indexed here by nr. */
@@ -192,6 +197,16 @@ static const struct snode_ioctl_op snode_ioctl_ops[] = {
 		       struct snode_mem_import, out_epoch),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_LIST, snode_ioctl_mem_list,
 		       struct snode_mem_list, out_pool_free),
+	SNODE_IOCTL_OP(SNODE_IOCTL_EP_ALLOC, snode_ioctl_ep_alloc,
+		       struct snode_ep_alloc, out_key),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MSG_SEND, snode_ioctl_msg_send,
+		       struct snode_msg_send, payload),
+	SNODE_IOCTL_OP(SNODE_IOCTL_MSG_LIST, snode_ioctl_msg_list,
+		       struct snode_msg_list, entries),
+	SNODE_IOCTL_OP(SNODE_IOCTL_DMA_OPEN, snode_ioctl_dma_open,
+		       struct snode_dma_open, out_fd),
+	SNODE_IOCTL_OP(SNODE_IOCTL_STATS, snode_ioctl_stats,
+		       struct snode_stats, out_send_retries),
 };
 
 static long snode_fops_ioctl(struct file *filp, unsigned int cmd,
@@ -213,6 +228,7 @@ static long snode_fops_ioctl(struct file *filp, unsigned int cmd,
 
 	ucmd.sfile = filp->private_data;
 	ucmd.sdev = ucmd.sfile->sdev;
+	ucmd.can_write = filp->f_mode & FMODE_WRITE;
 	ucmd.ubuffer = (void __user *)arg;
 	if (get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer))
 		return -EFAULT;
@@ -275,6 +291,8 @@ static void snode_dev_release(struct device *dev)
 	struct snode_dev *sdev = to_snode_dev(dev);
 
 	snode_mem_free(sdev);
+	snode_msg_free(sdev);
+	snode_dma_free(sdev);
 	ida_free(&snode_ida, sdev->index);
 	kfree(sdev);
 }

@@ -198,7 +198,8 @@ static void __snode_import_revoke(struct snode_import *imp, u32 reason,
 	}
 	up_write(&imp->lock);
 
-	if (imp->att_held) {
+	/* copies still queued name the range: it goes with the file (dma.c) */
+	if (imp->att_held && !imp->dma_busy) {
 		imp->att_held = false;
 		slot = &mem->att[imp->att_index];
 		slot->imp = NULL;
@@ -471,6 +472,63 @@ static int snode_import_release(struct inode *inode, struct file *file)
 	/* the file owns the inode; drop the filesystem pin it came with */
 	snode_mem_inode_put(NULL);
 	return 0;
+}
+
+static const struct file_operations snode_import_fops;
+
+/**
+ * snode_import_dma_get() - hold an import for a DMA copy through its window
+ * @sdev: the device the import must belong to
+ * @fd: the import's file descriptor
+ *
+ * Takes a reference on the import's file and counts the copy in
+ * &snode_import.dma_busy, so that the window's aperture range is not
+ * handed to another import while the copy may use it, even if the import
+ * is revoked meanwhile.
+ *
+ * Context: Process context.
+ * Return: the import, or an ERR_PTR(): -EBADF, -EINVAL (not an import of
+ * @sdev), -ECONNRESET (revoked).
+ */
+struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd)
+{
+	struct snode_import *imp;
+	struct file *file;
+	int ret = 0;
+
+	file = fget(fd);
+	if (!file)
+		return ERR_PTR(-EBADF);
+	imp = file->private_data;
+	if (file->f_op != &snode_import_fops || imp->sdev != sdev) {
+		fput(file);
+		return ERR_PTR(-EINVAL);
+	}
+	mutex_lock(&imp->mem->lock);
+	if (READ_ONCE(imp->state) != SNODE_IMPORT_ACTIVE || !imp->att_held)
+		ret = -ECONNRESET;
+	else
+		imp->dma_busy++;
+	mutex_unlock(&imp->mem->lock);
+	if (ret) {
+		fput(file);
+		return ERR_PTR(ret);
+	}
+	return imp;
+}
+
+/**
+ * snode_import_dma_put() - a copy through the window is done
+ * @imp: from snode_import_dma_get()
+ *
+ * Context: Process context (the file reference may be the last one).
+ */
+void snode_import_dma_put(struct snode_import *imp)
+{
+	mutex_lock(&imp->mem->lock);
+	imp->dma_busy--;
+	mutex_unlock(&imp->mem->lock);
+	fput(imp->file);
 }
 
 static const struct file_operations snode_import_fops = {

@@ -150,6 +150,10 @@ struct snode_att_slot {
  * @reason: enum snode_import_reason
  * @att_held: the ATT entry and aperture range are still reserved
  *            (protected by &snode_mem.lock)
+ * @dma_busy: DMA copies in flight through the window (protected by
+ *            &snode_mem.lock); while there are any, a revocation keeps
+ *            the entry and the aperture range reserved until the file is
+ *            released, so that no queued copy can reach another window
  * @wait: poll() waiters, woken on revocation
  *
  * Everything above @lock is set before the import is published and never
@@ -176,6 +180,7 @@ struct snode_import {
 	enum snode_import_state state;
 	u32 reason;
 	bool att_held;
+	unsigned int dma_busy;
 	wait_queue_head_t wait;
 };
 
@@ -287,6 +292,8 @@ void snode_imports_revoke_all(struct snode_mem *mem, u32 reason);
 void snode_imports_revoke_node(struct snode_mem *mem, u32 node, u32 reason);
 void snode_att_clear_work(struct work_struct *work);
 void __snode_att_reset(struct snode_mem *mem);
+struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd);
+void snode_import_dma_put(struct snode_import *imp);
 
 /* map.c */
 pgprot_t snode_map_prot(struct snode_mem *mem, pgprot_t prot);

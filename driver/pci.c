@@ -80,6 +80,7 @@ static int __snode_hw_start(struct snode_dev *sdev)
 	}
 
 	__snode_queues_start(sdev);
+	__snode_dma_start(sdev);
 	snode_writel(sdev, SNODE_CTRL_OFFSET, SNODE_CTRL_ENABLE);
 	ret = readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
 				 status & (SNODE_STATUS_ENABLED | SNODE_STATUS_FATAL),
@@ -335,6 +336,14 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the queues\n");
 
+	/* before the device is enabled: torn down after its reset on unbind */
+	ret = snode_msg_init(sdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set up messages\n");
+	ret = snode_dma_init(sdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot set up the DMA engine\n");
+
 	/* before the queues start, so events never see a half-gone hwmon */
 	ret = snode_hwmon_init(sdev);
 	if (ret)
@@ -372,6 +381,7 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 	snode_mem_debugfs_add(sdev);
+	snode_msg_debugfs_add(sdev);
 
 	snode_print_identity(sdev, "");
 	return 0;
@@ -391,6 +401,10 @@ static void snode_quiesce(struct snode_dev *sdev)
 		__snode_queues_stop(sdev);
 		/* the reset wipes the ATT: revoke every window now */
 		__snode_mem_reset_prepare(sdev);
+		/* and every message endpoint */
+		__snode_msg_reset_prepare(sdev);
+		/* the engine stopped: fail the copies in flight */
+		__snode_dma_stop(sdev, -ECONNRESET);
 	}
 	up_write(&sdev->rwsem);
 }
@@ -414,6 +428,7 @@ static int snode_restart(struct snode_dev *sdev)
 	if (ret)
 		goto err_dead;
 	__snode_hwmon_restore(sdev);
+	__snode_msg_reset_done(sdev);
 	ret = __snode_identify(sdev);
 	if (ret) {
 		dev_err(dev, "device does not answer IDENTIFY after reset: %d\n", ret);

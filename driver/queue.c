@@ -303,7 +303,7 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
 	cmd->opcode = req->opcode;
 	cmd->flags = req->flags;
 	cmd->cid = cpu_to_le16(cid);
-	cmd->addr = cpu_to_le64(buf_dma);
+	cmd->addr = cpu_to_le64(req->len ? buf_dma : req->addr);
 	cmd->len = cpu_to_le32(req->len);
 	for (i = 0; i < ARRAY_SIZE(req->cdw); i++)
 		cmd->cdw[i] = cpu_to_le32(req->cdw[i]);
@@ -439,7 +439,10 @@ static irqreturn_t snode_aq_irq(int irq, void *data)
 	if (cause == ~0U)	/* surprise removal or reset in progress */
 		return IRQ_NONE;
 	snode_writel(sdev, SNODE_INTR_CAUSE_OFFSET,
-		     cause & (SNODE_INTR_ADMIN | SNODE_INTR_FATAL));
+		     cause & (SNODE_INTR_ADMIN | SNODE_INTR_FATAL | SNODE_INTR_MSG));
+	/* vector 0 also tells that a message send finished (msg.c) */
+	if (cause & SNODE_INTR_MSG)
+		snode_msg_send_irq(sdev);
 	if (cause & SNODE_INTR_FATAL)
 		dev_err_ratelimited(&sdev->pdev->dev,
 				    "device reports a fatal error; it needs a reset\n");

@@ -19,6 +19,8 @@
 #include "hw.h"
 
 struct snode_link;
+struct snode_msg_dev;
+struct snode_dma_dev;
 
 #define SNODE_MAX_DEVS		256
 
@@ -213,6 +215,9 @@ struct snode_sensors {
  * @debugfs: debugfs directory of this device
  * @mem: global memory: pool, exports, imports (mem.c); NULL until probe
  *       sets it up, freed with this structure
+ * @msg: message endpoints and sending (msg.c); NULL without CAP.MSG,
+ *       freed with this structure
+ * @dma: DMA engine (dma.c); NULL without CAP.DMA, freed with this structure
  */
 struct snode_dev {
 	struct device dev;
@@ -244,6 +249,8 @@ struct snode_dev {
 	struct dentry *debugfs;
 
 	struct snode_mem *mem;
+	struct snode_msg_dev *msg;
+	struct snode_dma_dev *dma;
 };
 
 static inline struct snode_dev *to_snode_dev(struct device *dev)
@@ -268,6 +275,8 @@ static inline void snode_writel(struct snode_dev *sdev, u32 offset, u32 val)
  * @cdw: command parameters
  * @data: kernel buffer for the command's data, or NULL
  * @len: length of @data
+ * @addr: with @len 0, the bus address the command's addr field carries:
+ *        memory the caller owns and the device keeps using (EP_SET ring)
  * @dir: DMA_TO_DEVICE (in buffer) or DMA_FROM_DEVICE (out buffer)
  * @status: out: device status code
  * @result0: out: completion result0
@@ -279,6 +288,7 @@ struct snode_admin_req {
 	u32 cdw[11];
 	void *data;
 	u32 len;
+	dma_addr_t addr;
 	enum dma_data_direction dir;
 	u16 status;
 	u32 result0;
@@ -302,6 +312,7 @@ struct snode_file {
  * @ubuffer: the user's structure
  * @user_size: its size as userspace gave it
  * @cmd: kernel copy of the structure
+ * @can_write: the file was opened for writing
  */
 struct snode_ucmd {
 	struct snode_dev *sdev;
@@ -309,6 +320,7 @@ struct snode_ucmd {
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
+	bool can_write;
 };
 
 /* main.c */
@@ -394,6 +406,28 @@ void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev);
 /* netlink.c */
 int snode_nl_init(void);
 void snode_nl_exit(void);
+
+/* msg.c: message endpoints and sending */
+int snode_msg_init(struct snode_dev *sdev);
+void snode_msg_free(struct snode_dev *sdev);
+void snode_msg_debugfs_add(struct snode_dev *sdev);
+void snode_msg_send_irq(struct snode_dev *sdev);
+void __snode_msg_reset_prepare(struct snode_dev *sdev);
+void __snode_msg_reset_done(struct snode_dev *sdev);
+int snode_ioctl_ep_alloc(struct snode_ucmd *ucmd);
+int snode_ioctl_msg_send(struct snode_ucmd *ucmd);
+int snode_ioctl_msg_list(struct snode_ucmd *ucmd);
+int snode_ioctl_stats(struct snode_ucmd *ucmd);
+
+/* dma.c: the DMA engine */
+struct snode_msg_entry;
+int snode_dma_init(struct snode_dev *sdev);
+void snode_dma_free(struct snode_dev *sdev);
+void __snode_dma_start(struct snode_dev *sdev);
+void __snode_dma_stop(struct snode_dev *sdev, int err);
+u32 snode_dma_list_queues(struct snode_dev *sdev,
+			  struct snode_msg_entry *entries, u32 max);
+int snode_ioctl_dma_open(struct snode_ucmd *ucmd);
 
 /* debugfs.c */
 void snode_debugfs_init(void);

@@ -52,6 +52,12 @@ enum {
 	SNODE_CMD_MEM_IMPORT,
 	SNODE_CMD_IMPORT_STATUS,
 	SNODE_CMD_MEM_LIST,
+	SNODE_CMD_EP_ALLOC,
+	SNODE_CMD_MSG_SEND,
+	SNODE_CMD_MSG_LIST,
+	SNODE_CMD_DMA_OPEN,
+	SNODE_CMD_DMA_SUBMIT,
+	SNODE_CMD_STATS,
 };
 
 /**
@@ -543,6 +549,455 @@ struct snode_mem_list {
 };
 
 #define SNODE_IOCTL_MEM_LIST _IO(SNODE_TYPE, SNODE_CMD_MEM_LIST)
+
+/**
+ * DOC: Messages and doorbells
+ *
+ * A process receives small messages through an endpoint: ioctl
+ * SNODE_IOCTL_EP_ALLOC on /dev/snodeN sets up a receive ring on the NIC and
+ * returns a file descriptor. The endpoint's address is (node, endpoint id,
+ * key); the process publishes it, and any process on any node that knows it
+ * can send to it with SNODE_IOCTL_MSG_SEND. A doorbell is a message of
+ * length 0.
+ *
+ * The endpoint's descriptor polls readable (EPOLLIN) while messages are
+ * waiting; read() returns whole struct snode_msg records, as many as fit
+ * the buffer and are waiting (a buffer smaller than one record fails with
+ * EINVAL), blocking while none is waiting unless the descriptor is
+ * O_NONBLOCK (EAGAIN). Messages from one sender node to one endpoint arrive
+ * in order and carry a sequence number, counted by the receiving NIC from 1
+ * per sender node since the endpoint was set up.
+ *
+ * Nothing is dropped silently: a full ring refuses the message and the
+ * sender sees EAGAIN, at once with SNODE_MSG_SEND_NONBLOCK, otherwise after
+ * retrying for up to the send's timeout.
+ *
+ * Lifetime: an endpoint lives as long as its descriptor; closing it (process
+ * exit included) removes it from the NIC, and later sends to it fail with
+ * ENXIO. A reset or unbind of the NIC removes every endpoint: their
+ * descriptors then poll EPOLLIN | EPOLLERR | EPOLLHUP, read() returns the
+ * messages received before and then fails with ECONNRESET (ENODEV after an
+ * unbind). Allocate a new endpoint, possibly with the same id and key.
+ *
+ * The message ioctls fail with these error numbers besides the general
+ * ones:
+ *
+ * - EPERM: /dev/snodeN was not opened for writing
+ * - EOPNOTSUPP: the NIC has no message engine (struct snode_info.out_caps
+ *   lacks SNODE_CAP_MSG) or no interrupt vector for endpoints
+ * - EBUSY: the endpoint id asked for is in use (alloc)
+ * - ENOSPC: every endpoint id is in use (alloc)
+ * - EAGAIN: the destination's ring is full (send)
+ * - ENXIO: no endpoint with that id on the destination node (send)
+ * - EKEYREJECTED: the endpoint exists but the key does not match (send)
+ * - EHOSTUNREACH: no fabric path to the destination node, or it is dead
+ * - ETIMEDOUT: the fabric did not answer within 2 s (send)
+ * - ENOLINK: the NIC is not attached to a fabric
+ * - EINTR: a signal arrived while a blocking send waited for room; the
+ *   message was not sent
+ */
+
+/* Bytes of payload a message carries at most */
+#define SNODE_MSG_MAX_LEN 48
+
+/* struct snode_msg.src_ep of a message sent from /dev/snodeN */
+#define SNODE_EP_NONE 0xffff
+
+/**
+ * enum snode_ep_alloc_flags - flags of struct snode_ep_alloc
+ * @SNODE_EP_ID: use endpoint id @id; without it the kernel picks the
+ *               lowest free id
+ * @SNODE_EP_RANDOM_KEY: the kernel chooses a random key (@key must be 0)
+ * @SNODE_EP_NONBLOCK: the new descriptor is O_NONBLOCK
+ */
+enum snode_ep_alloc_flags {
+	SNODE_EP_ID = 1 << 0,
+	SNODE_EP_RANDOM_KEY = 1 << 1,
+	SNODE_EP_NONBLOCK = 1 << 2,
+};
+
+/**
+ * struct snode_ep_alloc - ioctl(SNODE_IOCTL_EP_ALLOC)
+ * @size: sizeof(struct snode_ep_alloc)
+ * @flags: enum snode_ep_alloc_flags
+ * @id: with SNODE_EP_ID, the endpoint id, below
+ *      struct snode_info.out_endpoints; else 0
+ * @entries: slots of the receive ring, a power of 2 from 2 to 4096, or 0
+ *           for 256; the ring holds @entries - 1 messages
+ * @key: the key senders must present; 0 with SNODE_EP_RANDOM_KEY
+ * @out_fd: a new file descriptor (O_CLOEXEC) for the endpoint
+ * @out_node: this node's id, the first part of the address
+ * @out_id: the endpoint id, the second part
+ * @out_key: the key, the third part
+ * @out_vector: the NIC's interrupt vector the endpoint signals (3 to 7),
+ *              shared with other endpoints
+ * @__reserved: must be 0
+ *
+ * Set up a receive endpoint on this node. It belongs to the new descriptor
+ * and is removed when the descriptor is closed.
+ */
+struct snode_ep_alloc {
+	__u32 size;
+	__u32 flags;
+	__u32 id;
+	__u32 entries;
+	__aligned_u64 key;
+	__s32 out_fd;
+	__u32 out_node;
+	__u32 out_id;
+	__u32 out_vector;
+	__aligned_u64 out_key;
+};
+
+#define SNODE_IOCTL_EP_ALLOC _IO(SNODE_TYPE, SNODE_CMD_EP_ALLOC)
+
+/**
+ * struct snode_msg - one message as read() returns it from an endpoint
+ * @src_node: the sender's node id
+ * @src_ep: the endpoint the sender sent from, or SNODE_EP_NONE; the
+ *          sender's word, not checked by the fabric
+ * @len: bytes of @payload, 0 for a doorbell
+ * @seq: sequence number of the message from @src_node to this endpoint,
+ *       from 1
+ * @payload: the message; bytes past @len are zero
+ */
+struct snode_msg {
+	__u32 src_node;
+	__u16 src_ep;
+	__u16 len;
+	__aligned_u64 seq;
+	__u8 payload[SNODE_MSG_MAX_LEN];
+};
+
+/**
+ * enum snode_msg_send_flags - flags of struct snode_msg_send
+ * @SNODE_MSG_SEND_NONBLOCK: fail with EAGAIN at once if the destination's
+ *                           ring is full, instead of retrying
+ */
+enum snode_msg_send_flags {
+	SNODE_MSG_SEND_NONBLOCK = 1 << 0,
+};
+
+/**
+ * struct snode_msg_send - ioctl(SNODE_IOCTL_MSG_SEND)
+ * @size: sizeof(struct snode_msg_send)
+ * @flags: enum snode_msg_send_flags
+ * @node: the destination node
+ * @ep: the destination endpoint id
+ * @key: the destination endpoint's key
+ * @len: bytes of @payload to send, 0 (a doorbell) to SNODE_MSG_MAX_LEN
+ * @timeout_ms: without SNODE_MSG_SEND_NONBLOCK, how long to retry while the
+ *              destination's ring is full, in milliseconds; 0 for 1000, at
+ *              most 60000
+ * @payload: the message
+ *
+ * Send a message, and return once the destination NIC has written it into
+ * the endpoint's ring or refused it. Issued on /dev/snodeN the message
+ * carries SNODE_EP_NONE as source endpoint; issued on an endpoint's
+ * descriptor, that endpoint's id, so that the receiver can answer.
+ */
+struct snode_msg_send {
+	__u32 size;
+	__u32 flags;
+	__u32 node;
+	__u32 ep;
+	__aligned_u64 key;
+	__u32 len;
+	__u32 timeout_ms;
+	__u8 payload[SNODE_MSG_MAX_LEN];
+};
+
+#define SNODE_IOCTL_MSG_SEND _IO(SNODE_TYPE, SNODE_CMD_MSG_SEND)
+
+/**
+ * DOC: DMA
+ *
+ * The NIC's copy engine moves data between a process's own memory and
+ * global memory it imported (SNODE_IOCTL_MEM_IMPORT), without the CPU.
+ * SNODE_IOCTL_DMA_OPEN on /dev/snodeN returns a DMA queue descriptor;
+ * SNODE_IOCTL_DMA_SUBMIT on it submits a batch of copies, each naming a
+ * buffer of the process and a range of an import's window. The import's
+ * permission applies: a copy into a read-only import is refused. The
+ * process's pages stay pinned until the copy completes, also if the
+ * process exits first.
+ *
+ * Each copy completes with one struct snode_dma_cpl, read() from the queue
+ * descriptor in whole records; the descriptor polls readable (EPOLLIN)
+ * while completions are waiting. With SNODE_DMA_SUBMIT_WAIT the call
+ * instead waits for the batch and writes each copy's status back into its
+ * request. Copies of one queue complete in submission order.
+ *
+ * A copy whose window is revoked while it runs stops there and completes
+ * with ECONNRESET; the bytes before that point were copied, nothing outside
+ * the window was written. A reset of the NIC fails the copies in flight
+ * with ECONNRESET, an unbind with ENODEV; the queue stays usable after a
+ * reset.
+ *
+ * Per-copy status (struct snode_dma_cpl.status, struct
+ * snode_dma_req.out_status), besides 0:
+ *
+ * - ECONNRESET: the window was revoked before or during the copy, or the
+ *   NIC was reset
+ * - EROFS: the window is read-only (the NIC's own check)
+ * - EIO: the NIC failed to access the process's memory
+ *
+ * SNODE_IOCTL_DMA_SUBMIT fails, for the first request of a batch that
+ * cannot be queued, with:
+ *
+ * - EBADF: @import_fd is not a file descriptor
+ * - EINVAL: @import_fd is not an import of this NIC, the flags name no or
+ *   both directions, @length is 0 or above SNODE_DMA_MAX_LEN, or the range
+ *   is not inside the window
+ * - EROFS: a copy into an import without SNODE_IMPORT_WRITE
+ * - ECONNRESET: the import was revoked
+ * - EFAULT: the buffer is not mapped, or not writable for a copy into it
+ * - EBUSY: the queue holds as many copies and unread completions as its
+ *   depth; read completions first
+ */
+
+/* Bytes one copy moves at most; the kernel splits it to the NIC's limit */
+#define SNODE_DMA_MAX_LEN (256ULL << 20)
+
+/**
+ * enum snode_dma_open_flags - flags of struct snode_dma_open
+ * @SNODE_DMA_NONBLOCK: the new descriptor is O_NONBLOCK
+ */
+enum snode_dma_open_flags {
+	SNODE_DMA_NONBLOCK = 1 << 0,
+};
+
+/**
+ * struct snode_dma_open - ioctl(SNODE_IOCTL_DMA_OPEN)
+ * @size: sizeof(struct snode_dma_open)
+ * @flags: enum snode_dma_open_flags
+ * @depth: copies in flight plus completions not yet read, at most; 1 to
+ *         4096, or 0 for 64
+ * @out_fd: a new file descriptor (O_CLOEXEC) for the queue
+ */
+struct snode_dma_open {
+	__u32 size;
+	__u32 flags;
+	__u32 depth;
+	__s32 out_fd;
+};
+
+#define SNODE_IOCTL_DMA_OPEN _IO(SNODE_TYPE, SNODE_CMD_DMA_OPEN)
+
+/**
+ * enum snode_dma_req_flags - flags of struct snode_dma_req
+ * @SNODE_DMA_TO_GLOBAL: copy from the buffer into the window
+ * @SNODE_DMA_FROM_GLOBAL: copy from the window into the buffer
+ *
+ * Exactly one of them.
+ */
+enum snode_dma_req_flags {
+	SNODE_DMA_TO_GLOBAL = 1 << 0,
+	SNODE_DMA_FROM_GLOBAL = 1 << 1,
+};
+
+/**
+ * struct snode_dma_req - one copy of SNODE_IOCTL_DMA_SUBMIT
+ * @flags: enum snode_dma_req_flags
+ * @import_fd: a file descriptor of an import of this NIC
+ * @offset: start of the range inside the import's window
+ * @addr: the process's buffer, any alignment
+ * @length: bytes, 1 to SNODE_DMA_MAX_LEN
+ * @user_data: returned in the completion
+ * @out_status: with SNODE_DMA_SUBMIT_WAIT: 0 or a negative errno
+ * @__reserved: must be 0
+ * @out_bytes: with SNODE_DMA_SUBMIT_WAIT: bytes copied (before an error)
+ */
+struct snode_dma_req {
+	__u32 flags;
+	__s32 import_fd;
+	__aligned_u64 offset;
+	__aligned_u64 addr;
+	__aligned_u64 length;
+	__aligned_u64 user_data;
+	__s32 out_status;
+	__u32 __reserved;
+	__aligned_u64 out_bytes;
+};
+
+/**
+ * enum snode_dma_submit_flags - flags of struct snode_dma_submit
+ * @SNODE_DMA_SUBMIT_WAIT: wait until the batch completed, and report each
+ *                         copy in its request instead of a completion
+ *                         record; a fatal signal ends the wait early (the
+ *                         copies still complete)
+ */
+enum snode_dma_submit_flags {
+	SNODE_DMA_SUBMIT_WAIT = 1 << 0,
+};
+
+/**
+ * struct snode_dma_submit - ioctl(SNODE_IOCTL_DMA_SUBMIT) on a DMA queue
+ * @size: sizeof(struct snode_dma_submit)
+ * @flags: enum snode_dma_submit_flags
+ * @count: requests in @reqs, 1 to the queue's depth
+ * @req_size: sizeof(struct snode_dma_req) as the caller knows it
+ * @reqs: pointer to @count struct snode_dma_req
+ * @out_submitted: requests queued, a prefix of @reqs
+ * @__reserved: must be 0
+ *
+ * Queue a batch of copies. If the first request cannot be queued the call
+ * fails with its error; if a later one cannot, the call succeeds with
+ * @out_submitted telling how many were, and submitting the rest again
+ * reports the error.
+ */
+struct snode_dma_submit {
+	__u32 size;
+	__u32 flags;
+	__u32 count;
+	__u32 req_size;
+	__aligned_u64 reqs;
+	__u32 out_submitted;
+	__u32 __reserved;
+};
+
+#define SNODE_IOCTL_DMA_SUBMIT _IO(SNODE_TYPE, SNODE_CMD_DMA_SUBMIT)
+
+/**
+ * struct snode_dma_cpl - one completion as read() returns it from a DMA
+ *                        queue
+ * @user_data: the request's user_data
+ * @status: 0 or a negative errno
+ * @__reserved: 0
+ * @bytes: bytes copied (before an error)
+ */
+struct snode_dma_cpl {
+	__aligned_u64 user_data;
+	__s32 status;
+	__u32 __reserved;
+	__aligned_u64 bytes;
+};
+
+/**
+ * enum snode_msg_list_type - what struct snode_msg_list lists
+ * @SNODE_MSG_LIST_ENDPOINTS: message endpoints of this node
+ * @SNODE_MSG_LIST_DMA_QUEUES: DMA queues of this node
+ */
+enum snode_msg_list_type {
+	SNODE_MSG_LIST_ENDPOINTS = 1,
+	SNODE_MSG_LIST_DMA_QUEUES = 2,
+};
+
+/**
+ * enum snode_msg_entry_flags - flags of struct snode_msg_entry
+ * @SNODE_MSG_ENTRY_KEY: @key is valid; keys are shown to their owner and
+ *                       to CAP_SYS_ADMIN only
+ * @SNODE_MSG_ENTRY_OWN: the entry belongs to the calling process
+ * @SNODE_MSG_ENTRY_DEAD: the NIC was reset or unbound under it
+ */
+enum snode_msg_entry_flags {
+	SNODE_MSG_ENTRY_KEY = 1 << 0,
+	SNODE_MSG_ENTRY_OWN = 1 << 1,
+	SNODE_MSG_ENTRY_DEAD = 1 << 2,
+};
+
+/**
+ * struct snode_msg_entry - one entry of SNODE_IOCTL_MSG_LIST
+ * @type: enum snode_msg_list_type
+ * @flags: enum snode_msg_entry_flags
+ * @id: endpoint id; for a DMA queue, a number unique on the NIC
+ * @vector: an endpoint's interrupt vector; else 0
+ * @entries: an endpoint's ring slots; a DMA queue's depth
+ * @pending: messages waiting to be read; copies in flight
+ * @key: an endpoint's key, if @flags has SNODE_MSG_ENTRY_KEY; else 0
+ * @count: messages read from the endpoint; copies completed
+ * @bytes: payload bytes read; bytes copied
+ * @errors: sends from the endpoint that failed; copies that failed
+ * @pid: the owner's process id in the caller's pid namespace, 0 if none
+ * @__reserved: 0
+ * @comm: the owner's command name at creation, NUL terminated
+ */
+struct snode_msg_entry {
+	__u32 type;
+	__u32 flags;
+	__u32 id;
+	__u32 vector;
+	__u32 entries;
+	__u32 pending;
+	__aligned_u64 key;
+	__aligned_u64 count;
+	__aligned_u64 bytes;
+	__aligned_u64 errors;
+	__s32 pid;
+	__u32 __reserved;
+	char comm[16];
+};
+
+/**
+ * struct snode_msg_list - ioctl(SNODE_IOCTL_MSG_LIST)
+ * @size: sizeof(struct snode_msg_list)
+ * @flags: must be 0
+ * @type: enum snode_msg_list_type
+ * @entry_size: sizeof(struct snode_msg_entry) as the caller knows it; the
+ *              kernel writes this many bytes per entry, zero-filling what
+ *              it does not know
+ * @count: in: entries @entries has room for (0 just counts); out: entries
+ *         that exist. Only the first min(in, out) are written.
+ * @__reserved: must be 0
+ * @entries: pointer to an array of @count struct snode_msg_entry
+ */
+struct snode_msg_list {
+	__u32 size;
+	__u32 flags;
+	__u32 type;
+	__u32 entry_size;
+	__u32 count;
+	__u32 __reserved;
+	__aligned_u64 entries;
+};
+
+#define SNODE_IOCTL_MSG_LIST _IO(SNODE_TYPE, SNODE_CMD_MSG_LIST)
+
+/**
+ * struct snode_stats - ioctl(SNODE_IOCTL_STATS)
+ * @size: sizeof(struct snode_stats)
+ * @flags: must be 0
+ * @__reserved: must be 0
+ * @out_admin_cmds: admin commands the NIC executed
+ * @out_events: events it posted
+ * @out_events_dropped: events it dropped (queues off, queue write failed)
+ * @out_access_violations: aperture accesses no window granted
+ * @out_msgs_sent: messages this NIC tried to send
+ * @out_msgs_received: messages it wrote into its endpoints' rings
+ * @out_msgs_rejected: sends that failed plus deliveries it refused
+ * @out_dma_reqs: DMA descriptors it processed
+ * @out_dma_bytes: bytes its DMA engine copied
+ * @out_dma_errors: DMA descriptors that failed
+ * @out_att_sets: windows it set up
+ * @out_att_revokes: windows the fabric revoked
+ * @out_resets: resets of the NIC
+ * @out_send_retries: sends the driver repeated because the destination's
+ *                    ring was full
+ *
+ * The NIC's own counters (STATS command); they count since the NIC was
+ * powered on and survive resets. Per-link message and byte counters are
+ * in the link statistics of the netlink family.
+ */
+struct snode_stats {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 __reserved;
+	__aligned_u64 out_admin_cmds;
+	__aligned_u64 out_events;
+	__aligned_u64 out_events_dropped;
+	__aligned_u64 out_access_violations;
+	__aligned_u64 out_msgs_sent;
+	__aligned_u64 out_msgs_received;
+	__aligned_u64 out_msgs_rejected;
+	__aligned_u64 out_dma_reqs;
+	__aligned_u64 out_dma_bytes;
+	__aligned_u64 out_dma_errors;
+	__aligned_u64 out_att_sets;
+	__aligned_u64 out_att_revokes;
+	__aligned_u64 out_resets;
+	__aligned_u64 out_send_retries;
+};
+
+#define SNODE_IOCTL_STATS _IO(SNODE_TYPE, SNODE_CMD_STATS)
 
 /*
  * DOC: Generic netlink family "snode"

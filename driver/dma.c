@@ -1,0 +1,1119 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: the DMA engine - copies between user memory and global memory.
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/bitfield.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/interrupt.h>
+#include <linux/iopoll.h>
+#include <linux/mm.h>
+#include <linux/poll.h>
+#include <linux/scatterlist.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <linux/snode.h>
+
+#include "mem.h"
+
+/**
+ * DOC: DMA engine
+ *
+ * dma.c owns the DMA submission and completion rings (DSQ, DCQ), vector 2,
+ * and the DMA queue files through which processes submit copies.
+ *
+ * A copy names a buffer of the process and a range of an import's window.
+ * Submitting it pins the buffer's pages (pin_user_pages_fast(), short-term
+ * like O_DIRECT: the pin ends with the copy, which the device finishes in
+ * bounded time), maps them with dma_map_sgtable() and holds the import
+ * (snode_import_dma_get()), whose aperture range then cannot be handed to
+ * another window while a descriptor may name it. The copy is then cut into
+ * descriptors at DMA segment and max_dma_len boundaries; descriptors go to
+ * the one device-wide DSQ in submission order, copies waiting for room on
+ * &snode_dma_dev.pending. Only every SNODE_DMA_IRQ_EVERY-th descriptor, the
+ * last of each copy and the one that fills the ring ask for an interrupt.
+ *
+ * The device completes descriptors in order. The vector 2 handler (a
+ * thread: unpinning may sleep) retires them, refills the DSQ and finishes
+ * copies whose descriptors all completed: unmap, unpin (dirtying pages the
+ * device wrote), release the import, and post the result to the queue's
+ * completion ring, or to the waiter of a synchronous submission. A
+ * descriptor that fails stops its copy: the copy's remaining descriptors
+ * are not queued, those already queued fail or complete harmlessly (the
+ * device checks every one against the ATT).
+ *
+ * A copy keeps its queue alive, so a process may exit with copies in
+ * flight: they complete, release their pages and the last one frees the
+ * queue. A reset or unbind stops the engine without completions: once the
+ * device is disabled, __snode_dma_stop() fails every copy.
+ *
+ * Locking: &snode_dma_dev.lock (a spinlock, taken in process context only)
+ * protects the rings, the descriptor slots and the pending list;
+ * &snode_dma_queue.lock a queue's completion ring and counters;
+ * &snode_dma_dev.queues_lock the list of queues. None nests in another,
+ * except that &snode_mem.lock (snode_import_dma_put()) is taken with none
+ * of them held.
+ */
+
+#define SNODE_DSQ_DEPTH		256
+#define SNODE_DCQ_DEPTH		SNODE_DSQ_DEPTH
+/* A descriptor asks for an interrupt at least this often. */
+#define SNODE_DMA_IRQ_EVERY	(SNODE_DSQ_DEPTH / 4)
+#define SNODE_DMA_DEPTH_DEFAULT	64
+#define SNODE_DMA_DEPTH_MAX	4096
+/* A synchronous submission gives up waiting after this long. */
+#define SNODE_DMA_SYNC_TIMEOUT	(60 * HZ)
+/* How long a disabled device may take to stop its engine. */
+#define SNODE_DMA_STOP_US	(1000 * USEC_PER_MSEC)
+
+struct snode_dma_queue;
+
+/**
+ * struct snode_dma_batch - the waiter of a synchronous submission
+ * @left: copies not yet finished, plus one for the waiter
+ * @done: woken when the last copy finished
+ * @res: result per copy: status, bytes
+ */
+struct snode_dma_batch {
+	refcount_t left;
+	wait_queue_head_t done;
+	struct {
+		int status;
+		u64 bytes;
+	} res[];
+};
+
+/**
+ * struct snode_dma_copy - one copy being done
+ * @node: entry in &snode_dma_dev.pending while descriptors remain to queue
+ * @q: the queue it was submitted to; the copy holds a reference
+ * @imp: the import; held with snode_import_dma_get()
+ * @batch: the synchronous waiter, or NULL
+ * @batch_idx: the copy's index in @batch
+ * @user_data: for the completion
+ * @to_global: the device reads the buffer and writes the window
+ * @ap_start: aperture offset of the copy's first byte
+ * @length: bytes
+ * @pages: the pinned pages
+ * @nr_pages: how many
+ * @sgt: their DMA mapping
+ * @sg: next DMA segment to cut descriptors from
+ * @sg_off: bytes of @sg already cut
+ * @queued: bytes put into descriptors
+ * @descs: descriptors in the DSQ
+ * @done: bytes the device copied
+ * @status: 0 or the errno of the first failed descriptor
+ */
+struct snode_dma_copy {
+	struct list_head node;
+	struct snode_dma_queue *q;
+	struct snode_import *imp;
+	struct snode_dma_batch *batch;
+	u32 batch_idx;
+	u64 user_data;
+	bool to_global;
+	u64 ap_start;
+	u64 length;
+	struct page **pages;
+	unsigned int nr_pages;
+	struct sg_table sgt;
+	struct scatterlist *sg;
+	u32 sg_off;
+	u64 queued;
+	u32 descs;
+	u64 done;
+	int status;
+};
+
+/**
+ * struct snode_dma_slot - a DSQ entry in flight
+ * @copy: the copy the descriptor belongs to
+ * @len: its length
+ */
+struct snode_dma_slot {
+	struct snode_dma_copy *copy;
+	u32 len;
+};
+
+/**
+ * struct snode_dma_dev - the DMA engine of one NIC
+ * @sdev: the device
+ * @max_len: longest descriptor, bytes (LIMITS2)
+ * @sq: DSQ ring
+ * @cq: DCQ ring
+ * @sq_dma: bus address of @sq
+ * @cq_dma: bus address of @cq
+ * @lock: protects the members below it down to @pending
+ * @enabled: descriptors may be queued: the device is live
+ * @sq_tail: producer index of @sq
+ * @cq_head: consumer index of @cq
+ * @cq_phase: phase bit of the next new completion
+ * @sq_head: the oldest descriptor in flight (completions come in order)
+ * @inflight: descriptors in the DSQ
+ * @slots: per DSQ index, the descriptor in flight there
+ * @pending: copies with descriptors still to queue, in submission order
+ * @descs: descriptors completed since load
+ * @queues_lock: protects @queues and @next_id
+ * @queues: the open DMA queues
+ * @next_id: id of the next queue
+ */
+struct snode_dma_dev {
+	struct snode_dev *sdev;
+	u32 max_len;
+	struct snode_dma_desc *sq;
+	struct snode_dma_cqe *cq;
+	dma_addr_t sq_dma;
+	dma_addr_t cq_dma;
+
+	/* protects the rings, the slots and the pending copies */
+	spinlock_t lock;
+	bool enabled;
+	u16 sq_tail;
+	u16 cq_head;
+	bool cq_phase;
+	u16 sq_head;
+	u32 inflight;
+	struct snode_dma_slot slots[SNODE_DSQ_DEPTH];
+	struct list_head pending;
+	u64 descs;
+
+	/* protects the list of queues */
+	struct mutex queues_lock;
+	struct list_head queues;
+	u32 next_id;
+};
+
+/**
+ * struct snode_dma_queue - a DMA queue: the file processes submit to
+ * @kref: held by the file and by every copy submitted to it
+ * @dd: the device's DMA engine
+ * @sdev: the device; the queue holds a reference
+ * @node: entry in &snode_dma_dev.queues while the file is open
+ * @id: unique on the device, for listings
+ * @depth: copies in flight plus completions unread, at most
+ * @pid: thread-group id of the creator
+ * @comm: its command name at the time
+ * @read_lock: serialises readers
+ * @lock: protects the members below
+ * @busy: copies in flight plus completions unread
+ * @inflight: copies in flight
+ * @closed: the file was released: completions go nowhere
+ * @cpls: completion ring of @depth entries
+ * @cpl_head: oldest completion
+ * @cpl_count: completions unread
+ * @completed: copies completed
+ * @bytes: bytes copied
+ * @errors: copies that failed
+ * @wait: readers and pollers
+ */
+struct snode_dma_queue {
+	struct kref kref;
+	struct snode_dma_dev *dd;
+	struct snode_dev *sdev;
+	struct list_head node;
+	u32 id;
+	u32 depth;
+	struct pid *pid;
+	char comm[TASK_COMM_LEN];
+	/* serialises readers */
+	struct mutex read_lock;
+
+	/* protects the completion ring and the counters */
+	spinlock_t lock;
+	u32 busy;
+	u32 inflight;
+	bool closed;
+	struct snode_dma_cpl *cpls;
+	u32 cpl_head;
+	u32 cpl_count;
+	u64 completed;
+	u64 bytes;
+	u64 errors;
+	wait_queue_head_t wait;
+};
+
+/* ---- queues ---------------------------------------------------------- */
+
+static void snode_dma_queue_free(struct kref *kref)
+{
+	struct snode_dma_queue *q = container_of(kref, struct snode_dma_queue,
+						 kref);
+
+	put_device(&q->sdev->dev);
+	put_pid(q->pid);
+	kvfree(q->cpls);
+	kfree(q);
+}
+
+static void snode_dma_queue_put(struct snode_dma_queue *q)
+{
+	kref_put(&q->kref, snode_dma_queue_free);
+}
+
+/* Post the result of a finished copy. */
+static void snode_dma_post(struct snode_dma_copy *c)
+{
+	struct snode_dma_queue *q = c->q;
+	struct snode_dma_batch *b = c->batch;
+
+	spin_lock(&q->lock);
+	q->inflight--;
+	q->completed++;
+	q->bytes += c->done;
+	if (c->status)
+		q->errors++;
+	if (b || q->closed) {
+		q->busy--;
+	} else {
+		struct snode_dma_cpl *cpl;
+
+		/* busy counts it, so the ring has room */
+		cpl = &q->cpls[(q->cpl_head + q->cpl_count) % q->depth];
+		cpl->user_data = c->user_data;
+		cpl->status = c->status;
+		cpl->__reserved = 0;
+		cpl->bytes = c->done;
+		q->cpl_count++;
+	}
+	spin_unlock(&q->lock);
+
+	if (b) {
+		b->res[c->batch_idx].status = c->status;
+		b->res[c->batch_idx].bytes = c->done;
+		if (refcount_dec_and_test(&b->left))
+			kfree(b);
+		else if (refcount_read(&b->left) == 1)
+			wake_up(&b->done);
+	} else {
+		wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
+	}
+}
+
+/* Release the pages, the mapping and the import of a copy. */
+static void snode_dma_copy_release(struct snode_dma_copy *c)
+{
+	struct device *dev = &c->q->sdev->pdev->dev;
+
+	if (c->sgt.orig_nents) {
+		dma_unmap_sgtable(dev, &c->sgt, c->to_global ? DMA_TO_DEVICE :
+							       DMA_FROM_DEVICE, 0);
+		sg_free_table(&c->sgt);
+	}
+	if (c->nr_pages)
+		unpin_user_pages_dirty_lock(c->pages, c->nr_pages,
+					    !c->to_global && c->done);
+	kvfree(c->pages);
+	if (c->imp)
+		snode_import_dma_put(c->imp);
+	snode_dma_queue_put(c->q);
+	kfree(c);
+}
+
+/* The device is done with a copy: release it and report it. */
+static void snode_dma_copy_finish(struct snode_dma_copy *c)
+{
+	snode_dma_post(c);
+	snode_dma_copy_release(c);
+}
+
+/* ---- the rings --------------------------------------------------------- */
+
+/*
+ * Queue descriptors of the pending copies while the DSQ has room. Returns
+ * whether any was queued. Caller holds dd->lock.
+ */
+static bool __snode_dma_fill(struct snode_dma_dev *dd)
+{
+	bool any = false;
+
+	lockdep_assert_held(&dd->lock);
+
+	while (dd->enabled && dd->inflight < SNODE_DSQ_DEPTH - 1 &&
+	       !list_empty(&dd->pending)) {
+		struct snode_dma_copy *c = list_first_entry(&dd->pending,
+							    struct snode_dma_copy,
+							    node);
+		struct snode_dma_desc *d = &dd->sq[dd->sq_tail];
+		dma_addr_t host = sg_dma_address(c->sg) + c->sg_off;
+		u64 ap = c->ap_start + c->queued;
+		u32 len;
+		u16 flags;
+
+		len = min_t(u64, sg_dma_len(c->sg) - c->sg_off,
+			    min_t(u64, dd->max_len, c->length - c->queued));
+		c->sg_off += len;
+		c->queued += len;
+		if (c->sg_off == sg_dma_len(c->sg)) {
+			c->sg = sg_next(c->sg);
+			c->sg_off = 0;
+		}
+		flags = c->to_global ? SNODE_DMA_DST_APERTURE :
+				       SNODE_DMA_SRC_APERTURE;
+		dd->inflight++;
+		if (c->queued == c->length) {
+			list_del_init(&c->node);
+			flags |= SNODE_DMA_INTERRUPT;
+		} else if (dd->inflight == SNODE_DSQ_DEPTH - 1 ||
+			   dd->sq_tail % SNODE_DMA_IRQ_EVERY == 0) {
+			flags |= SNODE_DMA_INTERRUPT;
+		}
+		d->src = cpu_to_le64(c->to_global ? host : ap);
+		d->dst = cpu_to_le64(c->to_global ? ap : host);
+		d->len = cpu_to_le32(len);
+		d->flags = cpu_to_le16(flags);
+		d->rsvd = 0;
+		d->tag = cpu_to_le64(dd->sq_tail);
+		dd->slots[dd->sq_tail].copy = c;
+		dd->slots[dd->sq_tail].len = len;
+		c->descs++;
+		dd->sq_tail = (dd->sq_tail + 1) % SNODE_DSQ_DEPTH;
+		any = true;
+	}
+	return any;
+}
+
+/* Queue what fits and ring the doorbell. Caller holds dd->lock. */
+static void __snode_dma_kick(struct snode_dma_dev *dd)
+{
+	lockdep_assert_held(&dd->lock);
+
+	/* writel orders the descriptors before the doorbell */
+	if (__snode_dma_fill(dd))
+		snode_writel(dd->sdev, SNODE_DSQ_OFFSET + SNODE_Q_INDEX,
+			     dd->sq_tail);
+}
+
+/*
+ * Account one completed descriptor to its copy; returns the copy if it is
+ * finished. Caller holds dd->lock.
+ */
+static struct snode_dma_copy *__snode_dma_retire(struct snode_dma_dev *dd,
+						 u16 status, u32 bytes)
+{
+	struct snode_dma_slot *slot = &dd->slots[dd->sq_head];
+	struct snode_dma_copy *c = slot->copy;
+
+	lockdep_assert_held(&dd->lock);
+
+	slot->copy = NULL;
+	dd->sq_head = (dd->sq_head + 1) % SNODE_DSQ_DEPTH;
+	dd->inflight--;
+	dd->descs++;
+	c->descs--;
+	if (!c->status) {
+		/* clamp what a misbehaving device claims */
+		c->done += min(bytes, slot->len);
+		if (status != SNODE_SC_SUCCESS) {
+			/*
+			 * The range was checked against the window at
+			 * submission: the device finding no window there
+			 * means that it was revoked before the descriptor.
+			 */
+			c->status = status == SNODE_SC_OUT_OF_RANGE ?
+				    -ECONNRESET : snode_status_to_errno(status);
+			/* queue nothing more of it */
+			list_del_init(&c->node);
+		}
+	}
+	if (c->descs || !list_empty(&c->node) ||
+	    (!c->status && c->queued < c->length))
+		return NULL;
+	return c;
+}
+
+static irqreturn_t snode_dma_irq(int irq, void *data)
+{
+	struct snode_dma_dev *dd = data;
+	struct snode_dma_copy *c, *tmp;
+	LIST_HEAD(finished);
+	bool any = false;
+
+	spin_lock(&dd->lock);
+	while (dd->enabled) {
+		struct snode_dma_cqe *cqe = &dd->cq[dd->cq_head];
+		u16 word = le16_to_cpu(READ_ONCE(cqe->status));
+		u64 tag;
+
+		if (FIELD_GET(SNODE_CQE_PHASE_MASK, word) != dd->cq_phase)
+			break;
+		/* read the entry only after seeing its phase bit */
+		dma_rmb();
+		tag = le64_to_cpu(cqe->tag);
+		if (++dd->cq_head == SNODE_DCQ_DEPTH) {
+			dd->cq_head = 0;
+			dd->cq_phase = !dd->cq_phase;
+		}
+		any = true;
+		if (unlikely(tag != dd->sq_head || !dd->inflight)) {
+			dev_warn_ratelimited(&dd->sdev->pdev->dev,
+					     "DMA completion for tag %llu, expected %u\n",
+					     tag, dd->sq_head);
+			continue;
+		}
+		c = __snode_dma_retire(dd, FIELD_GET(SNODE_CQE_STATUS_MASK, word),
+				       le32_to_cpu(cqe->bytes_done));
+		if (c)
+			list_add_tail(&c->node, &finished);
+	}
+	if (any) {
+		snode_writel(dd->sdev, SNODE_DCQ_OFFSET + SNODE_Q_INDEX,
+			     dd->cq_head);
+		__snode_dma_kick(dd);
+	}
+	spin_unlock(&dd->lock);
+
+	list_for_each_entry_safe(c, tmp, &finished, node) {
+		list_del(&c->node);
+		snode_dma_copy_finish(c);
+	}
+	return IRQ_HANDLED;
+}
+
+/* Fail every copy in flight; the device is disabled and does no DMA. */
+static void snode_dma_fail_all(struct snode_dma_dev *dd, int err)
+{
+	struct snode_dma_copy *c, *tmp;
+	LIST_HEAD(finished);
+	unsigned int i;
+
+	spin_lock(&dd->lock);
+	dd->enabled = false;
+	for (i = 0; i < SNODE_DSQ_DEPTH; i++) {
+		c = dd->slots[i].copy;
+		if (!c)
+			continue;
+		dd->slots[i].copy = NULL;
+		if (!c->status)
+			c->status = err;
+		list_del_init(&c->node);
+		if (!--c->descs)
+			list_add_tail(&c->node, &finished);
+	}
+	list_for_each_entry_safe(c, tmp, &dd->pending, node) {
+		if (!c->status)
+			c->status = err;
+		list_del_init(&c->node);
+		if (!c->descs)
+			list_add_tail(&c->node, &finished);
+	}
+	dd->inflight = 0;
+	spin_unlock(&dd->lock);
+
+	list_for_each_entry_safe(c, tmp, &finished, node) {
+		list_del(&c->node);
+		snode_dma_copy_finish(c);
+	}
+}
+
+/**
+ * __snode_dma_start() - program the DMA rings into a freshly reset device
+ * @sdev: snode device; CTRL.ENABLE must be clear
+ *
+ * Context: Process context; caller holds @sdev->rwsem for write, or is
+ * probing.
+ */
+void __snode_dma_start(struct snode_dev *sdev)
+{
+	struct snode_dma_dev *dd = sdev->dma;
+
+	if (!dd)
+		return;
+	memset(dd->sq, 0, SNODE_DSQ_DEPTH * sizeof(*dd->sq));
+	memset(dd->cq, 0, SNODE_DCQ_DEPTH * sizeof(*dd->cq));
+	spin_lock(&dd->lock);
+	dd->sq_tail = 0;
+	dd->sq_head = 0;
+	dd->cq_head = 0;
+	dd->cq_phase = true;
+	dd->inflight = 0;
+	dd->enabled = true;
+	spin_unlock(&dd->lock);
+
+	snode_writel(sdev, SNODE_DSQ_OFFSET + SNODE_Q_BASE_LO, lower_32_bits(dd->sq_dma));
+	snode_writel(sdev, SNODE_DSQ_OFFSET + SNODE_Q_BASE_HI, upper_32_bits(dd->sq_dma));
+	snode_writel(sdev, SNODE_DSQ_OFFSET + SNODE_Q_SIZE, SNODE_DSQ_DEPTH);
+	snode_writel(sdev, SNODE_DCQ_OFFSET + SNODE_Q_BASE_LO, lower_32_bits(dd->cq_dma));
+	snode_writel(sdev, SNODE_DCQ_OFFSET + SNODE_Q_BASE_HI, upper_32_bits(dd->cq_dma));
+	snode_writel(sdev, SNODE_DCQ_OFFSET + SNODE_Q_SIZE, SNODE_DCQ_DEPTH);
+}
+
+/**
+ * __snode_dma_stop() - the device stopped: fail every copy in flight
+ * @sdev: snode device with CTRL.ENABLE clear, or reset
+ * @err: status of the failed copies: -ECONNRESET for a reset, -ENODEV for
+ *       an unbind
+ *
+ * The device stops its engine without completions when disabled; pages
+ * are released only once STATUS.ENABLED says it did. A device that does
+ * not stop keeps its copies' pages pinned for good.
+ *
+ * Context: Process context; caller holds @sdev->rwsem for write, or the
+ * device is being unbound.
+ */
+void __snode_dma_stop(struct snode_dev *sdev, int err)
+{
+	struct snode_dma_dev *dd = sdev->dma;
+	u32 status;
+
+	if (!dd)
+		return;
+	spin_lock(&dd->lock);
+	dd->enabled = false;
+	spin_unlock(&dd->lock);
+	synchronize_irq(pci_irq_vector(sdev->pdev, SNODE_VEC_DMA));
+
+	if (readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
+			       !(status & SNODE_STATUS_ENABLED), 100,
+			       SNODE_DMA_STOP_US)) {
+		dev_err(&sdev->pdev->dev,
+			"DMA engine did not stop; its copies keep their pages\n");
+		return;
+	}
+	snode_dma_fail_all(dd, err);
+}
+
+/* ---- submitting -------------------------------------------------------- */
+
+/* Pin and map the buffer of @c. */
+static int snode_dma_copy_map(struct snode_dma_copy *c, u64 addr)
+{
+	struct device *dev = &c->q->sdev->pdev->dev;
+	unsigned long first = addr & PAGE_MASK;
+	unsigned int nr, off = offset_in_page(addr);
+	int pinned, ret;
+
+	nr = DIV_ROUND_UP(off + c->length, PAGE_SIZE);
+	c->pages = kvmalloc_array(nr, sizeof(*c->pages), GFP_KERNEL);
+	if (!c->pages)
+		return -ENOMEM;
+	while (c->nr_pages < nr) {
+		pinned = pin_user_pages_fast(first + c->nr_pages * PAGE_SIZE,
+					     nr - c->nr_pages,
+					     c->to_global ? 0 : FOLL_WRITE,
+					     c->pages + c->nr_pages);
+		if (pinned <= 0)
+			return pinned ?: -EFAULT;
+		c->nr_pages += pinned;
+	}
+	ret = sg_alloc_table_from_pages(&c->sgt, c->pages, nr, off, c->length,
+					GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = dma_map_sgtable(dev, &c->sgt, c->to_global ? DMA_TO_DEVICE :
+							   DMA_FROM_DEVICE, 0);
+	if (ret) {
+		sg_free_table(&c->sgt);
+		c->sgt.orig_nents = 0;
+		return ret;
+	}
+	c->sg = c->sgt.sgl;
+	return 0;
+}
+
+/* Check a request and make a copy of it, ready to queue. */
+static struct snode_dma_copy *snode_dma_prepare(struct snode_dma_queue *q,
+						const struct snode_dma_req *r)
+{
+	u32 dir = r->flags & (SNODE_DMA_TO_GLOBAL | SNODE_DMA_FROM_GLOBAL);
+	struct snode_dma_copy *c;
+	struct snode_import *imp;
+	int ret;
+
+	if (r->flags & ~(SNODE_DMA_TO_GLOBAL | SNODE_DMA_FROM_GLOBAL) ||
+	    r->__reserved)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (dir != SNODE_DMA_TO_GLOBAL && dir != SNODE_DMA_FROM_GLOBAL)
+		return ERR_PTR(-EINVAL);
+	if (!r->length || r->length > SNODE_DMA_MAX_LEN ||
+	    r->addr + r->length < r->addr)
+		return ERR_PTR(-EINVAL);
+
+	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	if (!c)
+		return ERR_PTR(-ENOMEM);
+	INIT_LIST_HEAD(&c->node);
+	c->q = q;
+	kref_get(&q->kref);
+	c->user_data = r->user_data;
+	c->to_global = dir == SNODE_DMA_TO_GLOBAL;
+	c->length = r->length;
+
+	imp = snode_import_dma_get(q->sdev, r->import_fd);
+	if (IS_ERR(imp)) {
+		ret = PTR_ERR(imp);
+		goto err_release;
+	}
+	c->imp = imp;
+	if (r->offset >= imp->length || r->length > imp->length - r->offset) {
+		ret = -EINVAL;
+		goto err_release;
+	}
+	/* a read-only import never becomes writable, not even by DMA */
+	if (c->to_global && !(imp->flags & SNODE_IMPORT_WRITE)) {
+		ret = -EROFS;
+		goto err_release;
+	}
+	c->ap_start = imp->ap_offset + r->offset;
+	ret = snode_dma_copy_map(c, r->addr);
+	if (ret)
+		goto err_release;
+	return c;
+
+err_release:
+	snode_dma_copy_release(c);
+	return ERR_PTR(ret);
+}
+
+/* Take a slot of the queue's depth for one copy; false if it is full. */
+static bool snode_dma_queue_reserve(struct snode_dma_queue *q)
+{
+	bool ok;
+
+	spin_lock(&q->lock);
+	ok = q->busy < q->depth;
+	if (ok) {
+		q->busy++;
+		q->inflight++;
+	}
+	spin_unlock(&q->lock);
+	return ok;
+}
+
+static void snode_dma_queue_unreserve(struct snode_dma_queue *q)
+{
+	spin_lock(&q->lock);
+	q->busy--;
+	q->inflight--;
+	spin_unlock(&q->lock);
+}
+
+/* Put prepared copies on the engine, all or none. */
+static int snode_dma_queue_copies(struct snode_dma_dev *dd,
+				  struct list_head *copies)
+{
+	int ret = 0;
+
+	spin_lock(&dd->lock);
+	if (dd->enabled) {
+		list_splice_tail_init(copies, &dd->pending);
+		__snode_dma_kick(dd);
+	} else {
+		ret = -EIO;
+	}
+	spin_unlock(&dd->lock);
+	return ret;
+}
+
+static int snode_dma_wait(struct snode_dma_batch *b)
+{
+	long left;
+
+	left = wait_event_killable_timeout(b->done,
+					   refcount_read(&b->left) == 1,
+					   SNODE_DMA_SYNC_TIMEOUT);
+	if (left > 0)
+		return 0;
+	return left ?: -ETIMEDOUT;
+}
+
+static void snode_dma_batch_put(struct snode_dma_batch *b)
+{
+	if (b && refcount_dec_and_test(&b->left))
+		kfree(b);
+}
+
+/* Copy the results of a synchronous batch to the requests. */
+static int snode_dma_batch_report(struct snode_dma_batch *b,
+				  const struct snode_dma_submit *cmd, u32 n)
+{
+	u32 i;
+
+	if (cmd->req_size < offsetofend(struct snode_dma_req, out_bytes))
+		return 0;
+	for (i = 0; i < n; i++) {
+		struct snode_dma_req __user *ureq =
+			u64_to_user_ptr(cmd->reqs) + (u64)i * cmd->req_size;
+
+		if (put_user(b->res[i].status, &ureq->out_status) ||
+		    put_user(b->res[i].bytes, &ureq->out_bytes))
+			return -EFAULT;
+	}
+	return 0;
+}
+
+/*
+ * Prepare up to cmd->count copies onto @copies; returns how many, with
+ * *err the error of the first request that could not be prepared.
+ */
+static u32 snode_dma_prepare_all(struct snode_dma_queue *q,
+				 const struct snode_dma_submit *cmd,
+				 struct snode_dma_batch *b,
+				 struct list_head *copies, int *err)
+{
+	struct snode_dma_copy *c;
+	struct snode_dma_req r;
+	u32 n;
+
+	*err = 0;
+	for (n = 0; n < cmd->count; n++) {
+		void __user *ureq = u64_to_user_ptr(cmd->reqs) +
+				    (u64)n * cmd->req_size;
+
+		*err = copy_struct_from_user(&r, sizeof(r), ureq, cmd->req_size);
+		if (*err)
+			break;
+		if (!snode_dma_queue_reserve(q)) {
+			*err = -EBUSY;
+			break;
+		}
+		c = snode_dma_prepare(q, &r);
+		if (IS_ERR(c)) {
+			snode_dma_queue_unreserve(q);
+			*err = PTR_ERR(c);
+			break;
+		}
+		if (b) {
+			c->batch = b;
+			c->batch_idx = n;
+			refcount_inc(&b->left);
+		}
+		list_add_tail(&c->node, copies);
+	}
+	return n;
+}
+
+static int snode_dma_submit(struct snode_dma_queue *q, void __user *uarg)
+{
+	struct snode_dma_batch *b = NULL;
+	struct snode_dma_copy *c, *tmp;
+	struct snode_dma_submit cmd;
+	LIST_HEAD(copies);
+	u32 size, n;
+	int ret, err;
+
+	if (get_user(size, (u32 __user *)uarg))
+		return -EFAULT;
+	if (size < offsetofend(struct snode_dma_submit, __reserved))
+		return -EINVAL;
+	ret = copy_struct_from_user(&cmd, sizeof(cmd), uarg, size);
+	if (ret)
+		return ret;
+	if (cmd.flags & ~SNODE_DMA_SUBMIT_WAIT || cmd.__reserved)
+		return -EOPNOTSUPP;
+	if (!cmd.count || cmd.count > q->depth ||
+	    cmd.req_size < offsetofend(struct snode_dma_req, user_data) ||
+	    cmd.req_size > PAGE_SIZE)
+		return -EINVAL;
+
+	if (cmd.flags & SNODE_DMA_SUBMIT_WAIT) {
+		b = kzalloc(struct_size(b, res, cmd.count), GFP_KERNEL);
+		if (!b)
+			return -ENOMEM;
+		refcount_set(&b->left, 1);
+		init_waitqueue_head(&b->done);
+	}
+
+	/* mapping for a device being reset or gone is pointless, or worse */
+	ret = snode_lock_live(q->sdev);
+	if (ret)
+		goto out;
+	n = snode_dma_prepare_all(q, &cmd, b, &copies, &err);
+	ret = n ? snode_dma_queue_copies(q->dd, &copies) : err;
+	snode_unlock_live(q->sdev);
+	if (n && ret) {
+		/* nothing reached the engine: no completion is posted */
+		list_for_each_entry_safe(c, tmp, &copies, node) {
+			list_del_init(&c->node);
+			snode_dma_queue_unreserve(q);
+			if (c->batch)
+				refcount_dec(&b->left);
+			snode_dma_copy_release(c);
+		}
+	}
+	if (ret)
+		goto out;
+	if (b) {
+		ret = snode_dma_wait(b);
+		if (!ret)
+			ret = snode_dma_batch_report(b, &cmd, n);
+	}
+	cmd.out_submitted = n;
+	if (!ret && copy_to_user(uarg, &cmd, min_t(size_t, size, sizeof(cmd))))
+		ret = -EFAULT;
+out:
+	snode_dma_batch_put(b);
+	return ret;
+}
+
+/* ---- the queue's file ---------------------------------------------------- */
+
+static ssize_t snode_dma_read(struct file *file, char __user *buf,
+			      size_t count, loff_t *ppos)
+{
+	struct snode_dma_queue *q = file->private_data;
+	size_t n = count / sizeof(struct snode_dma_cpl);
+	struct snode_dma_cpl cpl;
+	ssize_t done = 0;
+	int ret;
+
+	if (!n)
+		return -EINVAL;
+	for (;;) {
+		ret = mutex_lock_interruptible(&q->read_lock);
+		if (ret)
+			return ret;
+		if (READ_ONCE(q->cpl_count) || (file->f_flags & O_NONBLOCK))
+			break;
+		mutex_unlock(&q->read_lock);
+		ret = wait_event_interruptible(q->wait, READ_ONCE(q->cpl_count));
+		if (ret)
+			return ret;
+	}
+	/* producers only append, so the oldest entry is ours to copy */
+	while (n--) {
+		spin_lock(&q->lock);
+		if (!q->cpl_count) {
+			spin_unlock(&q->lock);
+			break;
+		}
+		cpl = q->cpls[q->cpl_head];
+		spin_unlock(&q->lock);
+		if (copy_to_user(buf + done, &cpl, sizeof(cpl))) {
+			ret = -EFAULT;
+			break;
+		}
+		spin_lock(&q->lock);
+		q->cpl_head = (q->cpl_head + 1) % q->depth;
+		q->cpl_count--;
+		q->busy--;
+		spin_unlock(&q->lock);
+		done += sizeof(cpl);
+	}
+	mutex_unlock(&q->read_lock);
+	return done ?: ret ?: -EAGAIN;
+}
+
+static __poll_t snode_dma_poll(struct file *file, poll_table *wait)
+{
+	struct snode_dma_queue *q = file->private_data;
+
+	poll_wait(file, &q->wait, wait);
+	return READ_ONCE(q->cpl_count) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static long snode_dma_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	if (cmd != SNODE_IOCTL_DMA_SUBMIT)
+		return -ENOTTY;
+	return snode_dma_submit(file->private_data, (void __user *)arg);
+}
+
+static int snode_dma_release(struct inode *inode, struct file *file)
+{
+	struct snode_dma_queue *q = file->private_data;
+	struct snode_dma_dev *dd = q->dd;
+
+	mutex_lock(&dd->queues_lock);
+	list_del(&q->node);
+	mutex_unlock(&dd->queues_lock);
+	/* copies in flight finish on their own and drop their references */
+	spin_lock(&q->lock);
+	q->closed = true;
+	q->busy -= q->cpl_count;
+	q->cpl_count = 0;
+	spin_unlock(&q->lock);
+	snode_dma_queue_put(q);
+	return 0;
+}
+
+static const struct file_operations snode_dma_fops = {
+	.owner = THIS_MODULE,
+	.read = snode_dma_read,
+	.poll = snode_dma_poll,
+	.unlocked_ioctl = snode_dma_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.release = snode_dma_release,
+	.llseek = noop_llseek,
+};
+
+int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
+{
+	struct snode_dma_open *cmd = ucmd->cmd;
+	struct snode_dev *sdev = ucmd->sdev;
+	struct snode_dma_dev *dd = sdev->dma;
+	struct snode_dma_queue *q;
+	int fd;
+
+	if (cmd->flags & ~SNODE_DMA_NONBLOCK)
+		return -EOPNOTSUPP;
+	if (!dd)
+		return -EOPNOTSUPP;
+	if (!cmd->depth)
+		cmd->depth = SNODE_DMA_DEPTH_DEFAULT;
+	if (cmd->depth > SNODE_DMA_DEPTH_MAX)
+		return -EINVAL;
+	if (!ucmd->can_write)
+		return -EPERM;
+
+	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	if (!q)
+		return -ENOMEM;
+	kref_init(&q->kref);
+	q->dd = dd;
+	q->sdev = sdev;
+	get_device(&sdev->dev);
+	q->depth = cmd->depth;
+	q->pid = get_pid(task_tgid(current));
+	get_task_comm(q->comm, current);
+	spin_lock_init(&q->lock);
+	mutex_init(&q->read_lock);
+	init_waitqueue_head(&q->wait);
+	INIT_LIST_HEAD(&q->node);
+	q->cpls = kvcalloc(q->depth, sizeof(*q->cpls), GFP_KERNEL);
+	if (!q->cpls) {
+		snode_dma_queue_put(q);
+		return -ENOMEM;
+	}
+
+	fd = anon_inode_getfd("[snode-dma]", &snode_dma_fops, q,
+			      O_RDWR | O_CLOEXEC |
+			      (cmd->flags & SNODE_DMA_NONBLOCK ? O_NONBLOCK : 0));
+	if (fd < 0) {
+		snode_dma_queue_put(q);
+		return fd;
+	}
+	mutex_lock(&dd->queues_lock);
+	q->id = dd->next_id++;
+	list_add_tail(&q->node, &dd->queues);
+	mutex_unlock(&dd->queues_lock);
+
+	cmd->out_fd = fd;
+	/* the descriptor is installed: a failed copy-out leaves it to close */
+	return snode_ucmd_respond(ucmd, sizeof(*cmd));
+}
+
+/**
+ * snode_dma_list_queues() - describe the DMA queues of a device
+ * @sdev: snode device
+ * @entries: array of @max entries to fill
+ * @max: room in @entries
+ *
+ * Context: Process context.
+ * Return: the number of queues (possibly more than @max).
+ */
+u32 snode_dma_list_queues(struct snode_dev *sdev,
+			  struct snode_msg_entry *entries, u32 max)
+{
+	struct snode_dma_dev *dd = sdev->dma;
+	struct snode_dma_queue *q;
+	u32 n = 0;
+
+	if (!dd)
+		return 0;
+	mutex_lock(&dd->queues_lock);
+	list_for_each_entry(q, &dd->queues, node) {
+		struct snode_msg_entry *e = &entries[n];
+
+		if (n++ >= max)
+			continue;
+		e->type = SNODE_MSG_LIST_DMA_QUEUES;
+		e->id = q->id;
+		e->entries = q->depth;
+		if (q->pid == task_tgid(current))
+			e->flags |= SNODE_MSG_ENTRY_OWN;
+		spin_lock(&q->lock);
+		e->pending = q->inflight;
+		e->count = q->completed;
+		e->bytes = q->bytes;
+		e->errors = q->errors;
+		spin_unlock(&q->lock);
+		e->pid = pid_vnr(q->pid);
+		strscpy(e->comm, q->comm, sizeof(e->comm));
+	}
+	mutex_unlock(&dd->queues_lock);
+	return n;
+}
+
+/* ---- setup ------------------------------------------------------------- */
+
+/* Unbind, after the device was reset: nothing is in flight any more. */
+static void snode_dma_remove(void *data)
+{
+	struct snode_dev *sdev = data;
+
+	__snode_dma_stop(sdev, -ENODEV);
+}
+
+/**
+ * snode_dma_init() - set up the DMA engine of a device
+ * @sdev: snode device with MSI-X vectors, not yet enabled
+ *
+ * Without CAP.DMA or vector 2 the device has no DMA engine (@sdev->dma
+ * stays NULL). The rings are device-managed; queues may outlive an unbind,
+ * and the structure lives until snode_dma_free().
+ *
+ * Context: Process context (probe).
+ * Return: 0 or a negative errno.
+ */
+int snode_dma_init(struct snode_dev *sdev)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snode_dma_dev *dd;
+	u32 kib;
+	char *name;
+	int ret;
+
+	if (!(snode_readl(sdev, SNODE_CAP_OFFSET) & SNODE_CAP_DMA) ||
+	    sdev->nr_vecs <= SNODE_VEC_DMA)
+		return 0;
+
+	dd = kzalloc(sizeof(*dd), GFP_KERNEL);
+	if (!dd)
+		return -ENOMEM;
+	dd->sdev = sdev;
+	sdev->dma = dd;
+	spin_lock_init(&dd->lock);
+	INIT_LIST_HEAD(&dd->pending);
+	mutex_init(&dd->queues_lock);
+	INIT_LIST_HEAD(&dd->queues);
+	kib = FIELD_GET(SNODE_LIMITS2_MAX_DMA_KIB_MASK,
+			snode_readl(sdev, SNODE_LIMITS2_OFFSET));
+	/* 0 means 65536 KiB; descriptors count bytes in 32 bits */
+	dd->max_len = (kib ?: 65536) * SZ_1K;
+	dma_set_max_seg_size(dev, dd->max_len);
+
+	/* coherent allocations of a page or more are page aligned */
+	dd->sq = dmam_alloc_coherent(dev, PAGE_ALIGN(SNODE_DSQ_DEPTH * sizeof(*dd->sq)),
+				     &dd->sq_dma, GFP_KERNEL);
+	dd->cq = dmam_alloc_coherent(dev, PAGE_ALIGN(SNODE_DCQ_DEPTH * sizeof(*dd->cq)),
+				     &dd->cq_dma, GFP_KERNEL);
+	if (!dd->sq || !dd->cq)
+		return -ENOMEM;
+
+	name = devm_kasprintf(dev, GFP_KERNEL, "snode%d-dma", sdev->index);
+	if (!name)
+		return -ENOMEM;
+	ret = devm_request_threaded_irq(dev, pci_irq_vector(sdev->pdev, SNODE_VEC_DMA),
+					NULL, snode_dma_irq, IRQF_ONESHOT, name, dd);
+	if (ret)
+		return ret;
+	/* runs after the device was reset on unbind (snode_hw_stop()) */
+	return devm_add_action_or_reset(dev, snode_dma_remove, sdev);
+}
+
+/**
+ * snode_dma_free() - free the DMA engine with the device structure
+ * @sdev: snode device; no DMA queue file and no copy is left
+ *
+ * Context: Process context.
+ */
+void snode_dma_free(struct snode_dev *sdev)
+{
+	kfree(sdev->dma);
+	sdev->dma = NULL;
+}
