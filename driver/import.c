@@ -124,8 +124,52 @@ static void snode_att_clear(struct snode_mem *mem, u32 idx)
 	mutex_unlock(&mem->lock);
 }
 
+static void __snode_import_revoke(struct snode_import *imp, u32 reason,
+				  bool att_invalid);
+
+/*
+ * Ask the device whether the active entry @idx still holds the mapping the
+ * driver set; revoke the import if not (its WINDOW_REVOKED was lost).
+ */
+static void snode_att_resync(struct snode_mem *mem, u32 idx,
+			     struct snode_att_info *info)
+{
+	struct snode_admin_req req = {
+		.opcode = SNODE_OP_ATT_QUERY,
+		.cdw = { idx },
+		.data = info,
+		.len = sizeof(*info),
+		.dir = DMA_FROM_DEVICE,
+	};
+	struct snode_att_slot *slot = &mem->att[idx];
+	u32 epoch, reason;
+
+	mutex_lock(&mem->lock);
+	if (slot->state != SNODE_ATT_ACTIVE) {
+		mutex_unlock(&mem->lock);
+		return;
+	}
+	epoch = slot->imp->epoch;
+	mutex_unlock(&mem->lock);
+
+	if (snode_admin_exec(mem->sdev, &req))
+		return;
+	if (info->valid && le32_to_cpu(info->epoch) == epoch)
+		return;
+	reason = le32_to_cpu(info->revoke_reason);
+	if (reason < SNODE_IMPORT_REASON_UNEXPORT ||
+	    reason > SNODE_IMPORT_REASON_UNREACHABLE)
+		reason = SNODE_IMPORT_REASON_UNREACHABLE;
+
+	mutex_lock(&mem->lock);
+	if (slot->state == SNODE_ATT_ACTIVE && slot->imp->epoch == epoch)
+		__snode_import_revoke(slot->imp, reason, true);
+	mutex_unlock(&mem->lock);
+}
+
 /**
- * snode_att_clear_work() - clear the ATT entries event handlers revoked
+ * snode_att_clear_work() - clear the ATT entries event handlers revoked,
+ *                          and check every entry after lost events
  * @work: &snode_mem.clear_work
  *
  * Context: Workqueue.
@@ -134,6 +178,8 @@ void snode_att_clear_work(struct work_struct *work)
 {
 	struct snode_mem *mem = container_of(work, struct snode_mem,
 					     clear_work);
+	struct snode_att_info *info;
+	bool resync;
 	u32 idx;
 
 	for (idx = 0; idx < mem->att_entries; idx++) {
@@ -146,6 +192,40 @@ void snode_att_clear_work(struct work_struct *work)
 		mutex_unlock(&mem->lock);
 		snode_att_clear(mem, idx);
 	}
+
+	mutex_lock(&mem->lock);
+	resync = mem->resync;
+	mem->resync = false;
+	mutex_unlock(&mem->lock);
+	if (!resync)
+		return;
+	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	if (!info)
+		return;
+	for (idx = 0; idx < mem->att_entries; idx++)
+		snode_att_resync(mem, idx, info);
+	kfree(info);
+}
+
+/**
+ * snode_mem_events_lost() - the event queue overflowed
+ * @sdev: snode device
+ *
+ * WINDOW_REVOKED events may be among the lost ones: check every active
+ * entry against the device (ATT_QUERY) from &snode_mem.clear_work.
+ *
+ * Context: Event IRQ thread.
+ */
+void snode_mem_events_lost(struct snode_dev *sdev)
+{
+	struct snode_mem *mem = sdev->mem;
+
+	if (!mem)
+		return;
+	mutex_lock(&mem->lock);
+	mem->resync = true;
+	mutex_unlock(&mem->lock);
+	schedule_work(&mem->clear_work);
 }
 
 /**

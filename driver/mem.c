@@ -113,8 +113,8 @@ void snode_mem_inode_put(struct inode *inode)
  * @fops: its file operations
  * @priv: its private_data
  *
- * The file owns the inode and the filesystem pin; its ->release() calls
- * snode_mem_inode_put(NULL).
+ * The file owns the inode, the filesystem pin and a reference on the
+ * module of @fops; its ->release() calls snode_mem_inode_put(NULL).
  *
  * Context: Process context.
  * Return: the file or an ERR_PTR().
@@ -126,12 +126,18 @@ struct file *snode_mem_file_create(const char *name, int flags,
 	struct inode *inode;
 	struct file *file;
 
+	/* the file's final fput() drops this, as for anon_inode_getfile() */
+	if (!fops_get(fops))
+		return ERR_PTR(-ENOENT);
 	inode = snode_mem_inode_get();
-	if (IS_ERR(inode))
+	if (IS_ERR(inode)) {
+		fops_put(fops);
 		return ERR_CAST(inode);
+	}
 	file = alloc_file_pseudo(inode, snode_mnt, name, flags, fops);
 	if (IS_ERR(file)) {
 		snode_mem_inode_put(inode);
+		fops_put(fops);
 		return file;
 	}
 	file->private_data = priv;

@@ -233,6 +233,7 @@ struct snode_mem_file {
  * @imports: every import not yet released
  * @att: ATT entries, @att_entries of them
  * @exports: export table, @export_entries pointers, NULL when free
+ * @resync: events were lost; @clear_work checks every entry
  * @clear_work: issues the ATT_CLEARs that event handlers cannot
  * @debugfs: the "mem" directory of the device's debugfs
  */
@@ -262,6 +263,7 @@ struct snode_mem {
 	struct list_head imports;
 	struct snode_att_slot *att;
 	struct snode_export **exports;
+	bool resync;
 	struct work_struct clear_work;
 
 	struct dentry *debugfs;

@@ -44,6 +44,7 @@ static void snode_eq_overflow_event(struct snode_dev *sdev,
 
 	dev_warn_ratelimited(&sdev->pdev->dev, "event queue overflowed, %u events lost\n",
 			     le32_to_cpu(data->lost));
+	snode_mem_events_lost(sdev);
 }
 
 static const snode_event_fn snode_event_handlers[SNODE_EV_MAX + 1] = {

@@ -391,6 +391,7 @@ void __snode_mem_reset_done(struct snode_dev *sdev);
 void snode_mem_window_event(struct snode_dev *sdev,
 			    const struct snode_event *ev);
 void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev);
+void snode_mem_events_lost(struct snode_dev *sdev);
 int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_free(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
