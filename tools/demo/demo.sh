@@ -8,7 +8,7 @@
 set -euo pipefail
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 VM=$TOP/tools/emu/vm/snode-vm
-export SNODE_VM_UP=${SNODE_VM_UP:-$TOP/build/vm/up-demo}
+export SNODE_VM_UP=${SNODE_VM_UP:-${SNODE_BUILD:-$TOP/build}/vm/up-demo}
 KERNEL=${SNODE_DEMO_KERNEL:-6.1}
 
 step() { printf '\n==> %s\n' "$*"; }

@@ -3,7 +3,9 @@
  * snode-perf mem: global memory through a window vs local memory.
  *
  * Side by side in one run: sequential read, write and memcpy bandwidth
- * through an imported window and on local anonymous memory; the time to
+ * (both ways) through an imported window and on local anonymous memory,
+ * where memcpy "through the window" copies between the window and local
+ * memory and its baseline between two local buffers; the time to
  * mmap() and touch every page of a large window and of anonymous memory
  * mapped with MAP_POPULATE; and the latency of one import + mmap + munmap
  * + close cycle. Without a handle it exports from this node's pool and
@@ -23,7 +25,7 @@
 #define MIB		(1ULL << 20)
 #define PAGE		4096
 #define MIN_TIME	0.4	/* seconds per bandwidth sample */
-#define ROUNDS		3	/* best of */
+#define ROUNDS		5	/* best of */
 
 struct mem_args {
 	struct snode_handle handle;
@@ -43,22 +45,6 @@ static int mem_help(void)
 	return 2;
 }
 
-static int parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
-
-	switch (*end) {
-	case 'G': v <<= 10; /* fall through */
-	case 'M': v <<= 10; /* fall through */
-	case 'K': v <<= 10; end++; break;
-	}
-	if (*end || !v || v % PAGE)
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 static long minflt(void)
 {
 	struct rusage ru;
@@ -68,6 +54,10 @@ static long minflt(void)
 }
 
 /* ---- bandwidth ------------------------------------------------------------- */
+
+struct mem_result {
+	double remote, local;
+};
 
 static volatile uint64_t sink;
 
@@ -92,25 +82,41 @@ static void op_copy(void *dst, void *src, size_t len)
 	memcpy(dst, src, len);
 }
 
-/* MB/s of @op over @len bytes, best of ROUNDS samples of MIN_TIME. */
-static double bandwidth(void (*op)(void *, void *, size_t), void *dst,
-			void *src, size_t len)
+/* MB/s of one sample of @op over @len bytes, at least MIN_TIME long. */
+static double bandwidth_sample(void (*op)(void *, void *, size_t), void *dst,
+			       void *src, size_t len)
 {
-	double best = 0, t0, t;
-	unsigned int r, n;
+	double t0 = perf_now(), t;
+	unsigned int n = 0;
 
-	for (r = 0; r < ROUNDS; r++) {
-		t0 = perf_now();
-		n = 0;
-		do {
-			op(dst, src, len);
-			n++;
-			t = perf_now() - t0;
-		} while (t < MIN_TIME);
-		if ((double)len * n / t / 1e6 > best)
-			best = (double)len * n / t / 1e6;
+	do {
+		op(dst, src, len);
+		n++;
+		t = perf_now() - t0;
+	} while (t < MIN_TIME);
+	return (double)len * n / t / 1e6;
+}
+
+/*
+ * Best of ROUNDS samples through the window and on local memory, taken
+ * alternately so that both see the same background load.
+ */
+static void bandwidth(void (*op)(void *, void *, size_t), void *rdst,
+		      void *rsrc, void *ldst, void *lsrc, size_t len,
+		      struct mem_result *r)
+{
+	unsigned int i;
+	double v;
+
+	r->remote = r->local = 0;
+	for (i = 0; i < ROUNDS; i++) {
+		v = bandwidth_sample(op, rdst, rsrc, len);
+		if (v > r->remote)
+			r->remote = v;
+		v = bandwidth_sample(op, ldst, lsrc, len);
+		if (v > r->local)
+			r->local = v;
 	}
-	return best;
 }
 
 /* ---- mapping cost -------------------------------------------------------- */
@@ -210,10 +216,10 @@ static int mem_parse(struct perf *p, struct mem_args *a)
 						v);
 			a->have_handle = true;
 		} else if (!strcmp(w, "size")) {
-			if (parse_size(v, &a->size))
+			if (perf_parse_size(v, &a->size))
 				return perf_err("bad size \"%s\"", v);
 		} else if (!strcmp(w, "bw-size")) {
-			if (parse_size(v, &a->bw_size))
+			if (perf_parse_size(v, &a->bw_size))
 				return perf_err("bad bw-size \"%s\"", v);
 		} else if (!strcmp(w, "cycles")) {
 			a->cycles = strtoul(v, NULL, 0);
@@ -228,16 +234,12 @@ static int mem_parse(struct perf *p, struct mem_args *a)
 	return 0;
 }
 
-struct mem_result {
-	double remote, local;
-};
-
 struct mem_report {
 	const char *kernel;
 	uint32_t node;
 	const char *handle;
 	uint64_t size, bw_size;
-	struct mem_result rd, wr, cp, map;
+	struct mem_result rd, wr, cp_from, cp_to, map;
 	long wfaults, afaults;
 	double cyc_mean, cyc_min;
 	unsigned int cycles;
@@ -259,7 +261,8 @@ static void mem_report_json(FILE *f, const struct mem_report *m)
 		(unsigned long long)m->bw_size);
 	json_row(f, "read", "MB/s", m->rd);
 	json_row(f, "write", "MB/s", m->wr);
-	json_row(f, "memcpy", "MB/s", m->cp);
+	json_row(f, "memcpy_from", "MB/s", m->cp_from);
+	json_row(f, "memcpy_to", "MB/s", m->cp_to);
 	json_row(f, "map_touch", "ms", m->map);
 	fprintf(f, "  \"map_touch_faults\": { \"remote\": %ld, \"local\": %ld },\n",
 		m->wfaults, m->afaults);
@@ -282,7 +285,8 @@ static void mem_report_text(const struct mem_report *m)
 	       "ratio");
 	text_row("sequential read", "MB/s", m->rd);
 	text_row("sequential write", "MB/s", m->wr);
-	text_row("memcpy to local memory", "MB/s", m->cp);
+	text_row("memcpy window -> local", "MB/s", m->cp_from);
+	text_row("memcpy local -> window", "MB/s", m->cp_to);
 	text_row("mmap + touch every page", "ms", m->map);
 	printf("%-26s %12ld %12ld\n", "  page faults", m->wfaults,
 	       m->afaults);
@@ -338,12 +342,10 @@ int perf_mem(struct perf *p)
 	memset(la, 1, 2 * a.bw_size);
 	touch(win, a.bw_size);
 
-	m.rd.remote = bandwidth(op_read, NULL, win, a.bw_size);
-	m.rd.local = bandwidth(op_read, NULL, la, a.bw_size);
-	m.wr.remote = bandwidth(op_write, win, NULL, a.bw_size);
-	m.wr.local = bandwidth(op_write, la, NULL, a.bw_size);
-	m.cp.remote = bandwidth(op_copy, lb, win, a.bw_size);
-	m.cp.local = bandwidth(op_copy, lb, la, a.bw_size);
+	bandwidth(op_read, NULL, win, NULL, la, a.bw_size, &m.rd);
+	bandwidth(op_write, win, NULL, la, NULL, a.bw_size, &m.wr);
+	bandwidth(op_copy, lb, win, lb, la, a.bw_size, &m.cp_from);
+	bandwidth(op_copy, win, lb, la, lb, a.bw_size, &m.cp_to);
 	munmap(la, 2 * a.bw_size);
 	snode_import_unmap(imp);
 
