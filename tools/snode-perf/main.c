@@ -20,10 +20,6 @@
 
 static const struct perf_cmd perf_cmds[] = {
 	{ "mem", "global memory: remote window vs local memory", perf_mem },
-	{ "ping", "message round trip between two nodes, and vs the raw doorbell", perf_ping },
-	{ "notify", "ring-to-wake latency of a sleeping receiver", perf_notify },
-	{ "dma", "DMA bandwidth vs CPU memcpy through the window", perf_dma },
-	{ "allreduce", "sum over N nodes with windows and doorbells", perf_allreduce },
 	{ NULL, NULL, NULL }
 };
 
@@ -62,23 +58,6 @@ int perf_err(const char *fmt, ...)
 int perf_lib_err(const char *what, int err)
 {
 	return perf_err("%s: %s", what, strerror(-err));
-}
-
-/* A byte count with an optional K, M or G suffix, a multiple of 4 KiB. */
-int perf_parse_size(const char *s, uint64_t *out)
-{
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
-
-	switch (*end) {
-	case 'G': v <<= 10; /* fall through */
-	case 'M': v <<= 10; /* fall through */
-	case 'K': v <<= 10; end++; break;
-	}
-	if (*end || !v || v % 4096)
-		return -EINVAL;
-	*out = v;
-	return 0;
 }
 
 const char *perf_arg_next(struct perf *p)

@@ -7,7 +7,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include <stdio.h>
 
 #include "libsnode.h"
 
@@ -32,25 +31,7 @@ int perf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int perf_lib_err(const char *what, int err);
 const char *perf_arg_next(struct perf *p);
 
-int perf_parse_size(const char *s, uint64_t *out);
-
-/* lat.c: latency statistics, in microseconds, and JSON reports */
-struct perf_lat {
-	unsigned int n;
-	double min, median, p99, mean;
-};
-void perf_lat_compute(double *v, unsigned int n, struct perf_lat *lat);
-void perf_lat_print(const char *label, const struct perf_lat *lat);
-void perf_lat_json(FILE *f, const char *key, const struct perf_lat *lat,
-		   bool last);
-int perf_json_report(struct perf *p, void (*fn)(FILE *f, const void *arg),
-		     const void *arg);
-
 /* One benchmark per file. */
-int perf_allreduce(struct perf *p);
-int perf_dma(struct perf *p);
 int perf_mem(struct perf *p);
-int perf_notify(struct perf *p);
-int perf_ping(struct perf *p);
 
 #endif /* SNODE_PERF_H */
