@@ -60,6 +60,23 @@ int perf_lib_err(const char *what, int err)
 	return perf_err("%s: %s", what, strerror(-err));
 }
 
+/* A byte count with an optional K, M or G suffix, a multiple of 4 KiB. */
+int perf_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	uint64_t v = strtoull(s, &end, 0);
+
+	switch (*end) {
+	case 'G': v <<= 10; /* fall through */
+	case 'M': v <<= 10; /* fall through */
+	case 'K': v <<= 10; end++; break;
+	}
+	if (*end || !v || v % 4096)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
 const char *perf_arg_next(struct perf *p)
 {
 	if (p->argc <= 0)

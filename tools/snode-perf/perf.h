@@ -31,6 +31,8 @@ int perf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int perf_lib_err(const char *what, int err);
 const char *perf_arg_next(struct perf *p);
 
+int perf_parse_size(const char *s, uint64_t *out);
+
 /* One benchmark per file. */
 int perf_mem(struct perf *p);
 
