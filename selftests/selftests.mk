@@ -18,7 +18,7 @@ LINUX_SOURCE_STAMP_6_1 ?= $(BUILD)/linux-source-6.1/stamp
 
 SELFTESTS_OUT   := $(BUILD)/selftests
 SELFTESTS_STAGE := $(BUILD)/stage/common/usr/lib/snode/selftests
-SELFTESTS_PROGS := core_test mem_peer mem_test netlink_test
+SELFTESTS_PROGS := core_test link_stream mem_peer mem_test netlink_test
 
 SELFTESTS_CFLAGS := -O2 -g -Wall -Werror -Wno-format-truncation -static \
 	-D_GNU_SOURCE -I$(TOP)/uapi -I$(KSELFTEST_DIR)
