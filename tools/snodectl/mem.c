@@ -144,17 +144,18 @@ static int mem_print_dev(struct snode_dev *dev, const bool *want)
 	unsigned int i;
 	int ret;
 
-	print_open_object(NULL);
-	print_str("dev", "%s:", name);
 	for (i = 0; i < MEM_NLISTS; i++) {
 		if (!want[i])
 			continue;
 		ret = snode_mem_list(dev, mem_lists[i].type, &iter);
 		if (ret < 0) {
-			print_close_object();
+			if (header)
+				print_close_object();
 			return snodectl_lib_err(name, ret);
 		}
 		if (!header) {
+			print_open_object(NULL);
+			print_str("dev", "%s:", name);
 			snode_mem_iter_get_pool(iter, &size, &free_bytes);
 			print_u64("pool_size", " pool %llu", size);
 			print_u64("pool_free", " free %llu", free_bytes);
@@ -167,7 +168,8 @@ static int mem_print_dev(struct snode_dev *dev, const bool *want)
 		print_close_array();
 		snode_mem_iter_free(iter);
 	}
-	print_close_object();
+	if (header)
+		print_close_object();
 	return 0;
 }
 
