@@ -181,6 +181,13 @@ static bool __snode_export_settle(struct snode_mem *mem,
 	return true;
 }
 
+/**
+ * snode_ioctl_mem_export() - SNODE_IOCTL_MEM_EXPORT: export a range
+ * @ucmd: the call; &struct snode_mem_export
+ *
+ * Context: Process context, sleeps while the fabric answers.
+ * Return: 0 or a negative errno, as <linux/snode.h> documents.
+ */
 int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 {
 	struct snode_mem_export *cmd = ucmd->cmd;
@@ -330,6 +337,13 @@ int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
 	return free_it ? 0 : ret;
 }
 
+/**
+ * snode_ioctl_mem_unexport() - SNODE_IOCTL_MEM_UNEXPORT: withdraw an export
+ * @ucmd: the call; &struct snode_mem_unexport
+ *
+ * Context: Process context, sleeps while the fabric revokes the imports.
+ * Return: 0 or a negative errno, as <linux/snode.h> documents.
+ */
 int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd)
 {
 	struct snode_mem_unexport *cmd = ucmd->cmd;

@@ -681,6 +681,14 @@ static void snode_import_publish(struct snode_mem *mem, struct snode_import *imp
 	mutex_unlock(&mem->lock);
 }
 
+/**
+ * snode_ioctl_mem_import() - SNODE_IOCTL_MEM_IMPORT: map another node's export
+ * @ucmd: the call; &struct snode_mem_import
+ *
+ * Context: Process context, sleeps while the fabric validates the grant.
+ * Return: 0 and a new file descriptor in out_fd, or a negative errno, as
+ * <linux/snode.h> documents.
+ */
 int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 {
 	struct snode_mem_import *cmd = ucmd->cmd;

@@ -264,6 +264,13 @@ static void snode_alloc_disown(struct snode_mem *mem, struct snode_alloc *alloc)
 	snode_alloc_put(alloc);
 }
 
+/**
+ * snode_ioctl_mem_alloc() - SNODE_IOCTL_MEM_ALLOC: allocate pool memory
+ * @ucmd: the call; &struct snode_mem_alloc
+ *
+ * Context: Process context.
+ * Return: 0 or a negative errno, as <linux/snode.h> documents.
+ */
 int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 {
 	struct snode_mem_alloc *cmd = ucmd->cmd;
@@ -331,6 +338,13 @@ err_unlock_ops:
 	return ret;
 }
 
+/**
+ * snode_ioctl_mem_free() - SNODE_IOCTL_MEM_FREE: free an allocation
+ * @ucmd: the call; &struct snode_mem_free
+ *
+ * Context: Process context.
+ * Return: 0 or a negative errno, as <linux/snode.h> documents.
+ */
 int snode_ioctl_mem_free(struct snode_ucmd *ucmd)
 {
 	struct snode_mem_free *cmd = ucmd->cmd;
@@ -682,6 +696,13 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 	return n;
 }
 
+/**
+ * snode_ioctl_mem_list() - SNODE_IOCTL_MEM_LIST: list a table
+ * @ucmd: the call; &struct snode_mem_list
+ *
+ * Context: Process context.
+ * Return: 0 or a negative errno, as <linux/snode.h> documents.
+ */
 int snode_ioctl_mem_list(struct snode_ucmd *ucmd)
 {
 	struct snode_mem_list *cmd = ucmd->cmd;
@@ -1153,7 +1174,7 @@ static void snode_mem_pool_destroy(struct snode_dev *sdev, struct gen_pool *pool
  * snode_mem_free() - free the global memory state of a device
  * @sdev: snode device, being freed: no file and no import is left
  *
- * Context: Process context.
+ * Context: Process context, may sleep.
  */
 void snode_mem_free(struct snode_dev *sdev)
 {
@@ -1161,6 +1182,8 @@ void snode_mem_free(struct snode_dev *sdev)
 
 	if (!mem)
 		return;
+	/* an event may have queued it after the unbind cancelled it */
+	cancel_work_sync(&mem->clear_work);
 	snode_mem_pool_destroy(sdev, mem->pool, "pool");
 	snode_mem_pool_destroy(sdev, mem->aperture, "aperture");
 	kfree(mem->att);
