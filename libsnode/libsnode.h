@@ -242,6 +242,68 @@ int snode_event_subscribe(struct snode_ctx *ctx, snode_event_fn fn,
 int snode_event_process(struct snode_ctx *ctx);
 void snode_event_unsubscribe(struct snode_ctx *ctx);
 
+/*
+ * Messages and doorbells (see Documentation/driver/messaging.rst). A
+ * process receives through an endpoint and publishes its address; any
+ * process on any node that knows the address sends to it. A doorbell is a
+ * message of length 0. Functions return 0 (or a count) or a negative errno
+ * (see <linux/snode.h> for the meaning of each).
+ */
+struct snode_ep_addr {
+	uint32_t node;
+	uint32_t id;
+	uint64_t key;
+};
+#define SNODE_EP_ANY 0xffffffffU	/* snode_ep_new(): any free id */
+
+struct snode_ep;
+int snode_ep_new(struct snode_dev *dev, uint32_t id, unsigned int entries,
+		 unsigned int flags, uint64_t key, struct snode_ep **ep);
+int snode_ep_free(struct snode_ep *ep);
+int snode_ep_get_fd(struct snode_ep *ep);
+void snode_ep_get_addr(struct snode_ep *ep, struct snode_ep_addr *addr);
+int snode_ep_recv(struct snode_ep *ep, struct snode_msg *msgs,
+		  unsigned int max, int timeout_ms);
+int snode_ep_send(struct snode_ep *ep, const struct snode_ep_addr *dst,
+		  const void *buf, size_t len, unsigned int flags,
+		  unsigned int timeout_ms);
+int snode_msg_send(struct snode_dev *dev, const struct snode_ep_addr *dst,
+		   const void *buf, size_t len, unsigned int flags,
+		   unsigned int timeout_ms);
+int snode_dev_get_stats(struct snode_dev *dev, struct snode_stats *stats);
+
+/* A snapshot of SNODE_MSG_LIST_ENDPOINTS or SNODE_MSG_LIST_DMA_QUEUES. */
+struct snode_msg_iter;
+int snode_msg_list(struct snode_dev *dev, unsigned int type,
+		   struct snode_msg_iter **iter);
+const struct snode_msg_entry *
+snode_msg_iter_get_first(struct snode_msg_iter *iter);
+const struct snode_msg_entry *
+snode_msg_iter_get_next(struct snode_msg_iter *iter,
+			const struct snode_msg_entry *entry);
+#define snode_msg_iter_foreach(iter, entry) \
+	for ((entry) = snode_msg_iter_get_first(iter); (entry); \
+	     (entry) = snode_msg_iter_get_next(iter, entry))
+void snode_msg_iter_free(struct snode_msg_iter *iter);
+
+/*
+ * DMA: copies between the process's memory and imported global memory by
+ * the NIC's engine, in batches completed through the queue, or one at a
+ * time with snode_dma_copy().
+ */
+struct snode_dma_queue;
+int snode_dma_queue_new(struct snode_dev *dev, unsigned int depth,
+			struct snode_dma_queue **q);
+int snode_dma_queue_free(struct snode_dma_queue *q);
+int snode_dma_queue_get_fd(struct snode_dma_queue *q);
+int snode_dma_submit(struct snode_dma_queue *q, struct snode_dma_req *reqs,
+		     unsigned int n);
+int snode_dma_reap(struct snode_dma_queue *q, struct snode_dma_cpl *cpls,
+		   unsigned int max, int timeout_ms);
+int snode_dma_copy(struct snode_dma_queue *q, unsigned int flags,
+		   struct snode_import *imp, uint64_t offset, void *buf,
+		   uint64_t length);
+
 #ifdef __cplusplus
 }
 #endif

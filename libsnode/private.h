@@ -45,6 +45,10 @@ void snode_log(struct snode_ctx *ctx, int priority, const char *file,
 
 int snode_dev_ioctl(struct snode_dev *dev, unsigned long cmd, void *arg);
 
+/* msg.c: the files the driver hands out (endpoints, DMA queues) */
+int snode_fd_ioctl(struct snode_ctx *ctx, int fd, unsigned long cmd, void *arg);
+int snode_fd_wait(int fd, int timeout_ms);
+
 /* nl.c */
 void snode_nl_free(struct snode_ctx *ctx);
 
