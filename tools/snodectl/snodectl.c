@@ -19,7 +19,7 @@ static int main_help(void)
 {
 	fprintf(stderr,
 		"Usage: snodectl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"where  OBJECT := { dev | link | mem | node | monitor | health }\n"
+		"where  OBJECT := { dev | link | mem | msg | dma | node | monitor | health }\n"
 		"       OPTIONS := { -j[son] | -p[retty] | -V[ersion] | -h[elp] }\n");
 	return 0;
 }
@@ -124,10 +124,12 @@ struct snode_dev *snodectl_dev_arg(struct snodectl *sc)
 
 static const struct snodectl_cmd snodectl_objects[] = {
 	{ "dev", cmd_dev },
+	{ "dma", cmd_dma },
 	{ "health", cmd_health },
 	{ "link", cmd_link },
 	{ "mem", cmd_mem },
 	{ "monitor", cmd_monitor },
+	{ "msg", cmd_msg },
 	{ "node", cmd_node },
 	{ NULL, NULL }
 };

@@ -55,10 +55,12 @@ void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void print_nl(void);
 
 int cmd_dev(struct snodectl *sc);
+int cmd_dma(struct snodectl *sc);
 int cmd_health(struct snodectl *sc);
 int cmd_link(struct snodectl *sc);
 int cmd_mem(struct snodectl *sc);
 int cmd_monitor(struct snodectl *sc);
+int cmd_msg(struct snodectl *sc);
 int cmd_node(struct snodectl *sc);
 
 /* link.c: shared by health.c */
