@@ -697,6 +697,36 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 }
 
 /**
+ * snode_mem_list() - snapshot one of the global-memory tables
+ * @sdev: snode device
+ * @type: SNODE_MEM_LIST_*
+ * @out: where to write up to @max entries, or NULL to count them
+ * @max: room in @out
+ *
+ * The listing of SNODE_IOCTL_MEM_LIST, for the netlink family's window
+ * dump: pids in the caller's pid namespace, keys only where the caller may
+ * see them.
+ *
+ * Context: Process context; takes &snode_mem.lock.
+ * Return: the number of entries that exist.
+ */
+u32 snode_mem_list(struct snode_dev *sdev, u32 type,
+		   struct snode_mem_entry *out, u32 max)
+{
+	struct snode_mem *mem = sdev->mem;
+	struct snode_id id;
+	u32 n;
+
+	if (!mem)
+		return 0;
+	snode_id_get(sdev, &id);
+	mutex_lock(&mem->lock);
+	n = __snode_mem_list(mem, type, id.node_id, out, max);
+	mutex_unlock(&mem->lock);
+	return n;
+}
+
+/**
  * snode_ioctl_mem_list() - SNODE_IOCTL_MEM_LIST: list a table
  * @ucmd: the call; &struct snode_mem_list
  *

@@ -57,7 +57,7 @@ static atomic_t snode_nl_node_gen = ATOMIC_INIT(1);
  * struct snode_nl_dump_ctx - where a dump resumes
  * @index: the NIC (its index) to continue with
  * @pos: the port, node or table entry of that NIC to continue with
- * @table: window dumps: 0 while listing ATT entries, 1 for exports
+ * @table: window dumps: the table of snode_nl_window_tables[] listed
  * @refreshed: node dumps: the NIC's node table was read for this dump
  */
 struct snode_nl_dump_ctx {
@@ -633,11 +633,139 @@ out:
 /* ------------------------------------------------------------------ */
 /* windows                                                             */
 
+/* What a window dump lists, in this order, from the global-memory tables. */
+static const struct {
+	u32 type;
+	u32 kind;
+} snode_nl_window_tables[] = {
+	{ SNODE_MEM_LIST_EXPORTS, SNODE_WINDOW_KIND_EXPORT },
+	{ SNODE_MEM_LIST_IMPORTS, SNODE_WINDOW_KIND_IMPORT },
+	{ SNODE_MEM_LIST_ATT, SNODE_WINDOW_KIND_ATT },
+};
+
+static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
+				u32 kind, const struct snode_mem_entry *e,
+				u32 portid, u32 seq, int flags,
+				struct netlink_callback *cb)
+{
+	bool export = kind == SNODE_WINDOW_KIND_EXPORT;
+	u32 perm = SNODE_WINDOW_PERM_READ;
+	void *hdr;
+
+	BUILD_BUG_ON((int)SNODE_MEM_STATE_ACTIVE != (int)SNODE_WINDOW_STATE_ACTIVE);
+	BUILD_BUG_ON((int)SNODE_MEM_STATE_REVOKED != (int)SNODE_WINDOW_STATE_REVOKED);
+	BUILD_BUG_ON((int)SNODE_MEM_STATE_FREED != (int)SNODE_WINDOW_STATE_FREED);
+	BUILD_BUG_ON((int)SNODE_MEM_STATE_PENDING != (int)SNODE_WINDOW_STATE_PENDING);
+	BUILD_BUG_ON((int)SNODE_MEM_STATE_STALE != (int)SNODE_WINDOW_STATE_STALE);
+	BUILD_BUG_ON((int)SNODE_MEM_STATE_LOST != (int)SNODE_WINDOW_STATE_LOST);
+	BUILD_BUG_ON((int)SNODE_IMPORT_REASON_UNREACHABLE !=
+		     (int)SNODE_REVOKE_REASON_UNREACHABLE);
+	BUILD_BUG_ON((int)SNODE_IMPORT_REASON_LOCAL_REMOVE !=
+		     (int)SNODE_REVOKE_REASON_LOCAL_REMOVE);
+
+	if (e->flags & SNODE_MEM_ENTRY_WRITE)
+		perm |= SNODE_WINDOW_PERM_WRITE;
+	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
+			  SNODE_CMD_WINDOW_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+
+	if (nla_put_u32(skb, SNODE_A_WINDOW_DEV_INDEX, sdev->index) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_KIND, kind) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_INDEX,
+			export ? e->export_id : e->att_index) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_NODE, e->node) ||
+	    nla_put_u64_64bit(skb, SNODE_A_WINDOW_OFFSET,
+			      export ? e->offset : e->aperture_offset,
+			      SNODE_A_WINDOW_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_WINDOW_LENGTH, e->length,
+			      SNODE_A_WINDOW_PAD) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_PERM, perm) ||
+	    nla_put_u32(skb, SNODE_A_WINDOW_STATE, e->state) ||
+	    (e->pid > 0 && nla_put_u32(skb, SNODE_A_WINDOW_PID, e->pid)) ||
+	    (e->comm[0] && nla_put_string(skb, SNODE_A_WINDOW_COMM, e->comm)))
+		goto nla_put_failure;
+	if (!export &&
+	    (nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, e->export_id) ||
+	     nla_put_u64_64bit(skb, SNODE_A_WINDOW_EXPORT_OFFSET, e->offset,
+			       SNODE_A_WINDOW_PAD) ||
+	     nla_put_u32(skb, SNODE_A_WINDOW_EPOCH, e->epoch) ||
+	     (e->reason &&
+	      nla_put_u32(skb, SNODE_A_WINDOW_REVOKE_REASON, e->reason))))
+		goto nla_put_failure;
+
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+/* Emit the entries of one table of @sdev from ctx->pos on. */
+static int snode_nl_window_table(struct sk_buff *skb,
+				 struct netlink_callback *cb,
+				 struct snode_dev *sdev, unsigned int table)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_mem_entry *entries;
+	u32 type = snode_nl_window_tables[table].type;
+	u32 n;
+	int ret = 0;
+
+	/* a snapshot per skb: the tables may change in between */
+	n = snode_mem_list(sdev, type, NULL, 0);
+	if (ctx->pos >= n)
+		return 0;
+	entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL);
+	if (!entries)
+		return -ENOMEM;
+	n = min(n, snode_mem_list(sdev, type, entries, n));
+	for (; ctx->pos < n; ctx->pos++) {
+		ret = snode_nl_window_fill(skb, sdev,
+					   snode_nl_window_tables[table].kind,
+					   &entries[ctx->pos],
+					   NETLINK_CB(cb->skb).portid,
+					   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		if (ret)
+			break;
+	}
+	kvfree(entries);
+	return ret;
+}
+
 static int snode_nl_window_get_dumpit(struct sk_buff *skb,
 				      struct netlink_callback *cb)
 {
-	NL_SET_ERR_MSG(cb->extack, "window dumps are not implemented yet");
-	return -EOPNOTSUPP;
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_dev *sdev, *only;
+	int ret = 0;
+
+	mutex_lock(&snode_nl_lock);
+	only = snode_nl_dump_filter(cb, SNODE_A_WINDOW_DEV_INDEX);
+	if (IS_ERR(only)) {
+		ret = PTR_ERR(only);
+		goto out;
+	}
+	cb->seq = snode_nl_dev_gen;
+	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
+		if (only && sdev != only)
+			continue;
+		for (; ctx->table < ARRAY_SIZE(snode_nl_window_tables);
+		     ctx->table++) {
+			ret = snode_nl_window_table(skb, cb, sdev, ctx->table);
+			if (ret)
+				goto out;
+			ctx->pos = 0;
+		}
+		ctx->table = 0;
+	}
+out:
+	mutex_unlock(&snode_nl_lock);
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret;
 }
 
 /* ------------------------------------------------------------------ */

@@ -19,6 +19,7 @@
 #include "hw.h"
 
 struct snode_link;
+struct snode_mem_entry;
 struct snode_msg_dev;
 struct snode_dma_dev;
 
@@ -398,6 +399,8 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_import(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_list(struct snode_ucmd *ucmd);
+u32 snode_mem_list(struct snode_dev *sdev, u32 type,
+		   struct snode_mem_entry *out, u32 max);
 
 /* link.c */
 int snode_link_init(struct snode_dev *sdev);

@@ -206,6 +206,33 @@ struct snode_node *snode_node_get_next(struct snode_node *node);
 	     (node) = snode_node_get_next(node))
 const struct snode_node_info *snode_node_get_info(struct snode_node *node);
 
+struct snode_window_info {
+	unsigned int dev_index;
+	unsigned int kind;		/* enum snode_window_kind */
+	uint32_t index;			/* ATT entry, or export id of an export */
+	uint32_t node;			/* the exporting node */
+	uint32_t export_id;		/* SNODE_NONE for an export */
+	uint64_t offset;		/* aperture offset, pool offset (export) */
+	uint64_t export_offset;		/* offset inside the export */
+	uint64_t length;
+	uint32_t perm;			/* enum snode_window_perm bits */
+	uint32_t epoch;
+	unsigned int state;		/* enum snode_window_state */
+	unsigned int reason;		/* enum snode_revoke_reason */
+	int pid;			/* owner, 0 if none */
+	char comm[16];			/* owner's command name */
+};
+
+struct snode_window;
+int snode_window_list(struct snode_ctx *ctx, int dev_index);
+struct snode_window *snode_window_get_first(struct snode_ctx *ctx);
+struct snode_window *snode_window_get_next(struct snode_window *window);
+#define snode_window_foreach(ctx, window) \
+	for ((window) = snode_window_get_first(ctx); (window); \
+	     (window) = snode_window_get_next(window))
+const struct snode_window_info *
+snode_window_get_info(struct snode_window *window);
+
 /* Events of the "events" multicast group. */
 struct snode_event {
 	unsigned int cmd;		/* SNODE_CMD_*_NTF */

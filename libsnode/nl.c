@@ -60,6 +60,17 @@ static void snode_nl_free_nodes(struct snode_nl *nl)
 	nl->nodes = NULL;
 }
 
+static void snode_nl_free_windows(struct snode_nl *nl)
+{
+	struct snode_window *w, *next;
+
+	for (w = nl->windows; w; w = next) {
+		next = w->next;
+		free(w);
+	}
+	nl->windows = NULL;
+}
+
 void snode_nl_free(struct snode_ctx *ctx)
 {
 	struct snode_nl *nl = ctx->nl;
@@ -69,6 +80,7 @@ void snode_nl_free(struct snode_ctx *ctx)
 	snode_event_unsubscribe(ctx);
 	snode_nl_free_links(nl);
 	snode_nl_free_nodes(nl);
+	snode_nl_free_windows(nl);
 	if (nl->sk)
 		nl_socket_free(nl->sk);
 	free(nl);
@@ -647,4 +659,92 @@ SNODE_EXPORT const struct snode_node_info *
 snode_node_get_info(struct snode_node *node)
 {
 	return &node->info;
+}
+
+/* ------------------------------------------------------------------ */
+/* windows                                                             */
+
+static int snode_nl_parse_window(struct snode_nl_req *req, struct nlattr **tb)
+{
+	struct snode_window ***tail = req->arg;
+	struct snode_window *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return -ENOMEM;
+	w->info.dev_index = snode_nl_u32(tb, SNODE_A_WINDOW_DEV_INDEX, 0);
+	w->info.kind = snode_nl_u32(tb, SNODE_A_WINDOW_KIND, 0);
+	w->info.index = snode_nl_u32(tb, SNODE_A_WINDOW_INDEX, SNODE_NONE);
+	w->info.node = snode_nl_u32(tb, SNODE_A_WINDOW_NODE, SNODE_NONE);
+	w->info.export_id = snode_nl_u32(tb, SNODE_A_WINDOW_EXPORT_ID,
+					 SNODE_NONE);
+	w->info.offset = snode_nl_u64(tb, SNODE_A_WINDOW_OFFSET);
+	w->info.export_offset = snode_nl_u64(tb, SNODE_A_WINDOW_EXPORT_OFFSET);
+	w->info.length = snode_nl_u64(tb, SNODE_A_WINDOW_LENGTH);
+	w->info.perm = snode_nl_u32(tb, SNODE_A_WINDOW_PERM, 0);
+	w->info.epoch = snode_nl_u32(tb, SNODE_A_WINDOW_EPOCH, 0);
+	w->info.state = snode_nl_u32(tb, SNODE_A_WINDOW_STATE, 0);
+	w->info.reason = snode_nl_u32(tb, SNODE_A_WINDOW_REVOKE_REASON, 0);
+	w->info.pid = (int)snode_nl_u32(tb, SNODE_A_WINDOW_PID, 0);
+	snode_nl_str(tb, SNODE_A_WINDOW_COMM, w->info.comm,
+		     sizeof(w->info.comm));
+	**tail = w;
+	*tail = &w->next;
+	return 0;
+}
+
+static void snode_nl_reset_windows(struct snode_nl_req *req)
+{
+	struct snode_nl *nl = req->ctx->nl;
+	struct snode_window ***tail = req->arg;
+
+	snode_nl_free_windows(nl);
+	*tail = &nl->windows;
+}
+
+SNODE_EXPORT int snode_window_list(struct snode_ctx *ctx, int dev_index)
+{
+	struct snode_nl_obj o = {
+		.dev_attr = SNODE_A_WINDOW_DEV_INDEX,
+		.dev_index = dev_index,
+	};
+	struct snode_window **tail;
+	struct snode_nl_req req = {
+		.parse = snode_nl_parse_window,
+		.arg = &tail,
+		.maxattr = SNODE_A_WINDOW_MAX,
+	};
+	struct snode_window *w;
+	struct snode_nl *nl;
+	int ret = 0, count = 0;
+
+	nl = snode_nl_get(ctx, &ret);
+	if (!nl)
+		return ret;
+	snode_nl_free_windows(nl);
+	tail = &nl->windows;
+	ret = snode_nl_request(ctx, SNODE_CMD_WINDOW_GET, 1, snode_nl_fill_obj,
+			       &o, &req, snode_nl_reset_windows);
+	if (ret < 0) {
+		snode_nl_free_windows(nl);
+		return ret;
+	}
+	for (w = nl->windows; w; w = w->next)
+		count++;
+	return count;
+}
+
+SNODE_EXPORT struct snode_window *snode_window_get_first(struct snode_ctx *ctx)
+{
+	return ctx->nl ? ctx->nl->windows : NULL;
+}
+
+SNODE_EXPORT struct snode_window *snode_window_get_next(struct snode_window *w)
+{
+	return w->next;
+}
+
+SNODE_EXPORT const struct snode_window_info *
+snode_window_get_info(struct snode_window *w)
+{
+	return &w->info;
 }

@@ -21,12 +21,18 @@ struct snode_node {
 	struct snode_node_info info;
 };
 
+struct snode_window {
+	struct snode_window *next;
+	struct snode_window_info info;
+};
+
 /* A context's netlink state: the request socket and the event socket. */
 struct snode_nl {
 	struct nl_sock *sk;
 	int family;
 	struct snode_link *links;
 	struct snode_node *nodes;
+	struct snode_window *windows;
 	struct nl_sock *ev_sk;
 	struct nl_cb *ev_cb;
 	snode_event_fn ev_fn;

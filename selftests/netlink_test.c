@@ -14,12 +14,14 @@
 #include <dirent.h>
 #include <grp.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -934,6 +936,67 @@ TEST_F(nl, unprivileged_reads_but_cannot_change)
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+struct window_arg {
+	unsigned int n;
+	bool found;
+	uint32_t want_pid;
+};
+
+static int window_cb(const struct msg *m, void *arg)
+{
+	struct window_arg *w = arg;
+
+	if (m->cmd != SNODE_CMD_WINDOW_GET)
+		return -EPROTO;
+	w->n++;
+	if (get_u32(m, SNODE_A_WINDOW_KIND) == SNODE_WINDOW_KIND_IMPORT &&
+	    get_u32(m, SNODE_A_WINDOW_NODE) == 1 &&
+	    get_u32(m, SNODE_A_WINDOW_EXPORT_ID) == 0 &&
+	    get_u64(m, SNODE_A_WINDOW_LENGTH) == 65536 &&
+	    get_u32(m, SNODE_A_WINDOW_PID) == w->want_pid &&
+	    get_u32(m, SNODE_A_WINDOW_STATE) == SNODE_WINDOW_STATE_ACTIVE &&
+	    get_u32(m, SNODE_A_WINDOW_PERM) ==
+	    (SNODE_WINDOW_PERM_READ | SNODE_WINDOW_PERM_WRITE) &&
+	    m->tb[SNODE_A_WINDOW_COMM])
+		w->found = true;
+	return 0;
+}
+
+/*
+ * An import of node 1's export 0 (the simulated fabrics export 64 KiB of
+ * every node under key 0x5100) shows in the window dump with its owner.
+ */
+TEST_F(nl, window_dump_shows_import)
+{
+	struct snode_mem_import imp = {
+		.size = sizeof(imp),
+		.flags = SNODE_IMPORT_WRITE,
+		.node = 1,
+		.export_id = 0,
+		.key = 0x5100,
+		.length = 65536,
+	};
+	struct window_arg w = { .want_pid = getpid() };
+	char path[64];
+	struct req r;
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	if (ioctl(fd, SNODE_IOCTL_MEM_IMPORT, &imp))
+		SKIP(close(fd); return, "no export 0 on node 1 to import (%s)",
+		     strerror(errno));
+
+	req_init(&r, self->nl.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+	req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, self->dev.index);
+	ASSERT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, window_cb, &w));
+	EXPECT_TRUE(w.found);
+	EXPECT_GE(w.n, 2);	/* the import and its ATT entry */
+	close(imp.out_fd);
+	close(fd);
 }
 
 TEST_HARNESS_MAIN

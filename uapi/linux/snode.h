@@ -1101,10 +1101,34 @@ enum snode_thermal_alarm {
  *   aperture that maps memory of another node.
  * @SNODE_WINDOW_KIND_EXPORT: A range of this NIC's pool that other nodes may
  *   map.
+ * @SNODE_WINDOW_KIND_IMPORT: A process's window onto another node's export,
+ *   through an ATT entry of this NIC.
  */
 enum snode_window_kind {
 	SNODE_WINDOW_KIND_ATT,
 	SNODE_WINDOW_KIND_EXPORT,
+	SNODE_WINDOW_KIND_IMPORT,
+};
+
+/**
+ * enum snode_window_state - As the global-memory listing reports it.
+ * @SNODE_WINDOW_STATE_REVOKED: An import whose window the fabric or the driver
+ *   revoked.
+ * @SNODE_WINDOW_STATE_FREED: An export whose owner is gone, waiting for the
+ *   NIC to drop it.
+ * @SNODE_WINDOW_STATE_PENDING: An ATT entry being programmed.
+ * @SNODE_WINDOW_STATE_STALE: An entry the NIC did not confirm clearing; unused
+ *   until a reset.
+ * @SNODE_WINDOW_STATE_LOST: An export a reset dropped and that could not be
+ *   restored.
+ */
+enum snode_window_state {
+	SNODE_WINDOW_STATE_ACTIVE = 1,
+	SNODE_WINDOW_STATE_REVOKED,
+	SNODE_WINDOW_STATE_FREED,
+	SNODE_WINDOW_STATE_PENDING,
+	SNODE_WINDOW_STATE_STALE,
+	SNODE_WINDOW_STATE_LOST,
 };
 
 enum snode_window_perm {
@@ -1189,10 +1213,10 @@ enum {
 	SNODE_A_WINDOW_LENGTH,
 	SNODE_A_WINDOW_PERM,
 	SNODE_A_WINDOW_EPOCH,
-	SNODE_A_WINDOW_IMPORTERS,
 	SNODE_A_WINDOW_REVOKE_REASON,
 	SNODE_A_WINDOW_PID,
-	SNODE_A_WINDOW_HANDLE,
+	SNODE_A_WINDOW_COMM,
+	SNODE_A_WINDOW_STATE,
 	SNODE_A_WINDOW_PAD,
 
 	__SNODE_A_WINDOW_MAX,
