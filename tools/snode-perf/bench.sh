@@ -5,7 +5,9 @@
 #
 # Boots tools/emu/topologies/bench-2.topo (a VM facing a simulated node
 # that exports 1 GiB) and runs "snode-perf mem" against that export. The
-# results are printed, and kept in build/bench/<kernel>.{txt,json}. A
+# results are printed, and kept in build/bench/<kernel>.{txt,json}. Then
+# tools/snode-perf/bench-msg.sh measures messages, doorbells and DMA on the
+# same kernel (build/bench/msg-<kernel>/). A
 # benchmark never fails on a timing; the exit status says only whether it
 # ran.
 #
@@ -39,5 +41,6 @@ for kernel in "$@"; do
 	"$VM" exec -- "cat /tmp/perf.json" | sed 's/^\[node[0-9]*\] //' \
 		>"$OUT/$kernel.json"
 	"$VM" down >/dev/null 2>&1
+	"$TOP/tools/snode-perf/bench-msg.sh" "$kernel" || rc=1
 done
 exit $rc

@@ -20,6 +20,10 @@
 
 static const struct perf_cmd perf_cmds[] = {
 	{ "mem", "global memory: remote window vs local memory", perf_mem },
+	{ "ping", "message round trip between two nodes, and vs the raw doorbell", perf_ping },
+	{ "notify", "ring-to-wake latency of a sleeping receiver", perf_notify },
+	{ "dma", "DMA bandwidth vs CPU memcpy through the window", perf_dma },
+	{ "allreduce", "sum over N nodes with windows and doorbells", perf_allreduce },
 	{ NULL, NULL, NULL }
 };
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "libsnode.h"
 
@@ -33,7 +34,23 @@ const char *perf_arg_next(struct perf *p);
 
 int perf_parse_size(const char *s, uint64_t *out);
 
+/* lat.c: latency statistics, in microseconds, and JSON reports */
+struct perf_lat {
+	unsigned int n;
+	double min, median, p99, mean;
+};
+void perf_lat_compute(double *v, unsigned int n, struct perf_lat *lat);
+void perf_lat_print(const char *label, const struct perf_lat *lat);
+void perf_lat_json(FILE *f, const char *key, const struct perf_lat *lat,
+		   bool last);
+int perf_json_report(struct perf *p, void (*fn)(FILE *f, const void *arg),
+		     const void *arg);
+
 /* One benchmark per file. */
+int perf_allreduce(struct perf *p);
+int perf_dma(struct perf *p);
 int perf_mem(struct perf *p);
+int perf_notify(struct perf *p);
+int perf_ping(struct perf *p);
 
 #endif /* SNODE_PERF_H */

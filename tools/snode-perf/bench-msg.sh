@@ -1,0 +1,90 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The message and DMA half of make bench, on one guest kernel.
+#
+# Boots selftests/vm/msg.topo (VM nodes 0 and 1, simulated node 2 with an
+# echo endpoint and a 32M read-write export) and runs, on node 0:
+# "snode-perf ping echo 2" (the driver's round trip against the raw doorbell
+# round trip, same run), "snode-perf notify", "snode-perf dma" against the
+# simulated node's export (max 32M, the export's size) and against an
+# export of node 1's pool (64M copies), then "snode-perf ping client 1"
+# against a server on node 1. Then boots 4-dual-plane.topo and runs the
+# allreduce sample on its four nodes. Results go to build/bench/msg-KERNEL/;
+# a summary of the ratios ends the output. Timings never fail the run.
+#
+# Usage: tools/snode-perf/bench-msg.sh 6.1|6.12
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${SNODE_BUILD:-$TOP/build}
+VM=$TOP/tools/emu/vm/snode-vm
+KERNEL=${1:-6.1}
+OUT=$BUILD/bench/msg-$KERNEL
+export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/up-bench-msg}
+mkdir -p "$OUT"
+rc=0
+
+run() { # run NODE NAME COMMAND: output to OUT/NAME.txt, JSON to OUT/NAME.json
+	local node=$1 name=$2
+	shift 2
+	"$VM" exec --node "$node" --timeout 1200 -- "$* -o /tmp/$name.json" |
+		sed 's/^\[node[0-9]*\] //' | tee "$OUT/$name.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	"$VM" exec --node "$node" -- "cat /tmp/$name.json" |
+		sed 's/^\[node[0-9]*\] //' >"$OUT/$name.json"
+}
+
+echo "== messages and DMA on Debian $KERNEL (TCG; ratios matter, absolute numbers do not)"
+"$VM" down >/dev/null 2>&1
+if "$VM" up --topology "$TOP/selftests/vm/msg.topo" --kernel "$KERNEL" \
+	--mem 1024 >"$OUT/vm.log" 2>&1; then
+	"$VM" exec --all -- "insmod /lib/snode/snode.ko" >/dev/null
+	run 0 ping-echo "snode-perf ping echo 2 iters 2000"
+	run 0 notify "snode-perf notify iters 1000"
+	run 0 dma-sim "snode-perf dma handle snode:v1:2:0:0000000000005100 max 32M"
+	# a 64M window: node 1 exports its pool, node 0 copies
+	"$VM" exec --node 1 -- "snode-perf dma max 64M >/tmp/dma-self.txt 2>&1" >/dev/null
+	"$VM" exec --node 1 -- "cat /tmp/dma-self.txt" | sed 's/^\[node[0-9]*\] //' |
+		tee "$OUT/dma-self.txt"
+	"$VM" exec --node 1 --timeout 1200 -- "snode-perf ping server" >/dev/null &
+	run 0 ping-vm "snode-perf ping client 1 iters 5000"
+	wait
+else
+	echo "bench: snode-vm up failed (see $OUT/vm.log)"
+	rc=1
+fi
+"$VM" down >/dev/null 2>&1
+
+if "$VM" up --topology "$TOP/tools/emu/topologies/4-dual-plane.topo" \
+	--kernel "$KERNEL" >"$OUT/vm4.log" 2>&1; then
+	"$VM" exec --all --timeout 1200 -- "insmod /lib/snode/snode.ko &&
+		snode-perf allreduce nodes 0,1,2,3 size 4M iters 5" |
+		tee "$OUT/allreduce.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+else
+	echo "bench: snode-vm up of 4 nodes failed (see $OUT/vm4.log)"
+	rc=1
+fi
+"$VM" down >/dev/null 2>&1
+
+python3 - "$OUT" <<'PY' || true
+import json, os, sys
+out = sys.argv[1]
+def load(name):
+    try:
+        return json.load(open(os.path.join(out, name + ".json")))
+    except (OSError, ValueError):
+        return None
+p = load("ping-echo")
+if p and "raw_rtt" in p:
+    print("message round trip / raw doorbell round trip (median): "
+          "sleeping receiver %.2fx, polling %.2fx (target <= 3x)"
+          % (p["ratio_sleep"], p["ratio_poll"]))
+d = load("dma-sim")
+if d and d["rows"]:
+    big = d["rows"][-1]
+    print("DMA / memcpy through the window at %d MiB: to %.2fx, from %.2fx (target >= 1x)"
+          % (big["size"] >> 20, big["ratio_to"], big["ratio_from"]))
+PY
+exit $rc

@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snode-perf dma: the NIC's copy engine against the CPU.
+ *
+ * For copies of 4 KiB to 64 MiB, in both directions, side by side in one
+ * run: bandwidth of DMA copies between local memory and an imported window
+ * (a batch of copies kept in flight on one queue) and of a CPU memcpy()
+ * between the same buffers. Without a handle it exports from this node's
+ * pool and imports that, which takes the same path through the aperture.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "perf.h"
+
+#define MIB		(1ULL << 20)
+#define MIN_TIME	0.3	/* seconds per sample */
+#define ROUNDS		3	/* best of */
+#define DMA_DEPTH	64
+#define MAX_SIZES	16
+
+struct dma_row {
+	uint64_t size;
+	double dma_to, cpu_to, dma_from, cpu_from;	/* MB/s */
+};
+
+struct dma_report {
+	uint32_t node;
+	const char *handle;
+	unsigned int n;
+	struct dma_row rows[MAX_SIZES];
+};
+
+static int dma_help(void)
+{
+	fprintf(stderr,
+		"Usage: snode-perf dma [ handle HANDLE ] [ max BYTES ]\n"
+		"HANDLE := snode:v1:NODE:EXPORT:KEY (default: export from this node)\n"
+		"BYTES  := largest copy, 4K to 256M (default 64M)\n");
+	return 2;
+}
+
+/* MB/s of DMA copies of @size, as many in flight as the queue allows. */
+static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
+		      uint8_t *buf, uint64_t size, uint64_t span, bool to,
+		      double *mbs)
+{
+	struct snode_dma_req reqs[DMA_DEPTH];
+	struct snode_dma_cpl cpls[DMA_DEPTH];
+	unsigned int batch = span / size, i, inflight = 0;
+	double t0 = perf_now(), t;
+	uint64_t bytes = 0;
+	int n;
+
+	if (batch > DMA_DEPTH)
+		batch = DMA_DEPTH;
+	for (i = 0; i < batch; i++)
+		reqs[i] = (struct snode_dma_req){
+			.flags = to ? SNODE_DMA_TO_GLOBAL : SNODE_DMA_FROM_GLOBAL,
+			.import_fd = snode_import_get_fd(imp),
+			.offset = i * size,
+			.addr = (uintptr_t)(buf + i * size),
+			.length = size,
+		};
+	do {
+		n = snode_dma_submit(q, reqs, batch);
+		if (n < 0)
+			return n;
+		inflight += n;
+		while (inflight) {
+			n = snode_dma_reap(q, cpls, DMA_DEPTH, 10000);
+			if (n <= 0)
+				return n ? n : -ETIMEDOUT;
+			for (i = 0; i < (unsigned int)n; i++) {
+				if (cpls[i].status)
+					return cpls[i].status;
+				bytes += cpls[i].bytes;
+			}
+			inflight -= n;
+		}
+		t = perf_now() - t0;
+	} while (t < MIN_TIME);
+	*mbs = bytes / t / 1e6;
+	return 0;
+}
+
+static double cpu_sample(uint8_t *win, uint8_t *buf, uint64_t size,
+			 uint64_t span, bool to)
+{
+	double t0 = perf_now(), t;
+	uint64_t bytes = 0, off;
+
+	do {
+		for (off = 0; off + size <= span; off += size) {
+			if (to)
+				memcpy(win + off, buf + off, size);
+			else
+				memcpy(buf + off, win + off, size);
+			bytes += size;
+		}
+		t = perf_now() - t0;
+	} while (t < MIN_TIME);
+	return bytes / t / 1e6;
+}
+
+static void dma_json(FILE *f, const void *arg)
+{
+	const struct dma_report *r = arg;
+	unsigned int i;
+
+	fprintf(f, "{\n  \"benchmark\": \"dma\",\n  \"node\": %u,\n  \"window\": \"%s\",\n  \"unit\": \"MB/s\",\n  \"rows\": [\n",
+		r->node, r->handle);
+	for (i = 0; i < r->n; i++) {
+		const struct dma_row *w = &r->rows[i];
+
+		fprintf(f, "    { \"size\": %llu, \"dma_to\": %.1f, \"memcpy_to\": %.1f, \"ratio_to\": %.3f, \"dma_from\": %.1f, \"memcpy_from\": %.1f, \"ratio_from\": %.3f }%s\n",
+			(unsigned long long)w->size, w->dma_to, w->cpu_to,
+			w->dma_to / w->cpu_to, w->dma_from, w->cpu_from,
+			w->dma_from / w->cpu_from, i + 1 < r->n ? "," : "");
+	}
+	fprintf(f, "  ]\n}\n");
+}
+
+/* The window: imported from @handle, or exported from this node first. */
+static int dma_window(struct perf *p, struct snode_handle *h, bool have,
+		      uint64_t span, struct snode_mem **mem,
+		      struct snode_import **imp)
+{
+	int ret;
+
+	if (!have) {
+		ret = snode_mem_alloc(p->dev, span, mem);
+		if (ret < 0)
+			return ret;
+		ret = snode_export(*mem, 0, span, SNODE_EXPORT_WRITE |
+				   SNODE_EXPORT_RANDOM_KEY, 0, NULL, 0, h);
+		if (ret < 0)
+			return ret;
+	}
+	return snode_import(p->dev, h, 0, span, SNODE_IMPORT_WRITE, imp);
+}
+
+int perf_dma(struct perf *p)
+{
+	struct dma_report rep = { 0 };
+	struct snode_handle h = { 0 };
+	struct snode_dma_queue *q = NULL;
+	struct snode_import *imp = NULL;
+	struct snode_mem *mem = NULL;
+	char hstr[SNODE_HANDLE_STR_MAX];
+	uint64_t max = 64 * MIB, size, span;
+	struct snode_info info;
+	bool have = false;
+	uint8_t *buf, *win;
+	const char *w, *v;
+	unsigned int r;
+	int ret;
+
+	while ((w = perf_arg_next(p))) {
+		v = perf_arg_next(p);
+		if (!v)
+			return dma_help();
+		if (!strcmp(w, "handle")) {
+			if (snode_handle_from_str(v, &h) < 0)
+				return perf_err("\"%s\" is not a handle", v);
+			have = true;
+		} else if (!strcmp(w, "max")) {
+			if (perf_parse_size(v, &max) || max > 256 * MIB)
+				return dma_help();
+		} else {
+			return dma_help();
+		}
+	}
+	span = max;
+	ret = snode_dev_get_info(p->dev, &info);
+	if (ret < 0)
+		return perf_lib_err("info", ret);
+	rep.node = info.out_node_id;
+	ret = dma_window(p, &h, have, span, &mem, &imp);
+	if (ret < 0)
+		return perf_lib_err("window", ret);
+	snode_handle_to_str(&h, hstr, sizeof(hstr));
+	rep.handle = hstr;
+	ret = snode_import_map(imp, (void **)&win);
+	if (ret < 0)
+		return perf_lib_err("map", ret);
+	ret = snode_dma_queue_new(p->dev, DMA_DEPTH, &q);
+	if (ret < 0)
+		return perf_lib_err("DMA queue", ret);
+	/* huge pages make for long DMA segments, as for any real buffer */
+	if (posix_memalign((void **)&buf, 2 * MIB, span))
+		return perf_err("out of memory");
+	madvise(buf, span, MADV_HUGEPAGE);
+	memset(buf, 0x5a, span);
+
+	for (size = 4096; size <= max && rep.n < MAX_SIZES; size *= 4) {
+		struct dma_row *row = &rep.rows[rep.n++];
+		double d;
+
+		row->size = size;
+		for (r = 0; r < ROUNDS; r++) {
+			ret = dma_sample(q, imp, buf, size, span, true, &d);
+			if (ret < 0)
+				goto out;
+			if (d > row->dma_to)
+				row->dma_to = d;
+			d = cpu_sample(win, buf, size, span, true);
+			if (d > row->cpu_to)
+				row->cpu_to = d;
+			ret = dma_sample(q, imp, buf, size, span, false, &d);
+			if (ret < 0)
+				goto out;
+			if (d > row->dma_from)
+				row->dma_from = d;
+			d = cpu_sample(win, buf, size, span, false);
+			if (d > row->cpu_from)
+				row->cpu_from = d;
+		}
+	}
+	if (!p->json) {
+		unsigned int i;
+
+		printf("snode-perf dma: node %u, window %s, MB/s (best of %d)\n",
+		       rep.node, hstr, ROUNDS);
+		printf("%10s %10s %10s %7s %10s %10s %7s\n", "size", "dma-to",
+		       "memcpy-to", "ratio", "dma-from", "memcpy-fr", "ratio");
+		for (i = 0; i < rep.n; i++) {
+			const struct dma_row *x = &rep.rows[i];
+
+			printf("%10llu %10.1f %10.1f %7.2f %10.1f %10.1f %7.2f\n",
+			       (unsigned long long)x->size, x->dma_to, x->cpu_to,
+			       x->dma_to / x->cpu_to, x->dma_from, x->cpu_from,
+			       x->dma_from / x->cpu_from);
+		}
+	}
+	ret = perf_json_report(p, dma_json, &rep);
+out:
+	free(buf);
+	snode_dma_queue_free(q);
+	snode_import_close(imp);
+	if (mem)
+		snode_mem_free(mem);
+	if (ret < 0)
+		return perf_lib_err("dma", ret);
+	return ret;
+}
