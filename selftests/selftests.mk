@@ -18,9 +18,9 @@ LINUX_SOURCE_STAMP_6_1 ?= $(BUILD)/linux-source-6.1/stamp
 
 SELFTESTS_OUT   := $(BUILD)/selftests
 SELFTESTS_STAGE := $(BUILD)/stage/common/usr/lib/snode/selftests
-SELFTESTS_PROGS := core_test link_stream mem_peer mem_test netlink_test
+SELFTESTS_PROGS := core_test dma_test link_stream mem_peer mem_test msg_test netlink_test
 
-SELFTESTS_CFLAGS := -O2 -g -Wall -Werror -Wno-format-truncation -static \
+SELFTESTS_CFLAGS := -O2 -g -Wall -Werror -Wno-format-truncation -static -pthread \
 	-D_GNU_SOURCE -I$(TOP)/uapi -I$(KSELFTEST_DIR)
 
 .PHONY: selftests selftests-clean

@@ -29,10 +29,12 @@ SUITES=(
 	"core-6.1:selftests/vm/core.sh 6.1"
 	"mem-6.1:selftests/vm/mem.sh 6.1"
 	"link-6.1:selftests/vm/link.sh 6.1"
+	"msg-6.1:selftests/vm/msg.sh 6.1"
 	"emu-6.12:selftests/emu/emu.sh 6.12"
 	"core-6.12:selftests/vm/core.sh 6.12"
 	"mem-6.12:selftests/vm/mem.sh 6.12"
 	"link-6.12:selftests/vm/link.sh 6.12"
+	"msg-6.12:selftests/vm/msg.sh 6.12"
 )
 
 passed=0
