@@ -341,16 +341,16 @@ static bool __snode_ep_unlink(struct snode_ep *ep)
 
 /* ---- sending ------------------------------------------------------------ */
 
-/*
- * Wait for MSG_STATUS.BUSY to clear: spin for a round trip, then sleep until
- * INTR_CAUSE.MSG. Returns the register, or -ETIMEDOUT / -ENODEV.
- */
 static bool snode_msg_idle(struct snode_dev *sdev, u32 *status)
 {
 	*status = snode_readl(sdev, SNODE_MSG_STATUS_OFFSET);
 	return !(*status & SNODE_MSG_STATUS_BUSY);
 }
 
+/*
+ * Wait for MSG_STATUS.BUSY to clear: spin for a round trip, then sleep until
+ * INTR_CAUSE.MSG. 0 with the register in *status, or -ETIMEDOUT / -ENODEV.
+ */
 static int snode_msg_wait_idle(struct snode_msg_dev *md, u32 *status)
 {
 	struct snode_dev *sdev = md->sdev;
