@@ -5,6 +5,7 @@
 #   tools/emu/fm/fm.mk       snode-fm and its host unit tests
 #   driver/driver.mk         snode.ko for KDIR and for every guest kernel, lint
 #   selftests/selftests.mk   kselftest binaries and the VM test suites
+#   selftests/link.mk        nl-check (spec vs uapi), ynl-stage, bench-link
 #   tools/snode-perf/snode-perf.mk  snode-perf; tools/demo/demo.mk  make demo's tools
 # Kernel modules themselves are described by ./Kbuild and driver/Kbuild.
 
@@ -23,12 +24,13 @@ include $(TOP)/tools/snodectl/snodectl.mk
 include $(TOP)/tools/snode-perf/snode-perf.mk
 include $(TOP)/tools/demo/demo.mk
 -include $(TOP)/selftests/emu/emu.mk
+-include $(TOP)/selftests/link.mk
 
 # Everything the tests need, built and staged for the guests.
 .PHONY: check-build check demo bench
 check-build: deps
 	$(MAKE) -f $(TOP)/Makefile kernels linux-source qemu
-	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests emu-test-stage
+	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests emu-test-stage ynl-stage
 
 check: check-build
 	$(TOP)/tools/testing/run-all.sh
@@ -40,3 +42,4 @@ demo: check-build
 # build/bench/; a timing never fails the build.
 bench: check-build
 	$(TOP)/tools/snode-perf/bench.sh
+	$(TOP)/selftests/vm/link-bench.sh

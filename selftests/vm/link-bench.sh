@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# link-bench.sh - how fast link health reaches an operator (make bench).
+#
+# Boots tools/emu/topologies/256-sim.topo (one VM, 256 simulated nodes, two
+# links) on each guest kernel and measures:
+#   - from the host: "snode-fm ctl link down|up 0.1" to the line of
+#     "snodectl -j monitor" that reports it, as the host reads it from the
+#     guest (so it includes the guest's console channel); 40 faults, spaced
+#     by more than the driver's one-per-second rate limit
+#   - inside the guest, one clock: "snode-perf events" (a fault injected
+#     through the NIC to the notification; node and link dump times)
+# Results: build/bench/link-<kernel>.txt and .json. A timing never fails;
+# the exit status says only whether the benchmark ran.
+#
+# Usage: selftests/vm/link-bench.sh [6.1|6.12 ...]   (default: both)
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${SNODE_BUILD:-$TOP/build}
+VM=$TOP/tools/emu/vm/snode-vm
+FM=${SNODE_FM:-$BUILD/tools/snode-fm}
+TOPO=$TOP/tools/emu/topologies/256-sim.topo
+OUT=$BUILD/bench
+FAULTS=${LINK_BENCH_FAULTS:-40}
+export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/up-link-bench}
+export SNODE_FM_DIR=$SNODE_VM_UP
+mkdir -p "$OUT"
+rc=0
+
+# Host side: inject faults, time the monitor's lines as they arrive. The
+# exec channel holds back the end of its buffer (it may be the start of
+# its end marker), so every event line is followed by a padding line that
+# pushes it out.
+HOST_BENCH='
+import json, subprocess, sys, time
+vm, fm, fmdir, faults, out = sys.argv[1:6]
+faults = int(faults)
+mon = subprocess.Popen([vm, "exec", "--timeout", "900", "--",
+    "snodectl -j monitor count %d 2>&1 | while read -r l; do echo \"$l\"; "
+    "echo ----------------------------------------; done" % faults],
+    stdout=subprocess.PIPE, text=True, bufsize=1)
+def line():
+    l = mon.stdout.readline()
+    if not l:
+        sys.exit("monitor ended early")
+    return l.split("] ", 1)[-1].strip()
+while "monitoring" not in line():
+    pass
+lat = []
+for i in range(faults):
+    state = "down" if i % 2 == 0 else "up"
+    t0 = time.monotonic()
+    subprocess.run([fm, "ctl", "--dir", fmdir, "link", state, "0.1"],
+                   check=True, stdout=subprocess.DEVNULL)
+    while True:
+        l = line()
+        if not l.startswith("{"):
+            continue
+        e = json.loads(l)
+        if e.get("event") == "link-state" and e.get("port") == 1 and e.get("state") == state:
+            break
+    lat.append((time.monotonic() - t0) * 1e3)
+    time.sleep(1.2)
+mon.wait(timeout=60)
+s = sorted(lat)
+r = {"faults": len(s), "min_ms": s[0], "median_ms": s[len(s) // 2],
+     "p99_ms": s[min(len(s) - 1, len(s) * 99 // 100)], "mean_ms": sum(s) / len(s)}
+json.dump(r, open(out, "w"), indent=2)
+print("host: snode-fm ctl -> snodectl monitor line (ms): min %.1f median %.1f p99 %.1f mean %.1f (%d faults)"
+      % (r["min_ms"], r["median_ms"], r["p99_ms"], r["mean_ms"], r["faults"]))
+'
+
+[ $# -gt 0 ] || set -- 6.1 6.12
+for kernel in "$@"; do
+	echo "== link health on Debian $kernel (TCG, 2 vCPUs; 256 simulated nodes)"
+	"$VM" down >/dev/null 2>&1
+	if ! "$VM" up --topology "$TOPO" --kernel "$kernel" \
+		>"$OUT/link-vm-$kernel.log" 2>&1; then
+		echo "bench: snode-vm up failed (see $OUT/link-vm-$kernel.log)"
+		rc=1
+		continue
+	fi
+	"$VM" exec --timeout 600 -- "insmod /lib/snode/snode.ko &&
+		snode-perf -o /tmp/events.json events count 20" |
+		sed 's/^\[node[0-9]*\] //' >"$OUT/link-$kernel.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	python3 -c "$HOST_BENCH" "$VM" "$FM" "$SNODE_FM_DIR" "$FAULTS" \
+		"$OUT/link-host-$kernel.json" >>"$OUT/link-$kernel.txt" || rc=1
+	cat "$OUT/link-$kernel.txt"
+	"$VM" exec -- "cat /tmp/events.json" | sed 's/^\[node[0-9]*\] //' \
+		>"$OUT/link-$kernel.json"
+	"$VM" down >/dev/null 2>&1
+done
+exit $rc
