@@ -33,13 +33,13 @@ check-build: deps
 	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests emu-test-stage ynl-stage
 
 check: check-build
-	$(TOP)/tools/testing/run-all.sh
+	bash $(TOP)/tools/testing/run-all.sh
 
 demo: check-build
-	$(TOP)/tools/demo/demo.sh
+	bash $(TOP)/tools/demo/demo.sh
 
 # Benchmarks inside emulated nodes (tools/snode-perf/bench.sh), results in
 # build/bench/; a timing never fails the build.
 bench: check-build
-	$(TOP)/tools/snode-perf/bench.sh
-	$(TOP)/selftests/vm/link-bench.sh
+	bash $(TOP)/tools/snode-perf/bench.sh
+	bash $(TOP)/selftests/vm/link-bench.sh

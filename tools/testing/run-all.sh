@@ -21,20 +21,21 @@ mkdir -p "$LOGDIR"
 STAMP=$LOGDIR/.start
 touch "$STAMP"
 
-# name: command (run from $TOP)
+# name: command (run from $TOP). Scripts run through bash so that a lost
+# executable bit cannot turn a suite into "Permission denied".
 SUITES=(
 	"fm-unit:make -s --no-print-directory fm-test"
-	"lint:tools/testing/lint-suite.sh"
-	"emu-6.1:selftests/emu/emu.sh 6.1"
-	"core-6.1:selftests/vm/core.sh 6.1"
-	"mem-6.1:selftests/vm/mem.sh 6.1"
-	"link-6.1:selftests/vm/link.sh 6.1"
-	"msg-6.1:selftests/vm/msg.sh 6.1"
-	"emu-6.12:selftests/emu/emu.sh 6.12"
-	"core-6.12:selftests/vm/core.sh 6.12"
-	"mem-6.12:selftests/vm/mem.sh 6.12"
-	"link-6.12:selftests/vm/link.sh 6.12"
-	"msg-6.12:selftests/vm/msg.sh 6.12"
+	"lint:bash tools/testing/lint-suite.sh"
+	"emu-6.1:bash selftests/emu/emu.sh 6.1"
+	"core-6.1:bash selftests/vm/core.sh 6.1"
+	"mem-6.1:bash selftests/vm/mem.sh 6.1"
+	"link-6.1:bash selftests/vm/link.sh 6.1"
+	"msg-6.1:bash selftests/vm/msg.sh 6.1"
+	"emu-6.12:bash selftests/emu/emu.sh 6.12"
+	"core-6.12:bash selftests/vm/core.sh 6.12"
+	"mem-6.12:bash selftests/vm/mem.sh 6.12"
+	"link-6.12:bash selftests/vm/link.sh 6.12"
+	"msg-6.12:bash selftests/vm/msg.sh 6.12"
 )
 
 passed=0
