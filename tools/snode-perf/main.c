@@ -23,6 +23,7 @@ static const struct perf_cmd perf_cmds[] = {
 	{ "ping", "message round trip between two nodes, and vs the raw doorbell", perf_ping },
 	{ "notify", "ring-to-wake latency of a sleeping receiver", perf_notify },
 	{ "dma", "DMA bandwidth vs CPU memcpy through the window", perf_dma },
+	{ "events", "link fault to netlink notification; node and link dumps", perf_events },
 	{ "allreduce", "sum over N nodes with windows and doorbells", perf_allreduce },
 	{ NULL, NULL, NULL }
 };

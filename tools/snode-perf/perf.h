@@ -49,6 +49,7 @@ int perf_json_report(struct perf *p, void (*fn)(FILE *f, const void *arg),
 /* One benchmark per file. */
 int perf_allreduce(struct perf *p);
 int perf_dma(struct perf *p);
+int perf_events(struct perf *p);
 int perf_mem(struct perf *p);
 int perf_notify(struct perf *p);
 int perf_ping(struct perf *p);
