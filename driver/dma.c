@@ -195,8 +195,7 @@ struct snode_dma_dev {
  * @node: entry in &snode_dma_dev.queues while the file is open
  * @id: unique on the device, for listings
  * @depth: copies in flight plus completions unread, at most
- * @pid: thread-group id of the creator
- * @comm: its command name at the time
+ * @owner: the creator
  * @read_lock: serialises readers
  * @lock: protects the members below
  * @busy: copies in flight plus completions unread
@@ -217,8 +216,7 @@ struct snode_dma_queue {
 	struct list_head node;
 	u32 id;
 	u32 depth;
-	struct pid *pid;
-	char comm[TASK_COMM_LEN];
+	struct snode_owner owner;
 	/* serialises readers */
 	struct mutex read_lock;
 
@@ -244,7 +242,7 @@ static void snode_dma_queue_free(struct kref *kref)
 						 kref);
 
 	put_device(&q->sdev->dev);
-	put_pid(q->pid);
+	snode_owner_put(&q->owner);
 	kvfree(q->cpls);
 	kfree(q);
 }
@@ -968,8 +966,7 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
 	q->sdev = sdev;
 	get_device(&sdev->dev);
 	q->depth = cmd->depth;
-	q->pid = get_pid(task_tgid(current));
-	get_task_comm(q->comm, current);
+	snode_owner_init(&q->owner);
 	spin_lock_init(&q->lock);
 	mutex_init(&q->read_lock);
 	init_waitqueue_head(&q->wait);
@@ -1024,7 +1021,7 @@ u32 snode_dma_list_queues(struct snode_dev *sdev,
 		e->type = SNODE_MSG_LIST_DMA_QUEUES;
 		e->id = q->id;
 		e->entries = q->depth;
-		if (q->pid == task_tgid(current))
+		if (q->owner.pid == task_tgid(current))
 			e->flags |= SNODE_MSG_ENTRY_OWN;
 		spin_lock(&q->lock);
 		e->pending = q->inflight;
@@ -1032,8 +1029,8 @@ u32 snode_dma_list_queues(struct snode_dev *sdev,
 		e->bytes = q->bytes;
 		e->errors = q->errors;
 		spin_unlock(&q->lock);
-		e->pid = pid_vnr(q->pid);
-		strscpy(e->comm, q->comm, sizeof(e->comm));
+		e->pid = pid_vnr(q->owner.pid);
+		strscpy(e->comm, q->owner.comm, sizeof(e->comm));
 	}
 	mutex_unlock(&dd->queues_lock);
 	return n;

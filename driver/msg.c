@@ -20,7 +20,7 @@
 
 #include <linux/snode.h>
 
-#include "snode.h"
+#include "mem.h"
 
 /**
  * DOC: Messages and doorbells
@@ -127,8 +127,7 @@ struct snode_ep_ring {
  * @id: endpoint id
  * @entries: ring slots, a power of 2
  * @key: the key senders present
- * @pid: thread-group id of the creator
- * @comm: its command name at the time
+ * @owner: the creator
  * @ring: the receive ring; freed (after @dead_err is set and a grace
  *        period) with @read_lock held once the device was unbound. Lockless
  *        users hold rcu_read_lock().
@@ -156,8 +155,7 @@ struct snode_ep {
 	u32 id;
 	u32 entries;
 	u64 key;
-	struct pid *pid;
-	char comm[TASK_COMM_LEN];
+	struct snode_owner owner;
 	struct snode_ep_ring *ring;
 	enum snode_ep_hw hw;
 	bool live;
@@ -701,7 +699,7 @@ static int snode_ep_release(struct inode *inode, struct file *file)
 		synchronize_rcu();
 
 	snode_ep_retire(md, ep);
-	put_pid(ep->pid);
+	snode_owner_put(&ep->owner);
 	put_device(&ep->sdev->dev);
 	kfree(ep);
 	return 0;
@@ -818,8 +816,7 @@ static struct snode_ep *snode_ep_create(struct snode_msg_dev *md, u32 id,
 	get_device(&sdev->dev);
 	ep->entries = entries;
 	ep->key = key;
-	ep->pid = get_pid(task_tgid(current));
-	get_task_comm(ep->comm, current);
+	snode_owner_init(&ep->owner);
 	init_waitqueue_head(&ep->wait);
 	mutex_init(&ep->read_lock);
 	INIT_LIST_HEAD(&ep->vec_node);
@@ -836,7 +833,7 @@ static struct snode_ep *snode_ep_create(struct snode_msg_dev *md, u32 id,
 err_free_ring:
 	snode_ep_ring_free(sdev, ep->ring);
 err_free:
-	put_pid(ep->pid);
+	snode_owner_put(&ep->owner);
 	put_device(&sdev->dev);
 	kfree(ep);
 	return ERR_PTR(ret);
@@ -853,7 +850,7 @@ static void snode_ep_destroy(struct snode_msg_dev *md, struct snode_ep *ep)
 	if (was_live)
 		synchronize_rcu();
 	snode_ep_retire(md, ep);
-	put_pid(ep->pid);
+	snode_owner_put(&ep->owner);
 	put_device(&ep->sdev->dev);
 	kfree(ep);
 }
@@ -974,7 +971,7 @@ static u32 snode_msg_list_endpoints(struct snode_dev *sdev,
 		e->id = ep->id;
 		e->vector = ep->vec->vector;
 		e->entries = ep->entries;
-		if (ep->pid == task_tgid(current))
+		if (ep->owner.pid == task_tgid(current))
 			e->flags |= SNODE_MSG_ENTRY_OWN;
 		if ((e->flags & SNODE_MSG_ENTRY_OWN) || admin) {
 			e->flags |= SNODE_MSG_ENTRY_KEY;
@@ -988,8 +985,8 @@ static u32 snode_msg_list_endpoints(struct snode_dev *sdev,
 		e->count = READ_ONCE(ep->msgs);
 		e->bytes = READ_ONCE(ep->bytes);
 		e->errors = atomic64_read(&ep->send_errors);
-		e->pid = pid_vnr(ep->pid);
-		strscpy(e->comm, ep->comm, sizeof(e->comm));
+		e->pid = pid_vnr(ep->owner.pid);
+		strscpy(e->comm, ep->owner.comm, sizeof(e->comm));
 	}
 	mutex_unlock(&md->lock);
 	return n;
