@@ -106,8 +106,9 @@ if [ -n "$missing" ]; then
 fi
 ok "$KERNEL: prerequisites present"
 
+nl_check() { make -s -C "$TOP" nl-check >>"$LOG/nl-check.log" 2>&1; }
 check "$KERNEL: uapi/linux/snode.h netlink block is what snode.yaml renders (make nl-check)" \
-	make -s -C "$TOP" nl-check >>"$LOG/nl-check.log" 2>&1
+	nl_check
 
 # Only ever take down the supernode of this suite.
 "$VM" down >/dev/null 2>&1
