@@ -43,8 +43,8 @@ failed=0
 skipped=0
 failures=()
 
-want() {
-	[ $# -eq 0 ] && return 0
+want() {	# want SUITE: selected on the command line, or none was
+	[ ${#SELECTED[@]} -eq 0 ] && return 0
 	local s
 	for s in "${SELECTED[@]}"; do
 		[ "$s" = "$1" ] && return 0
@@ -117,6 +117,11 @@ if [ ${#failures[@]} -gt 0 ]; then
 	echo
 	echo "Failures:"
 	printf '  %s\n' "${failures[@]}"
+fi
+if [ $((passed + failed)) -eq 0 ]; then
+	# Nothing ran: an unknown suite name, or a broken suite table.
+	failed=1
+	echo "not ok - no test ran (suites: ${SELECTED[*]:-all})"
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]
