@@ -28,11 +28,14 @@ struct snode_dma_dev;
 /*
  * Ring sizes. The ASQ and ACQ have the same depth so that admin completions
  * can never overflow; one submission slot stays free (a full ring is
- * tail + 1 == head), which bounds the commands in flight.
+ * tail + 1 == head), which bounds the commands in flight. The event queue
+ * holds a whole fabric's worth of NODE_STATE events (a plane failing in a
+ * 256-node fabric posts one per node) without overflowing; an overflow is
+ * survivable (the driver re-reads ports and nodes) but loses event order.
  */
 #define SNODE_AQ_DEPTH		64
 #define SNODE_AQ_MAX_INFLIGHT	(SNODE_AQ_DEPTH - 1)
-#define SNODE_EQ_DEPTH		128
+#define SNODE_EQ_DEPTH		1024
 
 /*
  * Fabric commands complete with TIMEOUT after 2 s on the device side, so a
