@@ -4,12 +4,12 @@
 # The message and DMA half of make bench, on one guest kernel.
 #
 # Boots selftests/vm/msg.topo (VM nodes 0 and 1, simulated node 2 with an
-# echo endpoint and a 32M read-write export) and runs, on node 0:
-# "snode-perf ping echo 2" (the driver's round trip against the raw doorbell
-# round trip, same run), "snode-perf notify", "snode-perf dma" against the
-# simulated node's export (max 32M, the export's size) and against an
-# export of node 1's pool (64M copies), then "snode-perf ping client 1"
-# against a server on node 1. Then boots 4-dual-plane.topo and runs the
+# echo endpoint and a 32M read-write export) and runs "snode-perf ping echo
+# 2" on node 0 (the driver's round trip against the raw doorbell round
+# trip, same run), "snode-perf notify", "snode-perf dma" against the
+# simulated node's export (copies up to 32M, the export's size), "snode-perf
+# dma" on node 1 through a window onto its own pool (up to 64M), and
+# "snode-perf ping client 1" against a server on node 1, both sleeping. Then boots 4-dual-plane.topo and runs the
 # allreduce sample on its four nodes. Results go to build/bench/msg-KERNEL/;
 # a summary of the ratios ends the output. Timings never fail the run.
 #
@@ -25,10 +25,10 @@ export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/up-bench-msg}
 mkdir -p "$OUT"
 rc=0
 
-run() { # run NODE NAME COMMAND: output to OUT/NAME.txt, JSON to OUT/NAME.json
+run() { # run NODE NAME ARGS: snode-perf ARGS, text to OUT/NAME.txt, JSON to OUT/NAME.json
 	local node=$1 name=$2
 	shift 2
-	"$VM" exec --node "$node" --timeout 1200 -- "$* -o /tmp/$name.json" |
+	"$VM" exec --node "$node" --timeout 1200 -- "snode-perf -o /tmp/$name.json $*" |
 		sed 's/^\[node[0-9]*\] //' | tee "$OUT/$name.txt"
 	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 	"$VM" exec --node "$node" -- "cat /tmp/$name.json" |
@@ -40,15 +40,14 @@ echo "== messages and DMA on Debian $KERNEL (TCG; ratios matter, absolute number
 if "$VM" up --topology "$TOP/selftests/vm/msg.topo" --kernel "$KERNEL" \
 	--mem 1024 >"$OUT/vm.log" 2>&1; then
 	"$VM" exec --all -- "insmod /lib/snode/snode.ko" >/dev/null
-	run 0 ping-echo "snode-perf ping echo 2 iters 2000"
-	run 0 notify "snode-perf notify iters 1000"
-	run 0 dma-sim "snode-perf dma handle snode:v1:2:0:0000000000005100 max 32M"
-	# a 64M window: node 1 exports its pool, node 0 copies
-	"$VM" exec --node 1 -- "snode-perf dma max 64M >/tmp/dma-self.txt 2>&1" >/dev/null
-	"$VM" exec --node 1 -- "cat /tmp/dma-self.txt" | sed 's/^\[node[0-9]*\] //' |
-		tee "$OUT/dma-self.txt"
-	"$VM" exec --node 1 --timeout 1200 -- "snode-perf ping server" >/dev/null &
-	run 0 ping-vm "snode-perf ping client 1 iters 5000"
+	run 0 ping-echo "ping echo 2 iters 2000"
+	run 0 notify "notify iters 1000"
+	run 0 dma-sim "dma handle snode:v1:2:0:0000000000005100 max 32M"
+	# copies up to 64M: node 1 exports from its pool and imports that
+	run 1 dma-self "dma max 64M"
+	# sleeping receivers: busy-polling vCPUs starve the emulator's threads
+	"$VM" exec --node 1 --timeout 1200 -- "snode-perf ping server mode sleep" >/dev/null &
+	run 0 ping-vm "ping client 1 iters 5000 mode sleep"
 	wait
 else
 	echo "bench: snode-vm up failed (see $OUT/vm.log)"
@@ -81,7 +80,7 @@ if p and "raw_rtt" in p:
     print("message round trip / raw doorbell round trip (median): "
           "sleeping receiver %.2fx, polling %.2fx (target <= 3x)"
           % (p["ratio_sleep"], p["ratio_poll"]))
-d = load("dma-sim")
+d = load("dma-self")
 if d and d["rows"]:
     big = d["rows"][-1]
     print("DMA / memcpy through the window at %d MiB: to %.2fx, from %.2fx (target >= 1x)"

@@ -153,7 +153,8 @@ int perf_notify(struct perf *p)
 	perf_lat_compute(ret_us, r.iters, &rep.ring_return);
 
 	r.ep = NULL;
-	r.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/* one read per ring, even if the receiver is late for one */
+	r.efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC | EFD_SEMAPHORE);
 	if (r.efd < 0)
 		return perf_err("eventfd: %s", strerror(errno));
 	ret = notify_run(p, &r, NULL, NULL);
