@@ -47,68 +47,6 @@ int snode_dev_get_fd(struct snode_dev *dev);
 int snode_dev_get_info(struct snode_dev *dev, struct snode_info *info);
 
 /*
- * Global memory (see Documentation/driver/global-memory.rst). A process
- * allocates from its NIC's pool, maps the allocation, and exports ranges of
- * it under a handle; another process, on any node, imports the handle and
- * maps the window. Allocations and exports belong to the device's file
- * descriptor in the context and go away with it. Functions return 0 or a
- * negative errno (see <linux/snode.h> for the meaning of each).
- */
-struct snode_mem;
-int snode_mem_alloc(struct snode_dev *dev, uint64_t length,
-		    struct snode_mem **mem);
-int snode_mem_free(struct snode_mem *mem);
-int snode_mem_map(struct snode_mem *mem, void **addr);
-int snode_mem_unmap(struct snode_mem *mem);
-uint64_t snode_mem_get_length(struct snode_mem *mem);
-uint64_t snode_mem_get_offset(struct snode_mem *mem);
-struct snode_dev *snode_mem_get_dev(struct snode_mem *mem);
-
-/* What an importer needs: printable as "snode:v1:NODE:EXPORT:KEYHEX". */
-struct snode_handle {
-	uint32_t node;
-	uint32_t export_id;
-	uint64_t key;
-};
-#define SNODE_HANDLE_STR_MAX 48
-int snode_handle_to_str(const struct snode_handle *handle, char *buf,
-			size_t len);
-int snode_handle_from_str(const char *str, struct snode_handle *handle);
-
-int snode_export(struct snode_mem *mem, uint64_t offset, uint64_t length,
-		 unsigned int flags, uint64_t key, const uint32_t *nodes,
-		 unsigned int nr_nodes, struct snode_handle *handle);
-int snode_unexport(struct snode_dev *dev, const struct snode_handle *handle);
-
-struct snode_import;
-int snode_import(struct snode_dev *dev, const struct snode_handle *handle,
-		 uint64_t offset, uint64_t length, unsigned int flags,
-		 struct snode_import **imp);
-int snode_import_close(struct snode_import *imp);
-int snode_import_map(struct snode_import *imp, void **addr);
-int snode_import_unmap(struct snode_import *imp);
-int snode_import_get_fd(struct snode_import *imp);
-uint64_t snode_import_get_length(struct snode_import *imp);
-int snode_import_status(struct snode_import *imp,
-			struct snode_import_status *status);
-
-/* A snapshot of SNODE_MEM_LIST_ALLOCS, _EXPORTS, _IMPORTS or _ATT. */
-struct snode_mem_iter;
-int snode_mem_list(struct snode_dev *dev, unsigned int type,
-		   struct snode_mem_iter **iter);
-const struct snode_mem_entry *
-snode_mem_iter_get_first(struct snode_mem_iter *iter);
-const struct snode_mem_entry *
-snode_mem_iter_get_next(struct snode_mem_iter *iter,
-			const struct snode_mem_entry *entry);
-#define snode_mem_iter_foreach(iter, entry) \
-	for ((entry) = snode_mem_iter_get_first(iter); (entry); \
-	     (entry) = snode_mem_iter_get_next(iter, entry))
-void snode_mem_iter_get_pool(struct snode_mem_iter *iter, uint64_t *size,
-			     uint64_t *free_bytes);
-void snode_mem_iter_free(struct snode_mem_iter *iter);
-
-/*
  * Netlink: the "snode" generic-netlink family (link health, fabric nodes,
  * events). Functions return a negative errno; -EPROTONOSUPPORT means the
  * family is not there (snode.ko is not loaded), -EPERM that a change needs
@@ -268,6 +206,68 @@ int snode_event_subscribe(struct snode_ctx *ctx, snode_event_fn fn,
 			  void *arg);
 int snode_event_process(struct snode_ctx *ctx);
 void snode_event_unsubscribe(struct snode_ctx *ctx);
+
+/*
+ * Global memory (see Documentation/driver/global-memory.rst). A process
+ * allocates from its NIC's pool, maps the allocation, and exports ranges of
+ * it under a handle; another process, on any node, imports the handle and
+ * maps the window. Allocations and exports belong to the device's file
+ * descriptor in the context and go away with it. Functions return 0 or a
+ * negative errno (see <linux/snode.h> for the meaning of each).
+ */
+struct snode_mem;
+int snode_mem_alloc(struct snode_dev *dev, uint64_t length,
+		    struct snode_mem **mem);
+int snode_mem_free(struct snode_mem *mem);
+int snode_mem_map(struct snode_mem *mem, void **addr);
+int snode_mem_unmap(struct snode_mem *mem);
+uint64_t snode_mem_get_length(struct snode_mem *mem);
+uint64_t snode_mem_get_offset(struct snode_mem *mem);
+struct snode_dev *snode_mem_get_dev(struct snode_mem *mem);
+
+/* What an importer needs: printable as "snode:v1:NODE:EXPORT:KEYHEX". */
+struct snode_handle {
+	uint32_t node;
+	uint32_t export_id;
+	uint64_t key;
+};
+#define SNODE_HANDLE_STR_MAX 48
+int snode_handle_to_str(const struct snode_handle *handle, char *buf,
+			size_t len);
+int snode_handle_from_str(const char *str, struct snode_handle *handle);
+
+int snode_export(struct snode_mem *mem, uint64_t offset, uint64_t length,
+		 unsigned int flags, uint64_t key, const uint32_t *nodes,
+		 unsigned int nr_nodes, struct snode_handle *handle);
+int snode_unexport(struct snode_dev *dev, const struct snode_handle *handle);
+
+struct snode_import;
+int snode_import(struct snode_dev *dev, const struct snode_handle *handle,
+		 uint64_t offset, uint64_t length, unsigned int flags,
+		 struct snode_import **imp);
+int snode_import_close(struct snode_import *imp);
+int snode_import_map(struct snode_import *imp, void **addr);
+int snode_import_unmap(struct snode_import *imp);
+int snode_import_get_fd(struct snode_import *imp);
+uint64_t snode_import_get_length(struct snode_import *imp);
+int snode_import_status(struct snode_import *imp,
+			struct snode_import_status *status);
+
+/* A snapshot of SNODE_MEM_LIST_ALLOCS, _EXPORTS, _IMPORTS or _ATT. */
+struct snode_mem_iter;
+int snode_mem_list(struct snode_dev *dev, unsigned int type,
+		   struct snode_mem_iter **iter);
+const struct snode_mem_entry *
+snode_mem_iter_get_first(struct snode_mem_iter *iter);
+const struct snode_mem_entry *
+snode_mem_iter_get_next(struct snode_mem_iter *iter,
+			const struct snode_mem_entry *entry);
+#define snode_mem_iter_foreach(iter, entry) \
+	for ((entry) = snode_mem_iter_get_first(iter); (entry); \
+	     (entry) = snode_mem_iter_get_next(iter, entry))
+void snode_mem_iter_get_pool(struct snode_mem_iter *iter, uint64_t *size,
+			     uint64_t *free_bytes);
+void snode_mem_iter_free(struct snode_mem_iter *iter);
 
 /*
  * Messages and doorbells (see Documentation/driver/messaging.rst). A
