@@ -20,6 +20,7 @@ LOGDIR=$TOP/build/check
 mkdir -p "$LOGDIR"
 STAMP=$LOGDIR/.start
 touch "$STAMP"
+rm -f "$LOGDIR/summary"
 
 # name: command (run from $TOP). Scripts run through bash so that a lost
 # executable bit cannot turn a suite into "Permission denied".
@@ -123,5 +124,5 @@ if [ $((passed + failed)) -eq 0 ]; then
 	failed=1
 	echo "not ok - no test ran (suites: ${SELECTED[*]:-all})"
 fi
-echo "$passed passed, $failed failed, $skipped skipped"
+echo "$passed passed, $failed failed, $skipped skipped" | tee "$LOGDIR/summary"
 [ "$failed" -eq 0 ]
