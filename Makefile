@@ -6,7 +6,12 @@
 #   driver/driver.mk         snode.ko for KDIR and for every guest kernel, lint
 #   selftests/selftests.mk   kselftest binaries and the VM test suites
 #   selftests/link.mk        nl-check (spec vs uapi), ynl-stage, bench-link
+#   tools/snode-fuzz/snode-fuzz.mk  snode-fuzz, make fuzz
 #   tools/snode-perf/snode-perf.mk  snode-perf; tools/demo/demo.mk  make demo's tools
+#   tools/testing/hw-contract/hw-contract.mk  driver, device model and hw doc agree
+#   tools/lib/lib.mk         the tools' shared print path and helpers
+#   tools/testing/cli/cli.mk cli-test: host tests of snodectl and the tools' helpers
+#   install.mk               make install/uninstall, dkms-source, make deb
 # Kernel modules themselves are described by ./Kbuild and driver/Kbuild.
 
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -15,31 +20,48 @@ BUILD := $(TOP)/build
 .PHONY: all
 all:
 
+include $(TOP)/tools/lib/lib.mk
 -include $(TOP)/tools/emu/emu.mk
 -include $(TOP)/tools/emu/fm/fm.mk
 -include $(TOP)/driver/driver.mk
 -include $(TOP)/selftests/selftests.mk
 include $(TOP)/libsnode/libsnode.mk
 include $(TOP)/tools/snodectl/snodectl.mk
+include $(TOP)/tools/snode-fuzz/snode-fuzz.mk
 include $(TOP)/tools/snode-perf/snode-perf.mk
 include $(TOP)/tools/demo/demo.mk
+include $(TOP)/tools/testing/hw-contract/hw-contract.mk
+include $(TOP)/tools/testing/cli/cli.mk
+include $(TOP)/install.mk
 -include $(TOP)/selftests/emu/emu.mk
 -include $(TOP)/selftests/link.mk
 
-# Everything the tests need, built and staged for the guests.
-.PHONY: check-build check demo bench
-check-build: deps
+# emu-build: the emulated supernode on Debian's kernels, with everything the
+# tests stage into the guests; check-build adds the debug kernel (about 15
+# minutes cold), which make demo and make bench do not need.
+.PHONY: emu-build check-build check check-full demo bench
+emu-build: deps
 	$(MAKE) -f $(TOP)/Makefile kernels linux-source qemu
-	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests emu-test-stage ynl-stage
+	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests \
+		emu-test-stage ynl-stage
+
+check-build: emu-build
+	$(MAKE) -f $(TOP)/Makefile kernels-debug
+	$(MAKE) -f $(TOP)/Makefile modules-debug
 
 check: check-build
 	bash $(TOP)/tools/testing/run-all.sh
 
-demo: check-build
+# check and the debug-kernel suites kept out of check for its time budget
+# (FULL_ONLY in tools/testing/run-all.sh)
+check-full: check-build
+	bash $(TOP)/tools/testing/run-all.sh --full
+
+demo: emu-build
 	bash $(TOP)/tools/demo/demo.sh
 
 # Benchmarks inside emulated nodes (tools/snode-perf/bench.sh), results in
 # build/bench/; a timing never fails the build.
-bench: check-build
+bench: emu-build
 	bash $(TOP)/tools/snode-perf/bench.sh
 	bash $(TOP)/selftests/vm/link-bench.sh

@@ -21,92 +21,12 @@
  * ioctls on such a file fail with ENODEV. The cdev's owner is this module,
  * so an open file also pins the module and rmmod fails while one is open.
  *
- * ioctls are dispatched through snode_ioctl_ops[], indexed by command number
- * and carrying the size of the structure the kernel knows and the smallest
- * size it accepts (offsetofend() of the last member of the first version).
- * copy_struct_from_user() zero-extends older, shorter structures and
- * rejects newer ones with a non-zero unknown tail.
+ * Its ioctls are the device-wide ones: INFO, STATS and the listings here,
+ * the rest in the feature files, all dispatched by the core
+ * (snode_ioctl_dispatch()) through snode_ioctl_ops[].
  */
 
 static DEFINE_IDA(snode_ida);
-
-/**
- * snode_state_name() - name of a device state, as sysfs shows it
- * @state: enum snode_state
- *
- * Context: Any context.
- * Return: a static string.
- */
-const char *snode_state_name(enum snode_state state)
-{
-	static const char *const names[] = {
-		[SNODE_STATE_LIVE] = "live",
-		[SNODE_STATE_RESETTING] = "resetting",
-		[SNODE_STATE_DEAD] = "dead",
-		[SNODE_STATE_REMOVED] = "removed",
-	};
-
-	if (state >= ARRAY_SIZE(names))
-		return "unknown";
-	return names[state];
-}
-
-/**
- * snode_lock_live() - enter a section that uses the hardware
- * @sdev: snode device
- *
- * Context: Process context, may sleep.
- * Return: 0 with @sdev->rwsem held for read if the device is live, else
- * -EAGAIN while it is being reset, -EIO if it failed, -ENODEV once removed.
- */
-int snode_lock_live(struct snode_dev *sdev)
-{
-	int ret;
-
-	down_read(&sdev->rwsem);
-	switch (sdev->state) {
-	case SNODE_STATE_LIVE:
-		return 0;
-	case SNODE_STATE_RESETTING:
-		ret = -EAGAIN;
-		break;
-	case SNODE_STATE_DEAD:
-		ret = -EIO;
-		break;
-	default:
-		ret = -ENODEV;
-		break;
-	}
-	up_read(&sdev->rwsem);
-	return ret;
-}
-
-/**
- * snode_unlock_live() - leave a section entered with snode_lock_live()
- * @sdev: snode device
- *
- * Context: Process context.
- */
-void snode_unlock_live(struct snode_dev *sdev)
-{
-	up_read(&sdev->rwsem);
-}
-
-/**
- * snode_ucmd_respond() - copy an ioctl's structure back to userspace
- * @ucmd: the ioctl call
- * @cmd_len: size of the structure the kernel knows
- *
- * Context: Process context.
- * Return: 0 or -EFAULT.
- */
-int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len)
-{
-	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
-			 min_t(size_t, ucmd->user_size, cmd_len)))
-		return -EFAULT;
-	return 0;
-}
 
 static int snode_ioctl_info(struct snode_ucmd *ucmd)
 {
@@ -151,96 +71,119 @@ static int snode_ioctl_info(struct snode_ucmd *ucmd)
 	return snode_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-union snode_ucmd_buffer {
-	struct snode_info info;
-	struct snode_mem_alloc mem_alloc;
-	struct snode_mem_free mem_free;
-	struct snode_mem_export mem_export;
-	struct snode_mem_unexport mem_unexport;
-	struct snode_mem_import mem_import;
-	struct snode_mem_list mem_list;
-	struct snode_ep_alloc ep_alloc;
-	struct snode_msg_send msg_send;
-	struct snode_msg_list msg_list;
-	struct snode_stats stats;
-	struct snode_dma_open dma_open;
-};
+static int snode_ioctl_stats(struct snode_ucmd *ucmd)
+{
+	struct snode_stats *cmd = ucmd->cmd;
+	struct snode_hw_stats hw;
+	struct snode_admin_req req = {
+		.cmd.opcode = SNODE_OP_STATS,
+		.data = &hw,
+		.len = sizeof(hw),
+		.dir = DMA_FROM_DEVICE,
+	};
+	int ret;
 
-/* Every snode ioctl is _IO(SNODE_TYPE, nr), indexed here by nr. */
-struct snode_ioctl_op {
-	unsigned int size;
-	unsigned int min_size;
-	int (*execute)(struct snode_ucmd *ucmd);
-};
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	ret = snode_admin_exec(ucmd->sdev, &req);
+	if (ret)
+		return ret;
+	cmd->out_admin_cmds = le64_to_cpu(hw.admin_cmds);
+	cmd->out_events = le64_to_cpu(hw.events);
+	cmd->out_events_dropped = le64_to_cpu(hw.events_dropped);
+	cmd->out_access_violations = le64_to_cpu(hw.access_violations);
+	cmd->out_msgs_sent = le64_to_cpu(hw.msgs_sent);
+	cmd->out_msgs_received = le64_to_cpu(hw.msgs_received);
+	cmd->out_msgs_rejected = le64_to_cpu(hw.msgs_rejected);
+	cmd->out_dma_reqs = le64_to_cpu(hw.dma_reqs);
+	cmd->out_dma_bytes = le64_to_cpu(hw.dma_bytes);
+	cmd->out_dma_errors = le64_to_cpu(hw.dma_errors);
+	cmd->out_att_sets = le64_to_cpu(hw.att_sets);
+	cmd->out_att_revokes = le64_to_cpu(hw.att_revokes);
+	cmd->out_resets = le64_to_cpu(hw.resets);
+	cmd->out_send_retries = snode_msg_send_retries(ucmd->sdev);
+	return snode_ucmd_respond(ucmd, sizeof(*cmd));
+}
 
-#define SNODE_IOCTL_OP(_ioctl, _fn, _struct, _last)			\
-	[_IOC_NR(_ioctl) - SNODE_CMD_BASE] = {				\
-		.size = sizeof(_struct) +				\
-			BUILD_BUG_ON_ZERO(sizeof(union snode_ucmd_buffer) < \
-					  sizeof(_struct)),		\
-		.min_size = offsetofend(_struct, _last),		\
-		.execute = _fn,						\
-	}
+static u32 snode_msg_list_endpoints_fill(void *ctx, void *buf, u32 max)
+{
+	return snode_ep_list(ctx, buf, max);
+}
+
+static u32 snode_msg_list_queues_fill(void *ctx, void *buf, u32 max)
+{
+	return snode_dma_list_queues(ctx, buf, max);
+}
+
+/* MSG_LIST lists what the message engine and the DMA engine hand out. */
+static int snode_ioctl_msg_list(struct snode_ucmd *ucmd)
+{
+	struct snode_msg_list *cmd = ucmd->cmd;
+	struct snode_ucmd_list list = {
+		.entries = cmd->entries,
+		.entry_size = cmd->entry_size,
+		.count = cmd->count,
+		.size = sizeof(struct snode_msg_entry),
+		.min_size = offsetofend(struct snode_msg_entry, comm),
+	};
+	int ret;
+
+	if (cmd->flags || cmd->__reserved)
+		return -EOPNOTSUPP;
+	if (cmd->type == SNODE_MSG_LIST_ENDPOINTS)
+		ret = snode_ucmd_list(&list, snode_msg_list_endpoints_fill,
+				      ucmd->sdev);
+	else if (cmd->type == SNODE_MSG_LIST_DMA_QUEUES)
+		ret = snode_ucmd_list(&list, snode_msg_list_queues_fill,
+				      ucmd->sdev);
+	else
+		ret = -EINVAL;
+	if (ret)
+		return ret;
+	cmd->count = list.count;
+	return snode_ucmd_respond(ucmd, sizeof(*cmd));
+}
 
 static const struct snode_ioctl_op snode_ioctl_ops[] = {
 	SNODE_IOCTL_OP(SNODE_IOCTL_INFO, snode_ioctl_info, struct snode_info,
-		       out_fw_name),
+		       out_fw_name, 0),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_ALLOC, snode_ioctl_mem_alloc,
-		       struct snode_mem_alloc, out_offset),
+		       struct snode_mem_alloc, out_offset, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_FREE, snode_ioctl_mem_free,
-		       struct snode_mem_free, offset),
+		       struct snode_mem_free, offset, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_EXPORT, snode_ioctl_mem_export,
-		       struct snode_mem_export, out_key),
+		       struct snode_mem_export, out_key, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_UNEXPORT, snode_ioctl_mem_unexport,
-		       struct snode_mem_unexport, out_revoked),
+		       struct snode_mem_unexport, out_revoked,
+		       SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_IMPORT, snode_ioctl_mem_import,
-		       struct snode_mem_import, out_epoch),
+		       struct snode_mem_import, out_epoch, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_LIST, snode_ioctl_mem_list,
-		       struct snode_mem_list, out_pool_free),
+		       struct snode_mem_list, out_pool_free, 0),
 	SNODE_IOCTL_OP(SNODE_IOCTL_EP_ALLOC, snode_ioctl_ep_alloc,
-		       struct snode_ep_alloc, out_key),
+		       struct snode_ep_alloc, out_key, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MSG_SEND, snode_ioctl_msg_send,
-		       struct snode_msg_send, payload),
+		       struct snode_msg_send, payload, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MSG_LIST, snode_ioctl_msg_list,
-		       struct snode_msg_list, entries),
+		       struct snode_msg_list, entries, 0),
 	SNODE_IOCTL_OP(SNODE_IOCTL_DMA_OPEN, snode_ioctl_dma_open,
-		       struct snode_dma_open, out_fd),
+		       struct snode_dma_open, out_fd, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_STATS, snode_ioctl_stats,
-		       struct snode_stats, out_send_retries),
+		       struct snode_stats, out_send_retries, 0),
 };
 
 static long snode_fops_ioctl(struct file *filp, unsigned int cmd,
 			     unsigned long arg)
 {
-	const struct snode_ioctl_op *op;
-	union snode_ucmd_buffer buf;
-	struct snode_ucmd ucmd = {};
-	unsigned int nr;
-	int ret;
+	struct snode_file *sfile = filp->private_data;
+	struct snode_ucmd ucmd = {
+		.sdev = sfile->sdev,
+		.sfile = sfile,
+	};
 
-	nr = _IOC_NR(cmd);
-	if (cmd != _IO(SNODE_TYPE, nr) || nr < SNODE_CMD_BASE ||
-	    nr - SNODE_CMD_BASE >= ARRAY_SIZE(snode_ioctl_ops))
-		return -ENOTTY;
-	op = &snode_ioctl_ops[nr - SNODE_CMD_BASE];
-	if (!op->execute)
-		return -ENOTTY;
-
-	ucmd.sfile = filp->private_data;
-	ucmd.sdev = ucmd.sfile->sdev;
-	ucmd.can_write = filp->f_mode & FMODE_WRITE;
-	ucmd.ubuffer = (void __user *)arg;
-	if (get_user(ucmd.user_size, (u32 __user *)ucmd.ubuffer))
-		return -EFAULT;
-	if (ucmd.user_size < op->min_size)
-		return -EINVAL;
-
-	ucmd.cmd = &buf;
-	ret = copy_struct_from_user(ucmd.cmd, op->size, ucmd.ubuffer,
-				    ucmd.user_size);
-	if (ret)
-		return ret;
-	return op->execute(&ucmd);
+	return snode_ioctl_dispatch(filp, snode_ioctl_ops,
+				    ARRAY_SIZE(snode_ioctl_ops), &ucmd, cmd,
+				    arg);
 }
 
 static int snode_fops_open(struct inode *inode, struct file *filp)
@@ -250,12 +193,18 @@ static int snode_fops_open(struct inode *inode, struct file *filp)
 	struct snode_file *sfile;
 	int ret;
 
-	sfile = kzalloc(sizeof(*sfile), GFP_KERNEL);
+	sfile = kzalloc(sizeof(*sfile), GFP_KERNEL_ACCOUNT);
 	if (!sfile)
 		return -ENOMEM;
 	sfile->sdev = sdev;
+	sfile->quota = snode_quota_alloc();
+	if (!sfile->quota) {
+		kfree(sfile);
+		return -ENOMEM;
+	}
 	ret = snode_mem_open(sfile, filp);
 	if (ret) {
+		snode_quota_put(sfile->quota);
 		kfree(sfile);
 		return ret;
 	}
@@ -270,6 +219,7 @@ static int snode_fops_release(struct inode *inode, struct file *filp)
 	struct snode_dev *sdev = sfile->sdev;
 
 	snode_mem_release(sfile);
+	snode_quota_put(sfile->quota);
 	kfree(sfile);
 	put_device(&sdev->dev);
 	return 0;

@@ -4,6 +4,7 @@
  */
 
 #include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/fault-inject.h>
 #include <linux/kstrtox.h>
 #include <linux/seq_file.h>
@@ -27,9 +28,63 @@
  * is a fault attribute (Documentation/fault-injection/) that fails admin
  * commands with -EIO before they reach the device, on every NIC, including
  * the IDENTIFY of a probe.
+ *
+ * /sys/kernel/debug/snode/delay/ holds one file per &enum snode_delay_point,
+ * a delay in microseconds (0, the default, for none) that the driver waits
+ * at that point. Tests use them to make races deterministic: with a delay
+ * in place, the other side of a race is sure to run inside the window.
  */
 
 static struct dentry *snode_debugfs_root;
+
+static u32 snode_delays[SNODE_DELAY_NR];
+
+static const struct {
+	const char *name;
+	bool atomic;	/* the point may not sleep */
+} snode_delay_points[SNODE_DELAY_NR] = {
+	[SNODE_DELAY_DMA_OPEN] = { "dma_open" },
+	[SNODE_DELAY_DMA_BATCH_DONE] = { "dma_batch_done" },
+	[SNODE_DELAY_EP_IRQ] = { "ep_irq", true },
+	[SNODE_DELAY_NL_DEVCMD] = { "nl_devcmd" },
+};
+
+/* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */
+#define SNODE_DELAY_ATOMIC_MAX_US	USEC_PER_SEC
+
+/**
+ * snode_debug_delay() - wait at a race point if a test asked for it
+ * @point: where the driver is
+ *
+ * Context: Any context; sleeps only at points not marked atomic.
+ */
+void snode_debug_delay(enum snode_delay_point point)
+{
+	u32 us = READ_ONCE(snode_delays[point]);
+
+	if (likely(!us))
+		return;
+	if (!snode_delay_points[point].atomic) {
+		fsleep(us);
+		return;
+	}
+	for (us = min_t(u32, us, SNODE_DELAY_ATOMIC_MAX_US); us; ) {
+		u32 step = min_t(u32, us, USEC_PER_MSEC);
+
+		udelay(step);
+		us -= step;
+	}
+}
+
+static void snode_delay_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("delay", snode_debugfs_root);
+	unsigned int i;
+
+	for (i = 0; i < SNODE_DELAY_NR; i++)
+		debugfs_create_u32(snode_delay_points[i].name, 0600, dir,
+				   &snode_delays[i]);
+}
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 static DECLARE_FAULT_ATTR(snode_fail_admin);
@@ -182,16 +237,19 @@ static ssize_t snode_echo_read(struct file *file, char __user *ubuf,
 			       size_t count, loff_t *ppos)
 {
 	struct snode_echo_file *ef = file->private_data;
-	struct snode_admin_req req = { .opcode = SNODE_OP_ECHO };
+	struct snode_admin_req req = {
+		.cmd.opcode = SNODE_OP_ECHO,
+		.cmd.echo.value = cpu_to_le32(ef->value),
+	};
 	char buf[32];
 	int len, ret;
 
-	req.cdw[0] = ef->value;
 	ret = snode_admin_exec(ef->sdev, &req);
 	if (ret)
 		return ret;
-	len = scnprintf(buf, sizeof(buf), "0x%08x 0x%08x\n", req.result0,
-			req.result1);
+	len = scnprintf(buf, sizeof(buf), "0x%08x 0x%08x\n",
+			le32_to_cpu(req.cpl.echo.value),
+			le32_to_cpu(req.cpl.echo.inverse));
 	if (count < len)
 		return -EINVAL;
 	if (copy_to_user(ubuf, buf, len))
@@ -269,6 +327,7 @@ void snode_debugfs_init(void)
 {
 	snode_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	snode_fault_init();
+	snode_delay_init();
 }
 
 /**

@@ -18,7 +18,8 @@
 
 #include <linux/snode.h>
 
-#include "mem.h"
+#include "snode.h"
+#include "trace.h"
 
 /**
  * DOC: DMA engine
@@ -74,13 +75,17 @@ struct snode_dma_queue;
 
 /**
  * struct snode_dma_batch - the waiter of a synchronous submission
- * @left: copies not yet finished, plus one for the waiter
- * @done: woken when the last copy finished
+ * @refs: held by the waiter and by every copy of the batch; the last
+ *        holder frees it, so a waiter that gave up (timeout, fatal signal)
+ *        leaves it to the copies still in flight
+ * @left: copies not yet finished
+ * @done: completed when the last copy finished
  * @res: result per copy: status, bytes
  */
 struct snode_dma_batch {
-	refcount_t left;
-	wait_queue_head_t done;
+	refcount_t refs;
+	atomic_t left;
+	struct completion done;
 	struct {
 		int status;
 		u64 bytes;
@@ -252,12 +257,20 @@ static void snode_dma_queue_put(struct snode_dma_queue *q)
 	kref_put(&q->kref, snode_dma_queue_free);
 }
 
+static void snode_dma_batch_put(struct snode_dma_batch *b)
+{
+	if (b && refcount_dec_and_test(&b->refs))
+		kfree(b);
+}
+
 /* Post the result of a finished copy. */
 static void snode_dma_post(struct snode_dma_copy *c)
 {
 	struct snode_dma_queue *q = c->q;
 	struct snode_dma_batch *b = c->batch;
 
+	trace_snode_dma_complete(q->sdev, q->id, c->user_data, c->status,
+				 c->done);
 	spin_lock(&q->lock);
 	q->inflight--;
 	q->completed++;
@@ -282,10 +295,12 @@ static void snode_dma_post(struct snode_dma_copy *c)
 	if (b) {
 		b->res[c->batch_idx].status = c->status;
 		b->res[c->batch_idx].bytes = c->done;
-		if (refcount_dec_and_test(&b->left))
-			kfree(b);
-		else if (refcount_read(&b->left) == 1)
-			wake_up(&b->done);
+		/* the copy's reference keeps b alive across the wake-up */
+		if (atomic_dec_and_test(&b->left)) {
+			snode_debug_delay(SNODE_DELAY_DMA_BATCH_DONE);
+			complete(&b->done);
+		}
+		snode_dma_batch_put(b);
 	} else {
 		wake_up_interruptible_poll(&q->wait, EPOLLIN | EPOLLRDNORM);
 	}
@@ -429,6 +444,13 @@ static irqreturn_t snode_dma_irq(int irq, void *data)
 	struct snode_dma_copy *c, *tmp;
 	LIST_HEAD(finished);
 	bool any = false;
+	u32 cause;
+
+	cause = snode_readl(dd->sdev, SNODE_INTR_CAUSE_OFFSET);
+	if (cause == ~0U)	/* surprise removal or reset in progress */
+		return IRQ_NONE;
+	/* before reading the ring: a later completion raises it again */
+	snode_writel(dd->sdev, SNODE_INTR_CAUSE_OFFSET, cause & SNODE_INTR_DMA);
 
 	spin_lock(&dd->lock);
 	while (dd->enabled) {
@@ -584,6 +606,9 @@ static int snode_dma_copy_map(struct snode_dma_copy *c, u64 addr)
 	unsigned int nr, off = offset_in_page(addr);
 	int pinned, ret;
 
+	/* pin_user_pages_fast() says EOVERFLOW past the top on 6.12 */
+	if (!access_ok(u64_to_user_ptr(addr), c->length))
+		return -EFAULT;
 	nr = DIV_ROUND_UP(off + c->length, PAGE_SIZE);
 	c->pages = kvmalloc_array(nr, sizeof(*c->pages), GFP_KERNEL);
 	if (!c->pages)
@@ -640,22 +665,13 @@ static struct snode_dma_copy *snode_dma_prepare(struct snode_dma_queue *q,
 	c->to_global = dir == SNODE_DMA_TO_GLOBAL;
 	c->length = r->length;
 
-	imp = snode_import_dma_get(q->sdev, r->import_fd);
+	imp = snode_import_dma_get(q->sdev, r->import_fd, r->offset, r->length,
+				   c->to_global, &c->ap_start);
 	if (IS_ERR(imp)) {
 		ret = PTR_ERR(imp);
 		goto err_release;
 	}
 	c->imp = imp;
-	if (r->offset >= imp->length || r->length > imp->length - r->offset) {
-		ret = -EINVAL;
-		goto err_release;
-	}
-	/* a read-only import never becomes writable, not even by DMA */
-	if (c->to_global && !(imp->flags & SNODE_IMPORT_WRITE)) {
-		ret = -EROFS;
-		goto err_release;
-	}
-	c->ap_start = imp->ap_offset + r->offset;
 	ret = snode_dma_copy_map(c, r->addr);
 	if (ret)
 		goto err_release;
@@ -693,10 +709,15 @@ static void snode_dma_queue_unreserve(struct snode_dma_queue *q)
 static int snode_dma_queue_copies(struct snode_dma_dev *dd,
 				  struct list_head *copies)
 {
+	struct snode_dma_copy *c;
 	int ret = 0;
 
 	spin_lock(&dd->lock);
 	if (dd->enabled) {
+		list_for_each_entry(c, copies, node)
+			trace_snode_dma_submit(dd->sdev, c->q->id, c->user_data,
+					       c->ap_start, c->length,
+					       c->to_global);
 		list_splice_tail_init(copies, &dd->pending);
 		__snode_dma_kick(dd);
 	} else {
@@ -710,18 +731,11 @@ static int snode_dma_wait(struct snode_dma_batch *b)
 {
 	long left;
 
-	left = wait_event_killable_timeout(b->done,
-					   refcount_read(&b->left) == 1,
-					   SNODE_DMA_SYNC_TIMEOUT);
+	left = wait_for_completion_killable_timeout(&b->done,
+						    SNODE_DMA_SYNC_TIMEOUT);
 	if (left > 0)
 		return 0;
 	return left ?: -ETIMEDOUT;
-}
-
-static void snode_dma_batch_put(struct snode_dma_batch *b)
-{
-	if (b && refcount_dec_and_test(&b->left))
-		kfree(b);
 }
 
 /* Copy the results of a synchronous batch to the requests. */
@@ -777,70 +791,81 @@ static u32 snode_dma_prepare_all(struct snode_dma_queue *q,
 		if (b) {
 			c->batch = b;
 			c->batch_idx = n;
-			refcount_inc(&b->left);
+			refcount_inc(&b->refs);
+			atomic_inc(&b->left);
 		}
 		list_add_tail(&c->node, copies);
 	}
 	return n;
 }
 
-static int snode_dma_submit(struct snode_dma_queue *q, void __user *uarg)
+static int snode_dma_submit(struct snode_ucmd *ucmd)
 {
 	struct snode_dma_batch *b = NULL;
 	struct snode_dma_copy *c, *tmp;
-	struct snode_dma_submit cmd;
+	struct snode_dma_submit *cmd = ucmd->cmd;
+	struct snode_dma_queue *q = ucmd->obj;
 	LIST_HEAD(copies);
-	u32 size, n;
+	u32 n;
 	int ret, err;
 
-	if (get_user(size, (u32 __user *)uarg))
-		return -EFAULT;
-	if (size < offsetofend(struct snode_dma_submit, __reserved))
-		return -EINVAL;
-	ret = copy_struct_from_user(&cmd, sizeof(cmd), uarg, size);
-	if (ret)
-		return ret;
-	if (cmd.flags & ~SNODE_DMA_SUBMIT_WAIT || cmd.__reserved)
+	if (cmd->flags & ~SNODE_DMA_SUBMIT_WAIT || cmd->__reserved)
 		return -EOPNOTSUPP;
-	if (!cmd.count || cmd.count > q->depth ||
-	    cmd.req_size < offsetofend(struct snode_dma_req, user_data) ||
-	    cmd.req_size > PAGE_SIZE)
+	if (!cmd->count || cmd->count > q->depth ||
+	    cmd->req_size < offsetofend(struct snode_dma_req, user_data) ||
+	    cmd->req_size > PAGE_SIZE)
 		return -EINVAL;
 
-	if (cmd.flags & SNODE_DMA_SUBMIT_WAIT) {
-		b = kzalloc(struct_size(b, res, cmd.count), GFP_KERNEL);
+	if (cmd->flags & SNODE_DMA_SUBMIT_WAIT) {
+		b = kzalloc(struct_size(b, res, cmd->count), GFP_KERNEL);
 		if (!b)
 			return -ENOMEM;
-		refcount_set(&b->left, 1);
-		init_waitqueue_head(&b->done);
+		refcount_set(&b->refs, 1);
+		init_completion(&b->done);
 	}
 
-	/* mapping for a device being reset or gone is pointless, or worse */
+	/* mapping for a device being reset or gone is pointless */
 	ret = snode_lock_live(q->sdev);
 	if (ret)
 		goto out;
-	n = snode_dma_prepare_all(q, &cmd, b, &copies, &err);
-	ret = n ? snode_dma_queue_copies(q->dd, &copies) : err;
 	snode_unlock_live(q->sdev);
+	/*
+	 * Read the requests and pin their buffers before taking rwsem: a
+	 * buffer backed by userfaultfd or FUSE may stall, and must not stall
+	 * a reset or an unbind with it.
+	 */
+	n = snode_dma_prepare_all(q, cmd, b, &copies, &err);
+	ret = err;
+	if (n) {
+		ret = snode_lock_live(q->sdev);
+		if (!ret) {
+			ret = snode_dma_queue_copies(q->dd, &copies);
+			snode_unlock_live(q->sdev);
+		}
+	}
 	if (n && ret) {
 		/* nothing reached the engine: no completion is posted */
 		list_for_each_entry_safe(c, tmp, &copies, node) {
 			list_del_init(&c->node);
 			snode_dma_queue_unreserve(q);
-			if (c->batch)
-				refcount_dec(&b->left);
+			if (c->batch) {
+				atomic_dec(&b->left);
+				refcount_dec(&b->refs);
+			}
 			snode_dma_copy_release(c);
 		}
 	}
 	if (ret)
 		goto out;
+
+	/* queued: whatever happens next, tell how many */
 	if (b) {
 		ret = snode_dma_wait(b);
 		if (!ret)
-			ret = snode_dma_batch_report(b, &cmd, n);
+			ret = snode_dma_batch_report(b, cmd, n);
 	}
-	cmd.out_submitted = n;
-	if (!ret && copy_to_user(uarg, &cmd, min_t(size_t, size, sizeof(cmd))))
+	cmd->out_submitted = n;
+	if (snode_ucmd_respond(ucmd, sizeof(*cmd)))
 		ret = -EFAULT;
 out:
 	snode_dma_batch_put(b);
@@ -903,12 +928,23 @@ static __poll_t snode_dma_poll(struct file *file, poll_table *wait)
 	return READ_ONCE(q->cpl_count) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+static const struct snode_ioctl_op snode_dma_ioctl_ops[] = {
+	SNODE_IOCTL_OP(SNODE_IOCTL_DMA_SUBMIT, snode_dma_submit,
+		       struct snode_dma_submit, __reserved, 0),
+};
+
 static long snode_dma_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
-	if (cmd != SNODE_IOCTL_DMA_SUBMIT)
-		return -ENOTTY;
-	return snode_dma_submit(file->private_data, (void __user *)arg);
+	struct snode_dma_queue *q = file->private_data;
+	struct snode_ucmd ucmd = {
+		.sdev = q->sdev,
+		.obj = q,
+	};
+
+	return snode_ioctl_dispatch(file, snode_dma_ioctl_ops,
+				    ARRAY_SIZE(snode_dma_ioctl_ops), &ucmd, cmd,
+				    arg);
 }
 
 static int snode_dma_release(struct inode *inode, struct file *file)
@@ -945,7 +981,8 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
 	struct snode_dev *sdev = ucmd->sdev;
 	struct snode_dma_dev *dd = sdev->dma;
 	struct snode_dma_queue *q;
-	int fd;
+	struct file *file;
+	int fd, ret;
 
 	if (cmd->flags & ~SNODE_DMA_NONBLOCK)
 		return -EOPNOTSUPP;
@@ -955,10 +992,8 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
 		cmd->depth = SNODE_DMA_DEPTH_DEFAULT;
 	if (cmd->depth > SNODE_DMA_DEPTH_MAX)
 		return -EINVAL;
-	if (!ucmd->can_write)
-		return -EPERM;
 
-	q = kzalloc(sizeof(*q), GFP_KERNEL);
+	q = kzalloc(sizeof(*q), GFP_KERNEL_ACCOUNT);
 	if (!q)
 		return -ENOMEM;
 	kref_init(&q->kref);
@@ -971,27 +1006,37 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
 	mutex_init(&q->read_lock);
 	init_waitqueue_head(&q->wait);
 	INIT_LIST_HEAD(&q->node);
-	q->cpls = kvcalloc(q->depth, sizeof(*q->cpls), GFP_KERNEL);
+	ret = snode_owner_charge(&q->owner, ucmd->sfile,
+				 SNODE_QUOTA_DMA_QUEUES);
+	if (ret) {
+		snode_dma_queue_put(q);
+		return ret;
+	}
+	q->cpls = kvcalloc(q->depth, sizeof(*q->cpls), GFP_KERNEL_ACCOUNT);
 	if (!q->cpls) {
 		snode_dma_queue_put(q);
 		return -ENOMEM;
 	}
 
-	fd = anon_inode_getfd("[snode-dma]", &snode_dma_fops, q,
-			      O_RDWR | O_CLOEXEC |
-			      (cmd->flags & SNODE_DMA_NONBLOCK ? O_NONBLOCK : 0));
-	if (fd < 0) {
+	file = anon_inode_getfile("[snode-dma]", &snode_dma_fops, q,
+				  O_RDWR |
+				  (cmd->flags & SNODE_DMA_NONBLOCK ? O_NONBLOCK : 0));
+	if (IS_ERR(file)) {
 		snode_dma_queue_put(q);
-		return fd;
+		return PTR_ERR(file);
 	}
-	mutex_lock(&dd->queues_lock);
-	q->id = dd->next_id++;
-	list_add_tail(&q->node, &dd->queues);
-	mutex_unlock(&dd->queues_lock);
-
-	cmd->out_fd = fd;
-	/* the descriptor is installed: a failed copy-out leaves it to close */
-	return snode_ucmd_respond(ucmd, sizeof(*cmd));
+	/* from here on, the file's release unlists and puts q */
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd >= 0) {
+		mutex_lock(&dd->queues_lock);
+		q->id = dd->next_id++;
+		list_add_tail(&q->node, &dd->queues);
+		mutex_unlock(&dd->queues_lock);
+		snode_debug_delay(SNODE_DELAY_DMA_OPEN);
+		cmd->out_fd = fd;
+	}
+	/* nothing may touch q once the descriptor is installed */
+	return snode_ucmd_install_fd(ucmd, sizeof(*cmd), file, fd, 0);
 }
 
 /**
@@ -1008,10 +1053,12 @@ u32 snode_dma_list_queues(struct snode_dev *sdev,
 {
 	struct snode_dma_dev *dd = sdev->dma;
 	struct snode_dma_queue *q;
+	struct snode_viewer viewer;
 	u32 n = 0;
 
 	if (!dd)
 		return 0;
+	snode_viewer_current(&viewer);
 	mutex_lock(&dd->queues_lock);
 	list_for_each_entry(q, &dd->queues, node) {
 		struct snode_msg_entry *e = &entries[n];
@@ -1029,6 +1076,10 @@ u32 snode_dma_list_queues(struct snode_dev *sdev,
 		e->bytes = q->bytes;
 		e->errors = q->errors;
 		spin_unlock(&q->lock);
+		if (!snode_owner_visible(&q->owner, &viewer)) {
+			e->flags |= SNODE_MSG_ENTRY_HIDDEN;
+			continue;
+		}
 		e->pid = pid_vnr(q->owner.pid);
 		strscpy(e->comm, q->owner.comm, sizeof(e->comm));
 	}

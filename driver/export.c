@@ -53,27 +53,26 @@ static int __snode_export_set(struct snode_mem *mem, struct snode_export *exp)
 {
 	struct snode_dev *sdev = mem->sdev;
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_EXPORT_SET,
-		.cdw = {
-			exp->id,
-			SNODE_PERM_READ,
-			lower_32_bits(exp->pool_offset),
-			upper_32_bits(exp->pool_offset),
-			lower_32_bits(exp->length),
-			upper_32_bits(exp->length),
-			lower_32_bits(exp->key),
-			upper_32_bits(exp->key),
+		.cmd.opcode = SNODE_OP_EXPORT_SET,
+		.cmd.export_set = {
+			.export_id = cpu_to_le32(exp->id),
+			.pool_offset_lo = cpu_to_le32(lower_32_bits(exp->pool_offset)),
+			.pool_offset_hi = cpu_to_le32(upper_32_bits(exp->pool_offset)),
+			.length_lo = cpu_to_le32(lower_32_bits(exp->length)),
+			.length_hi = cpu_to_le32(upper_32_bits(exp->length)),
+			.key_lo = cpu_to_le32(lower_32_bits(exp->key)),
+			.key_hi = cpu_to_le32(upper_32_bits(exp->key)),
 		},
 		.dir = DMA_TO_DEVICE,
 	};
+	u32 *arr, i, words, flags = SNODE_PERM_READ;
 	__le32 *mask = NULL;
-	u32 *arr, i, words;
 	int ret;
 
 	lockdep_assert_held(&sdev->rwsem);
 
 	if (exp->flags & SNODE_EXPORT_WRITE)
-		req.cdw[1] |= SNODE_PERM_WRITE;
+		flags |= SNODE_PERM_WRITE;
 	if (exp->nodemask) {
 		/* the device reads a little-endian bitmap, bit n = node n */
 		words = BITS_TO_U32(mem->max_nodes);
@@ -88,10 +87,11 @@ static int __snode_export_set(struct snode_mem *mem, struct snode_export *exp)
 		for (i = 0; i < words; i++)
 			mask[i] = cpu_to_le32(arr[i]);
 		kfree(arr);
-		req.cdw[1] |= SNODE_EXPORT_SET_NODEMASK;
+		flags |= SNODE_EXPORT_SET_NODEMASK;
 		req.data = mask;
 		req.len = words * sizeof(*mask);
 	}
+	req.cmd.export_set.flags = cpu_to_le32(flags);
 	ret = __snode_admin_exec(sdev, &req);
 	kfree(mask);
 	return ret;
@@ -116,7 +116,7 @@ static int snode_export_nodes(struct snode_mem *mem,
 			    array_size(cmd->nr_nodes, sizeof(*nodes)));
 	if (IS_ERR(nodes))
 		return PTR_ERR(nodes);
-	*nodemask = bitmap_zalloc(mem->max_nodes, GFP_KERNEL);
+	*nodemask = bitmap_zalloc(mem->max_nodes, GFP_KERNEL_ACCOUNT);
 	if (!*nodemask) {
 		ret = -ENOMEM;
 		goto out;
@@ -149,6 +149,7 @@ static int snode_export_reserve(struct snode_mem *mem, struct snode_export *exp)
 			exp->id = id;
 			exp->state = SNODE_MEM_STATE_PENDING;
 			mem->exports[id] = exp;
+			snode_mem_changed(mem);
 			ret = 0;
 			break;
 		}
@@ -173,6 +174,7 @@ static bool __snode_export_settle(struct snode_mem *mem,
 		list_del(&exp->file_node);
 		exp->mfile = NULL;
 	}
+	snode_mem_changed(mem);
 	if (on_device) {
 		exp->state = SNODE_MEM_STATE_STALE;
 		return false;
@@ -203,8 +205,6 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	if (cmd->flags & ~(SNODE_EXPORT_WRITE | SNODE_EXPORT_RANDOM_KEY |
 			   SNODE_EXPORT_NODES) || cmd->__reserved)
 		return -EOPNOTSUPP;
-	if (!mfile->can_write)
-		return -EPERM;
 	if (!mem->export_entries)
 		return -EOPNOTSUPP;
 	if (!cmd->length || !PAGE_ALIGNED(cmd->length) ||
@@ -212,7 +212,7 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	    ((cmd->flags & SNODE_EXPORT_RANDOM_KEY) && cmd->key))
 		return -EINVAL;
 
-	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL_ACCOUNT);
 	if (!exp)
 		return -ENOMEM;
 	exp->flags = cmd->flags & ~SNODE_EXPORT_RANDOM_KEY;
@@ -220,6 +220,9 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	exp->key = cmd->flags & SNODE_EXPORT_RANDOM_KEY ? get_random_u64() :
 							  cmd->key;
 	snode_owner_init(&exp->owner);
+	ret = snode_owner_charge(&exp->owner, ucmd->sfile, SNODE_QUOTA_EXPORTS);
+	if (ret)
+		goto err_free;
 	ret = snode_export_nodes(mem, cmd, &exp->nodemask);
 	if (ret)
 		goto err_free;
@@ -258,6 +261,7 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 						ret == -ETIMEDOUT);
 	} else {
 		exp->state = SNODE_MEM_STATE_ACTIVE;
+		snode_mem_changed(mem);
 		exp->mfile = mfile;
 		list_add_tail(&exp->file_node, &mfile->exports);
 		free_it = false;
@@ -275,7 +279,7 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	cmd->out_export_id = exp->id;
 	cmd->out_key = exp->key;
 	ret = snode_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret && !__snode_unexport(mem, exp, NULL))
+	if (ret && !__snode_unexport(mem, exp, NULL, false))
 		snode_export_free(exp);
 	mutex_unlock(&mfile->ops_lock);
 	return ret;
@@ -295,21 +299,26 @@ err_free:
  * @exp: an export in the table, owned by a file whose ops_lock the caller
  *       holds, or orphaned
  * @revoked: if not NULL, the number of importers the fabric revoked
+ * @keep_unsent: if EXPORT_CLEAR never reached the device (no command slot,
+ *               queue stopped, no memory, an injected fault), leave @exp
+ *               as it was, active and owned, so that the caller may retry
  *
  * On success or when the device holds no table any more, @exp leaves the
  * table and the caller frees it with snode_export_free(). Otherwise it
- * stays, owned by nobody, as SNODE_MEM_STATE_STALE.
+ * stays, owned by nobody, as SNODE_MEM_STATE_STALE: the device may still
+ * grant it.
  *
  * Context: Process context, sleeps; takes @mem->sdev->rwsem for read.
  * Return: 0 if the caller is to free @exp, else the errno of EXPORT_CLEAR.
  */
 int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
-		     u32 *revoked)
+		     u32 *revoked, bool keep_unsent)
 {
 	struct snode_dev *sdev = mem->sdev;
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_EXPORT_CLEAR,
-		.cdw = { exp->id },
+		.cmd.opcode = SNODE_OP_EXPORT_CLEAR,
+		.cmd.export_clear.export_id = cpu_to_le32(exp->id),
+		.status = U16_MAX,
 	};
 	bool free_it;
 	int ret = 0;
@@ -322,8 +331,13 @@ int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
 	down_read(&sdev->rwsem);
 	if (sdev->state == SNODE_STATE_LIVE && exp->state != SNODE_MEM_STATE_LOST)
 		ret = __snode_admin_exec(sdev, &req);
+	if (ret && keep_unsent && ret != -ETIMEDOUT && req.status == U16_MAX) {
+		/* the device never saw the command: nothing changed */
+		up_read(&sdev->rwsem);
+		return ret;
+	}
 	mutex_lock(&mem->lock);
-	/* whatever failed, the device may still grant it */
+	/* whatever else failed, the device may still grant it */
 	free_it = __snode_export_settle(mem, exp, ret != 0);
 	mutex_unlock(&mem->lock);
 	up_read(&sdev->rwsem);
@@ -333,7 +347,7 @@ int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
 				     "export %u: EXPORT_CLEAR failed (%d); its pool range stays reserved until a reset\n",
 				     exp->id, ret);
 	if (revoked)
-		*revoked = ret ? 0 : req.result0;
+		*revoked = ret ? 0 : le32_to_cpu(req.cpl.export_clear.revoked);
 	return free_it ? 0 : ret;
 }
 
@@ -354,8 +368,6 @@ int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	if (!mfile->can_write)
-		return -EPERM;
 
 	mutex_lock(&mfile->ops_lock);
 	mutex_lock(&mem->lock);
@@ -368,7 +380,7 @@ int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd)
 		mutex_unlock(&mfile->ops_lock);
 		return -ENOENT;
 	}
-	ret = __snode_unexport(mem, exp, &cmd->out_revoked);
+	ret = __snode_unexport(mem, exp, &cmd->out_revoked, true);
 	mutex_unlock(&mfile->ops_lock);
 	if (ret)
 		return ret;
@@ -403,7 +415,7 @@ void snode_exports_release(struct snode_mem *mem, struct snode_mem_file *mfile,
 		if (!found)
 			return;
 		/* leaves mfile->exports either way */
-		if (!__snode_unexport(mem, exp, NULL))
+		if (!__snode_unexport(mem, exp, NULL, false))
 			snode_export_free(exp);
 	}
 }
@@ -432,6 +444,7 @@ void __snode_exports_reset_done(struct snode_mem *mem)
 		exp = mem->exports[id];
 		if (exp && !exp->mfile) {
 			mem->exports[id] = NULL;
+			snode_mem_changed(mem);
 			mutex_unlock(&mem->lock);
 			snode_export_free(exp);
 			continue;
@@ -444,6 +457,7 @@ void __snode_exports_reset_done(struct snode_mem *mem)
 		ret = __snode_export_set(mem, exp);
 		mutex_lock(&mem->lock);
 		exp->state = ret ? SNODE_MEM_STATE_LOST : SNODE_MEM_STATE_ACTIVE;
+		snode_mem_changed(mem);
 		mutex_unlock(&mem->lock);
 		if (ret)
 			dev_warn(&mem->sdev->pdev->dev,
@@ -468,10 +482,12 @@ void snode_exports_remove(struct snode_mem *mem)
 	for (id = 0; id < mem->export_entries; id++) {
 		mutex_lock(&mem->lock);
 		exp = mem->exports[id];
-		if (exp && !exp->mfile)
+		if (exp && !exp->mfile) {
 			mem->exports[id] = NULL;
-		else
+			snode_mem_changed(mem);
+		} else {
 			exp = NULL;
+		}
 		mutex_unlock(&mem->lock);
 		if (exp)
 			snode_export_free(exp);

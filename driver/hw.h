@@ -8,6 +8,8 @@
 #define _SNODE_HW_H_
 
 #include <linux/bits.h>
+#include <linux/build_bug.h>
+#include <linux/stddef.h>
 #include <linux/types.h>
 
 #define PCI_VENDOR_ID_SNODE		0x1b36	/* placeholder, QEMU range */
@@ -37,6 +39,13 @@
 #define   SNODE_FW_PATCH_MASK		GENMASK(15, 0)
 #define SNODE_CAP_OFFSET		0x00c
 #define   SNODE_CAP_MASK		GENMASK(6, 0)
+#define   SNODE_CAP_ATT			BIT(0)
+#define   SNODE_CAP_EXPORT		BIT(1)
+#define   SNODE_CAP_DMA			BIT(2)
+#define   SNODE_CAP_MSG			BIT(3)
+#define   SNODE_CAP_SENSORS		BIT(4)
+#define   SNODE_CAP_COHERENT		BIT(5)
+#define   SNODE_CAP_FLR			BIT(6)
 #define SNODE_NODE_ID_OFFSET		0x010
 #define SNODE_FABRIC_ID_OFFSET		0x014
 #define SNODE_LIMITS0_OFFSET		0x018
@@ -176,6 +185,92 @@ struct snode_hw_stats {
 	__le64 rsvd[3];
 };
 
+/*
+ * Admin command parameters (section 4), one struct per opcode that takes
+ * any, overlaid on cdw[0..10] at offset 20 of the command. A command uses
+ * the words its struct covers, from cdw0; the words after them are
+ * reserved and must be 0. IDENTIFY, NODE_LIST and STATS take none.
+ */
+struct snode_cmd_port_query {
+	__le32 port;
+};
+
+struct snode_cmd_port_set {
+	__le32 port;
+	__le32 action;		/* SNODE_PORT_SET_* */
+};
+
+struct snode_cmd_node_query {
+	__le32 node;
+};
+
+struct snode_cmd_att_set {
+	__le32 index;
+	__le32 flags;		/* SNODE_PERM_* */
+	__le32 aperture_offset_lo;
+	__le32 aperture_offset_hi;
+	__le32 length_lo;
+	__le32 length_hi;
+	__le32 node;
+	__le32 export_id;
+	__le32 key_lo;
+	__le32 key_hi;
+	__le32 export_offset;	/* 4 KiB units */
+};
+
+struct snode_cmd_att_clear {
+	__le32 index;
+};
+
+struct snode_cmd_att_query {
+	__le32 index;
+};
+
+struct snode_cmd_export_set {
+	__le32 export_id;
+	__le32 flags;		/* SNODE_PERM_*, SNODE_EXPORT_SET_NODEMASK */
+	__le32 pool_offset_lo;
+	__le32 pool_offset_hi;
+	__le32 length_lo;
+	__le32 length_hi;
+	__le32 key_lo;
+	__le32 key_hi;
+};
+
+struct snode_cmd_export_clear {
+	__le32 export_id;
+};
+
+struct snode_cmd_export_query {
+	__le32 export_id;
+};
+
+struct snode_cmd_ep_set {
+	__le32 endpoint;
+	__le32 vector;
+	__le32 key_lo;
+	__le32 key_hi;
+	__le32 entries;
+	__le32 tail_addr_lo;
+	__le32 tail_addr_hi;
+	__le32 head;
+};
+
+struct snode_cmd_ep_clear {
+	__le32 endpoint;
+};
+
+struct snode_cmd_ep_head {
+	__le32 endpoint;
+	__le32 index;
+};
+
+struct snode_cmd_echo {
+	__le32 value;
+};
+
+#define SNODE_CMD_WORDS_MAX		11
+
 /* Admin command, 64 bytes */
 struct snode_admin_cmd {
 	u8 opcode;
@@ -184,18 +279,104 @@ struct snode_admin_cmd {
 	__le32 rsvd;
 	__le64 addr;
 	__le32 len;
-	__le32 cdw[11];
+	union {
+		__le32 cdw[SNODE_CMD_WORDS_MAX];
+		struct snode_cmd_port_query port_query;
+		struct snode_cmd_port_set port_set;
+		struct snode_cmd_node_query node_query;
+		struct snode_cmd_att_set att_set;
+		struct snode_cmd_att_clear att_clear;
+		struct snode_cmd_att_query att_query;
+		struct snode_cmd_export_set export_set;
+		struct snode_cmd_export_clear export_clear;
+		struct snode_cmd_export_query export_query;
+		struct snode_cmd_ep_set ep_set;
+		struct snode_cmd_ep_clear ep_clear;
+		struct snode_cmd_ep_head ep_head;
+		struct snode_cmd_echo echo;
+	};
+};
+
+/* Admin command results (section 4), overlaid on result0/result1 */
+struct snode_res_identify {
+	__le32 length;
+};
+
+struct snode_res_node_query {
+	__le32 state;		/* SNODE_NODE_* */
+	__le32 route_port;	/* SNODE_NODE_ROUTE_NONE: none */
+};
+
+struct snode_res_node_list {
+	__le32 known;
+};
+
+struct snode_res_att_set {
+	__le32 epoch;
+};
+
+struct snode_res_export_clear {
+	__le32 revoked;
+};
+
+struct snode_res_echo {
+	__le32 value;
+	__le32 inverse;
 };
 
 /* Admin completion, 16 bytes */
 struct snode_admin_cqe {
 	__le16 cid;
 	__le16 status;		/* bit 15 phase */
-	__le32 result0;
-	__le32 result1;
+	union {
+		struct {
+			__le32 result0;
+			__le32 result1;
+		};
+		struct snode_res_identify identify;
+		struct snode_res_node_query node_query;
+		struct snode_res_node_list node_list;
+		struct snode_res_att_set att_set;
+		struct snode_res_export_clear export_clear;
+		struct snode_res_echo echo;
+	};
 	__le16 sq_head;
 	__le16 rsvd;
 };
+
+/* Parameter words of a command: the size of its parameter struct */
+#define SNODE_CMD_WORDS(type)		(sizeof(struct type) / sizeof(__le32))
+
+static_assert(sizeof(struct snode_admin_cmd) == 64);
+static_assert(offsetof(struct snode_admin_cmd, cdw) == 20);
+static_assert(sizeof(struct snode_admin_cqe) == 16);
+static_assert(offsetof(struct snode_admin_cqe, result0) == 4);
+static_assert(offsetof(struct snode_admin_cqe, result1) == 8);
+static_assert(offsetof(struct snode_admin_cqe, sq_head) == 12);
+static_assert(SNODE_CMD_WORDS(snode_cmd_port_query) == 1);
+static_assert(SNODE_CMD_WORDS(snode_cmd_port_set) == 2);
+static_assert(SNODE_CMD_WORDS(snode_cmd_node_query) == 1);
+static_assert(SNODE_CMD_WORDS(snode_cmd_att_set) == 11);
+static_assert(offsetof(struct snode_admin_cmd, att_set.aperture_offset_lo) == 28);
+static_assert(offsetof(struct snode_admin_cmd, att_set.node) == 44);
+static_assert(offsetof(struct snode_admin_cmd, att_set.key_lo) == 52);
+static_assert(offsetof(struct snode_admin_cmd, att_set.export_offset) == 60);
+static_assert(SNODE_CMD_WORDS(snode_cmd_att_clear) == 1);
+static_assert(SNODE_CMD_WORDS(snode_cmd_att_query) == 1);
+static_assert(SNODE_CMD_WORDS(snode_cmd_export_set) == 8);
+static_assert(offsetof(struct snode_admin_cmd, export_set.pool_offset_lo) == 28);
+static_assert(offsetof(struct snode_admin_cmd, export_set.key_lo) == 44);
+static_assert(SNODE_CMD_WORDS(snode_cmd_export_clear) == 1);
+static_assert(SNODE_CMD_WORDS(snode_cmd_export_query) == 1);
+static_assert(SNODE_CMD_WORDS(snode_cmd_ep_set) == 8);
+static_assert(offsetof(struct snode_admin_cmd, ep_set.entries) == 36);
+static_assert(offsetof(struct snode_admin_cmd, ep_set.tail_addr_lo) == 40);
+static_assert(offsetof(struct snode_admin_cmd, ep_set.head) == 48);
+static_assert(SNODE_CMD_WORDS(snode_cmd_ep_clear) == 1);
+static_assert(SNODE_CMD_WORDS(snode_cmd_ep_head) == 2);
+static_assert(SNODE_CMD_WORDS(snode_cmd_echo) == 1);
+static_assert(offsetof(struct snode_admin_cqe, node_query.route_port) == 8);
+static_assert(offsetof(struct snode_admin_cqe, echo.inverse) == 8);
 
 #define SNODE_CQE_STATUS_MASK		GENMASK(14, 0)
 #define SNODE_CQE_PHASE_MASK		BIT(15)

@@ -21,10 +21,14 @@
  * and programs it again in snode_reset_done().
  *
  * The device latches SENSOR_ALARM bits until software clears them. An
- * alarm file reads 1 while the bit is set; reading it clears the bit once
- * the value is back below its threshold, so an alarm is seen at least once
- * and then ends with its cause. THERMAL events notify pollers of the alarm
- * files through hwmon_notify_event().
+ * alarm file reads 1 while the bit is set, and reading has no side
+ * effect: every reader sees the same alarm, so a monitor cannot hide an
+ * excursion from another by reading first. The alarm ends when the
+ * administrator acknowledges it by writing 0 to the alarm file (as
+ * intrusion0_alarm is cleared; the file is writable by root only), which
+ * clears the bit; a new crossing sets it again. THERMAL events notify
+ * pollers of the alarm files through hwmon_notify_event().
+ * Documentation/decisions/0008-permission-model.md says why.
  */
 
 /* Limits on what userspace may program, in milli-degC and mW. */
@@ -32,22 +36,21 @@
 #define SNODE_TEMP_MAX		150000
 #define SNODE_POWER_MAX		1000000
 
-static int snode_hwmon_alarm(struct snode_dev *sdev, u32 bit, u32 value_reg,
-			     u32 limit_reg, long *val)
+/* Side-effect free: reading an alarm never clears it for other readers. */
+static long snode_hwmon_alarm(struct snode_dev *sdev, u32 bit)
 {
-	u32 alarm;
-	s32 value, limit;
+	return !!(snode_readl(sdev, SNODE_SENSOR_ALARM_OFFSET) & bit);
+}
 
-	mutex_lock(&sdev->sensors.lock);
-	alarm = snode_readl(sdev, SNODE_SENSOR_ALARM_OFFSET) & bit;
-	if (alarm) {
-		value = snode_readl(sdev, value_reg);
-		limit = snode_readl(sdev, limit_reg);
-		if (value <= limit)
-			snode_writel(sdev, SNODE_SENSOR_ALARM_OFFSET, bit);
-	}
-	mutex_unlock(&sdev->sensors.lock);
-	*val = !!alarm;
+/* Which SENSOR_ALARM bit an alarm attribute shows, or 0. */
+static u32 snode_hwmon_alarm_bit(enum hwmon_sensor_types type, u32 attr)
+{
+	if (type == hwmon_temp && attr == hwmon_temp_max_alarm)
+		return SNODE_ALARM_TEMP_MAX;
+	if (type == hwmon_temp && attr == hwmon_temp_crit_alarm)
+		return SNODE_ALARM_TEMP_CRIT;
+	if (type == hwmon_power && attr == hwmon_power_max_alarm)
+		return SNODE_ALARM_POWER_MAX;
 	return 0;
 }
 
@@ -75,14 +78,10 @@ static int snode_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 			*val = (s32)snode_readl(sdev, SNODE_TEMP_CRIT_OFFSET);
 			break;
 		case hwmon_temp_max_alarm:
-			ret = snode_hwmon_alarm(sdev, SNODE_ALARM_TEMP_MAX,
-						SNODE_TEMP_OFFSET,
-						SNODE_TEMP_MAX_OFFSET, val);
+			*val = snode_hwmon_alarm(sdev, SNODE_ALARM_TEMP_MAX);
 			break;
 		case hwmon_temp_crit_alarm:
-			ret = snode_hwmon_alarm(sdev, SNODE_ALARM_TEMP_CRIT,
-						SNODE_TEMP_OFFSET,
-						SNODE_TEMP_CRIT_OFFSET, val);
+			*val = snode_hwmon_alarm(sdev, SNODE_ALARM_TEMP_CRIT);
 			break;
 		default:
 			ret = -EOPNOTSUPP;
@@ -98,9 +97,7 @@ static int snode_hwmon_read(struct device *dev, enum hwmon_sensor_types type,
 			*val = (long)snode_readl(sdev, SNODE_POWER_MAX_OFFSET) * 1000;
 			break;
 		case hwmon_power_max_alarm:
-			ret = snode_hwmon_alarm(sdev, SNODE_ALARM_POWER_MAX,
-						SNODE_POWER_OFFSET,
-						SNODE_POWER_MAX_OFFSET, val);
+			*val = snode_hwmon_alarm(sdev, SNODE_ALARM_POWER_MAX);
 			break;
 		default:
 			ret = -EOPNOTSUPP;
@@ -119,14 +116,20 @@ static int snode_hwmon_write(struct device *dev, enum hwmon_sensor_types type,
 {
 	struct snode_dev *sdev = dev_get_drvdata(dev);
 	struct snode_sensors *s = &sdev->sensors;
+	u32 bit = snode_hwmon_alarm_bit(type, attr);
 	int ret;
 
+	/* an alarm is acknowledged with 0; nothing else may be written */
+	if (bit && val)
+		return -EINVAL;
 	ret = snode_lock_live(sdev);
 	if (ret)
 		return ret;
 
 	mutex_lock(&s->lock);
-	if (type == hwmon_temp && attr == hwmon_temp_max) {
+	if (bit) {
+		snode_writel(sdev, SNODE_SENSOR_ALARM_OFFSET, bit);
+	} else if (type == hwmon_temp && attr == hwmon_temp_max) {
 		s->temp_max = clamp_val(val, SNODE_TEMP_MIN, SNODE_TEMP_MAX);
 		s->set |= SNODE_ALARM_TEMP_MAX;
 		snode_writel(sdev, SNODE_TEMP_MAX_OFFSET, s->temp_max);
@@ -156,19 +159,19 @@ static umode_t snode_hwmon_is_visible(const void *data,
 		switch (attr) {
 		case hwmon_temp_max:
 		case hwmon_temp_crit:
-			return 0644;
-		case hwmon_temp_input:
 		case hwmon_temp_max_alarm:
 		case hwmon_temp_crit_alarm:
+			return 0644;
+		case hwmon_temp_input:
 			return 0444;
 		}
 		break;
 	case hwmon_power:
 		switch (attr) {
 		case hwmon_power_max:
+		case hwmon_power_max_alarm:
 			return 0644;
 		case hwmon_power_input:
-		case hwmon_power_max_alarm:
 			return 0444;
 		}
 		break;

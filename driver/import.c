@@ -11,6 +11,7 @@
 #include <linux/uaccess.h>
 
 #include "mem.h"
+#include "trace.h"
 
 /**
  * DOC: Imports and revocation
@@ -56,6 +57,7 @@ static void __snode_att_free(struct snode_mem *mem, u32 idx)
 		      slot->ap_length);
 	memset(slot, 0, sizeof(*slot));
 	slot->state = SNODE_ATT_FREE;
+	snode_mem_changed(mem);
 }
 
 /* Reserve the lowest free ATT entry and an aperture range for @imp. */
@@ -84,6 +86,7 @@ static int snode_att_reserve(struct snode_mem *mem, struct snode_import *imp)
 		goto err_unlock;
 
 	slot->state = SNODE_ATT_PENDING;
+	snode_mem_changed(mem);
 	slot->imp = imp;
 	slot->ap_offset = addr - mem->ap_phys;
 	slot->ap_length = ap_length;
@@ -105,8 +108,8 @@ err_unlock:
 static void snode_att_clear(struct snode_mem *mem, u32 idx)
 {
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_ATT_CLEAR,
-		.cdw = { idx },
+		.cmd.opcode = SNODE_OP_ATT_CLEAR,
+		.cmd.att_clear.index = cpu_to_le32(idx),
 	};
 	int ret;
 
@@ -117,6 +120,7 @@ static void snode_att_clear(struct snode_mem *mem, u32 idx)
 		__snode_att_free(mem, idx);
 	} else {
 		mem->att[idx].state = SNODE_ATT_STALE;
+		snode_mem_changed(mem);
 		dev_warn_ratelimited(&mem->sdev->pdev->dev,
 				     "ATT entry %u: ATT_CLEAR failed (%d); unused until a reset\n",
 				     idx, ret);
@@ -135,8 +139,8 @@ static void snode_att_resync(struct snode_mem *mem, u32 idx,
 			     struct snode_att_info *info)
 {
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_ATT_QUERY,
-		.cdw = { idx },
+		.cmd.opcode = SNODE_OP_ATT_QUERY,
+		.cmd.att_query.index = cpu_to_le32(idx),
 		.data = info,
 		.len = sizeof(*info),
 		.dir = DMA_FROM_DEVICE,
@@ -189,6 +193,7 @@ void snode_att_clear_work(struct work_struct *work)
 			continue;
 		}
 		mem->att[idx].state = SNODE_ATT_CLEARING;
+		snode_mem_changed(mem);
 		mutex_unlock(&mem->lock);
 		snode_att_clear(mem, idx);
 	}
@@ -273,6 +278,9 @@ static void __snode_import_revoke(struct snode_import *imp, u32 reason,
 	if (imp->state == SNODE_IMPORT_ACTIVE) {
 		imp->state = SNODE_IMPORT_REVOKED;
 		imp->reason = reason;
+		trace_snode_window_revoke(imp->sdev, imp->att_index, reason,
+					  imp->epoch);
+		snode_mem_changed(mem);
 		unmap_mapping_range(imp->file->f_mapping, 0, 0, 1);
 		revoked = true;
 	}
@@ -287,6 +295,7 @@ static void __snode_import_revoke(struct snode_import *imp, u32 reason,
 			__snode_att_free(mem, imp->att_index);
 		} else {
 			slot->state = SNODE_ATT_CLEAR;
+			snode_mem_changed(mem);
 			schedule_work(&mem->clear_work);
 		}
 	}
@@ -400,10 +409,12 @@ static vm_fault_t snode_import_huge_fault(struct vm_fault *vmf,
 {
 	struct snode_import *imp = vmf->vma->vm_private_data;
 	struct snode_mem *mem = imp->mem;
+	bool active;
 	vm_fault_t ret;
 
 	down_read(&imp->lock);
-	if (imp->state == SNODE_IMPORT_ACTIVE)
+	active = imp->state == SNODE_IMPORT_ACTIVE;
+	if (active)
 		ret = snode_map_insert(mem, vmf, order,
 				       PHYS_PFN(mem->ap_phys + imp->ap_offset) +
 				       vmf->vma->vm_pgoff);
@@ -414,6 +425,8 @@ static vm_fault_t snode_import_huge_fault(struct vm_fault *vmf,
 	else
 		ret = VM_FAULT_SIGBUS;
 	up_read(&imp->lock);
+	trace_snode_window_fault(imp->sdev, imp->att_index, vmf->pgoff, order,
+				 active, (__force unsigned int)ret);
 	return ret;
 }
 
@@ -486,46 +499,46 @@ static __poll_t snode_import_poll(struct file *file, poll_table *wait)
 	return 0;
 }
 
-static int snode_import_status(struct snode_import *imp, void __user *uarg)
+static int snode_import_status(struct snode_ucmd *ucmd)
 {
-	struct snode_import_status st;
-	u32 size;
-	int ret;
+	struct snode_import_status *st = ucmd->cmd;
+	struct snode_import *imp = ucmd->obj;
 
-	if (get_user(size, (u32 __user *)uarg))
-		return -EFAULT;
-	if (size < offsetofend(struct snode_import_status, __reserved))
-		return -EINVAL;
-	ret = copy_struct_from_user(&st, sizeof(st), uarg, size);
-	if (ret)
-		return ret;
-	if (st.flags || st.__reserved)
+	if (st->flags || st->__reserved)
 		return -EOPNOTSUPP;
 
 	down_read(&imp->lock);
-	st.out_state = imp->state;
-	st.out_reason = imp->reason;
+	st->out_state = imp->state;
+	st->out_reason = imp->reason;
 	up_read(&imp->lock);
-	st.out_epoch = imp->epoch;
-	st.out_node = imp->node_id;
-	st.out_export_id = imp->export_id;
-	st.out_flags = imp->flags;
-	st.out_key = imp->key;
-	st.out_offset = imp->offset;
-	st.out_length = imp->length;
-	st.out_att_index = imp->att_index;
-	if (copy_to_user(uarg, &st, min_t(size_t, size, sizeof(st))))
-		return -EFAULT;
-	return 0;
+	st->out_epoch = imp->epoch;
+	st->out_node = imp->node_id;
+	st->out_export_id = imp->export_id;
+	st->out_flags = imp->flags;
+	st->out_key = imp->key;
+	st->out_offset = imp->offset;
+	st->out_length = imp->length;
+	st->out_att_index = imp->att_index;
+	return snode_ucmd_respond(ucmd, sizeof(*st));
 }
 
-/* The import's file takes one ioctl, in the general format of the uapi. */
+static const struct snode_ioctl_op snode_import_ioctl_ops[] = {
+	SNODE_IOCTL_OP(SNODE_IOCTL_IMPORT_STATUS, snode_import_status,
+		       struct snode_import_status, __reserved, 0),
+};
+
 static long snode_import_ioctl(struct file *file, unsigned int cmd,
 			       unsigned long arg)
 {
-	if (cmd != SNODE_IOCTL_IMPORT_STATUS)
-		return -ENOTTY;
-	return snode_import_status(file->private_data, (void __user *)arg);
+	struct snode_import *imp = file->private_data;
+	struct snode_ucmd ucmd = {
+		.sdev = imp->sdev,
+		.obj = imp,
+	};
+
+	return snode_ioctl_dispatch(file, snode_import_ioctl_ops,
+				    ARRAY_SIZE(snode_import_ioctl_ops), &ucmd,
+				    cmd, arg);
 }
 
 static int snode_import_release(struct inode *inode, struct file *file)
@@ -536,10 +549,12 @@ static int snode_import_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&mem->lock);
 	list_del_init(&imp->mem_node);
+	snode_mem_changed(mem);
 	if (imp->att_held) {
 		imp->att_held = false;
 		mem->att[imp->att_index].imp = NULL;
 		mem->att[imp->att_index].state = SNODE_ATT_CLEARING;
+		snode_mem_changed(mem);
 		clear = true;
 	}
 	mutex_unlock(&mem->lock);
@@ -550,7 +565,7 @@ static int snode_import_release(struct inode *inode, struct file *file)
 	put_device(&imp->sdev->dev);
 	kfree(imp);
 	/* the file owns the inode; drop the filesystem pin it came with */
-	snode_mem_inode_put(NULL);
+	snode_fs_inode_put(NULL);
 	return 0;
 }
 
@@ -560,6 +575,10 @@ static const struct file_operations snode_import_fops;
  * snode_import_dma_get() - hold an import for a DMA copy through its window
  * @sdev: the device the import must belong to
  * @fd: the import's file descriptor
+ * @offset: where the copy starts in the window
+ * @length: bytes the copy moves
+ * @write: the copy writes to the window
+ * @ap_start: out: the aperture offset of @offset
  *
  * Takes a reference on the import's file and counts the copy in
  * &snode_import.dma_busy, so that the window's aperture range is not
@@ -568,9 +587,13 @@ static const struct file_operations snode_import_fops;
  *
  * Context: Process context.
  * Return: the import, or an ERR_PTR(): -EBADF, -EINVAL (not an import of
- * @sdev), -ECONNRESET (revoked).
+ * @sdev, or the range is outside the window), -ECONNRESET (revoked),
+ * -EROFS (@write to a read-only import: it never becomes writable, not
+ * even by DMA).
  */
-struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd)
+struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd,
+					  u64 offset, u64 length, bool write,
+					  u64 *ap_start)
 {
 	struct snode_import *imp;
 	struct file *file;
@@ -594,6 +617,15 @@ struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd)
 		fput(file);
 		return ERR_PTR(ret);
 	}
+	if (offset >= imp->length || length > imp->length - offset)
+		ret = -EINVAL;
+	else if (write && !(imp->flags & SNODE_IMPORT_WRITE))
+		ret = -EROFS;
+	if (ret) {
+		snode_import_dma_put(imp);
+		return ERR_PTR(ret);
+	}
+	*ap_start = imp->ap_offset + offset;
 	return imp;
 }
 
@@ -628,28 +660,30 @@ static const struct file_operations snode_import_fops = {
 static int __snode_att_set(struct snode_mem *mem, struct snode_import *imp,
 			   struct snode_admin_req *req)
 {
+	u32 perm = SNODE_PERM_READ;
 	u64 len = imp->length;
 
+	if (imp->flags & SNODE_IMPORT_WRITE)
+		perm |= SNODE_PERM_WRITE;
 	*req = (struct snode_admin_req) {
-		.opcode = SNODE_OP_ATT_SET,
-		.cdw = {
-			imp->att_index,
-			SNODE_PERM_READ,
-			lower_32_bits(imp->ap_offset),
-			upper_32_bits(imp->ap_offset),
-			lower_32_bits(len),
-			upper_32_bits(len),
-			imp->node_id,
-			imp->export_id,
-			lower_32_bits(imp->key),
-			upper_32_bits(imp->key),
-			imp->offset >> SNODE_ATT_EXPORT_OFFSET_SHIFT,
+		.cmd.opcode = SNODE_OP_ATT_SET,
+		.cmd.att_set = {
+			.index = cpu_to_le32(imp->att_index),
+			.flags = cpu_to_le32(perm),
+			.aperture_offset_lo = cpu_to_le32(lower_32_bits(imp->ap_offset)),
+			.aperture_offset_hi = cpu_to_le32(upper_32_bits(imp->ap_offset)),
+			.length_lo = cpu_to_le32(lower_32_bits(len)),
+			.length_hi = cpu_to_le32(upper_32_bits(len)),
+			.node = cpu_to_le32(imp->node_id),
+			.export_id = cpu_to_le32(imp->export_id),
+			.key_lo = cpu_to_le32(lower_32_bits(imp->key)),
+			.key_hi = cpu_to_le32(upper_32_bits(imp->key)),
+			.export_offset = cpu_to_le32(imp->offset >>
+						     SNODE_ATT_EXPORT_OFFSET_SHIFT),
 		},
 		/* set by a completion: tells a device refusal from a timeout */
 		.status = U16_MAX,
 	};
-	if (imp->flags & SNODE_IMPORT_WRITE)
-		req->cdw[1] |= SNODE_PERM_WRITE;
 	return __snode_admin_exec(mem->sdev, req);
 }
 
@@ -665,16 +699,18 @@ static void snode_import_publish(struct snode_mem *mem, struct snode_import *imp
 
 	mutex_lock(&mem->lock);
 	if (!ret) {
-		imp->epoch = req->result0;
+		imp->epoch = le32_to_cpu(req->cpl.att_set.epoch);
 		imp->att_held = true;
 		slot->state = SNODE_ATT_ACTIVE;
 		list_add_tail(&imp->mem_node, &mem->imports);
+		snode_mem_changed(mem);
 		/* revoked between the fabric's grant and our completion */
 		if (slot->revoked_epoch == imp->epoch)
 			__snode_import_revoke(imp, slot->revoked_reason, true);
 	} else if (ret == -ETIMEDOUT && req->status == U16_MAX) {
 		slot->imp = NULL;
 		slot->state = SNODE_ATT_STALE;
+		snode_mem_changed(mem);
 	} else {
 		__snode_att_free(mem, imp->att_index);
 	}
@@ -702,8 +738,6 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	if (cmd->flags & ~(SNODE_IMPORT_WRITE |
 			   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE))
 		return -EOPNOTSUPP;
-	if (!ucmd->sfile->mem->can_write)
-		return -EPERM;
 	if (!mem->att_entries)
 		return -EOPNOTSUPP;
 	if (cmd->node >= mem->max_nodes || !cmd->length ||
@@ -712,7 +746,7 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	    cmd->length > mem->ap_size)
 		return -EINVAL;
 
-	imp = kzalloc(sizeof(*imp), GFP_KERNEL);
+	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
 	if (!imp)
 		return -ENOMEM;
 	imp->mem = mem;
@@ -727,14 +761,21 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	imp->flags = cmd->flags;
 	imp->att_index = U32_MAX;
 	snode_owner_init(&imp->owner);
+	ret = snode_owner_charge(&imp->owner, ucmd->sfile, SNODE_QUOTA_IMPORTS);
+	if (ret) {
+		snode_owner_put(&imp->owner);
+		put_device(&sdev->dev);
+		kfree(imp);
+		return ret;
+	}
 	init_rwsem(&imp->lock);
 	imp->state = SNODE_IMPORT_ACTIVE;
 	init_waitqueue_head(&imp->wait);
 
-	file = snode_mem_file_create("[snode-import]",
-				     cmd->flags & SNODE_IMPORT_WRITE ?
-				     O_RDWR : O_RDONLY,
-				     &snode_import_fops, imp);
+	file = snode_fs_file_create("[snode-import]",
+				    cmd->flags & SNODE_IMPORT_WRITE ?
+				    O_RDWR : O_RDONLY,
+				    &snode_import_fops, imp);
 	if (IS_ERR(file)) {
 		snode_owner_put(&imp->owner);
 		put_device(&sdev->dev);
@@ -745,35 +786,20 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	imp->file = file;
 
 	fd = get_unused_fd_flags(O_CLOEXEC);
-	if (fd < 0) {
-		ret = fd;
-		goto err_fput;
-	}
+	if (fd < 0)
+		return snode_ucmd_install_fd(ucmd, sizeof(*cmd), file, fd, 0);
 
 	/* a reset must not wipe the entry between ATT_SET and publishing */
 	ret = snode_lock_live(sdev);
-	if (ret)
-		goto err_put_fd;
-	ret = snode_att_reserve(mem, imp);
 	if (!ret) {
-		ret = __snode_att_set(mem, imp, &req);
-		snode_import_publish(mem, imp, ret, &req);
+		ret = snode_att_reserve(mem, imp);
+		if (!ret) {
+			ret = __snode_att_set(mem, imp, &req);
+			snode_import_publish(mem, imp, ret, &req);
+		}
+		snode_unlock_live(sdev);
 	}
-	snode_unlock_live(sdev);
-	if (ret)
-		goto err_put_fd;
-
 	cmd->out_fd = fd;
 	cmd->out_epoch = imp->epoch;
-	ret = snode_ucmd_respond(ucmd, sizeof(*cmd));
-	if (ret)
-		goto err_put_fd;
-	fd_install(fd, file);
-	return 0;
-
-err_put_fd:
-	put_unused_fd(fd);
-err_fput:
-	fput(file);
-	return ret;
+	return snode_ucmd_install_fd(ucmd, sizeof(*cmd), file, fd, ret);
 }

@@ -298,16 +298,17 @@ out:
  * cannot answer, @p is what it last reported.
  *
  * Context: Process context, sleeps. Must not hold &snode_link.lock.
- * Return: 0, -ENOENT for a port the NIC does not have, else the errno of
- * the command (@p, @threshold and @alarm are then from the cache).
+ * Return: 0, -ENOENT for a port the NIC does not have, else -ENOMEM or
+ * the errno of the command (@p, @threshold and @alarm are then from the
+ * cache).
  */
 int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
 			struct snode_port *p, u64 *threshold, bool *alarm)
 {
 	struct snode_link *link = sdev->link;
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_PORT_QUERY,
-		.cdw = { port },
+		.cmd.opcode = SNODE_OP_PORT_QUERY,
+		.cmd.port_query.port = cpu_to_le32(port),
 		.len = sizeof(struct snode_port_info),
 		.dir = DMA_FROM_DEVICE,
 	};
@@ -322,16 +323,18 @@ int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
 		return -ENOENT;
 	lp = &link->ports[port];
 
+	/*
+	 * Without the buffer, fail like a NIC that cannot answer: @p from the
+	 * cache. Link dumps list the links whatever this returns.
+	 */
 	raw = kzalloc(sizeof(*raw), GFP_KERNEL);
-	if (!raw)
-		return -ENOMEM;
 	req.data = raw;
 
 	mutex_lock(&link->lock);
 	stamp = lp->stamp;
 	mutex_unlock(&link->lock);
 
-	ret = snode_admin_exec(sdev, &req);
+	ret = raw ? snode_admin_exec(sdev, &req) : -ENOMEM;
 	if (!ret)
 		snode_port_decode(&fresh, raw);
 	kfree(raw);
@@ -382,8 +385,11 @@ int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action)
 {
 	struct snode_link *link = sdev->link;
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_PORT_SET,
-		.cdw = { port, action },
+		.cmd.opcode = SNODE_OP_PORT_SET,
+		.cmd.port_set = {
+			.port = cpu_to_le32(port),
+			.action = cpu_to_le32(action),
+		},
 	};
 	int ret;
 
@@ -446,7 +452,7 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 {
 	struct snode_link *link = sdev->link;
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_NODE_LIST,
+		.cmd.opcode = SNODE_OP_NODE_LIST,
 		.len = link->max_nodes,
 		.dir = DMA_FROM_DEVICE,
 	};

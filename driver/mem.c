@@ -4,10 +4,13 @@
  * device-level setup, reset and removal of exports and imports.
  */
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/debugfs.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/io.h>
+#include <linux/module.h>
 #include <linux/mount.h>
 #include <linux/pseudo_fs.h>
 #include <linux/sched/signal.h>
@@ -47,132 +50,10 @@
  * thread): what an event handler cannot do itself (ATT_CLEAR) goes to
  * &snode_mem.clear_work.
  *
- * Every mapping hangs off an address_space of the driver's own, so that it
- * can be zapped: each open file of /dev/snodeN gets a private inode for its
- * pool mappings, and each import file is created on that inode's pseudo
- * filesystem with an inode of its own. (anon_inode_getfile() would share
- * one inode among all imports of the system.)
+ * Every mapping hangs off an address_space of the driver's own (fs.c), so
+ * that it can be zapped: each open file of /dev/snodeN gets a private inode
+ * for its pool mappings, and each import file an inode of its own.
  */
-
-#define SNODE_FS_MAGIC		0x736e6f64	/* "snod" */
-
-static struct vfsmount *snode_mnt;
-static int snode_mnt_count;
-
-static int snode_fs_init_fs_context(struct fs_context *fc)
-{
-	return init_pseudo(fc, SNODE_FS_MAGIC) ? 0 : -ENOMEM;
-}
-
-static struct file_system_type snode_fs_type = {
-	.name = "snode",
-	.owner = THIS_MODULE,
-	.init_fs_context = snode_fs_init_fs_context,
-	.kill_sb = kill_anon_super,
-};
-
-/**
- * snode_mem_inode_get() - a new inode of the driver's pseudo filesystem
- *
- * The filesystem is mounted while any such inode exists.
- *
- * Context: Process context.
- * Return: the inode or an ERR_PTR().
- */
-struct inode *snode_mem_inode_get(void)
-{
-	struct inode *inode;
-	int ret;
-
-	ret = simple_pin_fs(&snode_fs_type, &snode_mnt, &snode_mnt_count);
-	if (ret)
-		return ERR_PTR(ret);
-	inode = alloc_anon_inode(snode_mnt->mnt_sb);
-	if (IS_ERR(inode))
-		simple_release_fs(&snode_mnt, &snode_mnt_count);
-	return inode;
-}
-
-/**
- * snode_mem_inode_put() - drop an inode from snode_mem_inode_get()
- * @inode: the inode, or NULL if a file took it over
- *
- * Context: Process context.
- */
-void snode_mem_inode_put(struct inode *inode)
-{
-	if (inode)
-		iput(inode);
-	simple_release_fs(&snode_mnt, &snode_mnt_count);
-}
-
-/**
- * snode_mem_file_create() - a file on a new inode of the pseudo filesystem
- * @name: dentry name, for /proc/PID/fd
- * @flags: O_RDONLY or O_RDWR
- * @fops: its file operations
- * @priv: its private_data
- *
- * The file owns the inode, the filesystem pin and a reference on the
- * module of @fops; its ->release() calls snode_mem_inode_put(NULL).
- *
- * Context: Process context.
- * Return: the file or an ERR_PTR().
- */
-struct file *snode_mem_file_create(const char *name, int flags,
-				   const struct file_operations *fops,
-				   void *priv)
-{
-	struct inode *inode;
-	struct file *file;
-
-	/* the file's final fput() drops this, as for anon_inode_getfile() */
-	if (!fops_get(fops))
-		return ERR_PTR(-ENOENT);
-	inode = snode_mem_inode_get();
-	if (IS_ERR(inode)) {
-		fops_put(fops);
-		return ERR_CAST(inode);
-	}
-	file = alloc_file_pseudo(inode, snode_mnt, name, flags, fops);
-	if (IS_ERR(file)) {
-		snode_mem_inode_put(inode);
-		fops_put(fops);
-		return file;
-	}
-	file->private_data = priv;
-	return file;
-}
-
-/**
- * snode_owner_init() - record the current process as an owner
- * @owner: where to record it
- *
- * Context: Process context.
- */
-void snode_owner_init(struct snode_owner *owner)
-{
-	owner->pid = get_pid(task_tgid(current));
-	get_task_comm(owner->comm, current);
-}
-
-/**
- * snode_owner_put() - forget an owner
- * @owner: recorded by snode_owner_init()
- *
- * Context: Any context.
- */
-void snode_owner_put(struct snode_owner *owner)
-{
-	put_pid(owner->pid);
-	owner->pid = NULL;
-}
-
-/* Is the current process the owner, or an administrator? */
-static bool snode_owner_may_see(const struct snode_owner *owner)
-{
-	return owner->pid == task_tgid(current) || capable(CAP_SYS_ADMIN);
-}
 
 /* ---- the pool ---------------------------------------------------------- */
 
@@ -283,8 +164,6 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	if (!mfile->can_write)
-		return -EPERM;
 	if (!mem->pool)
 		return -EOPNOTSUPP;
 	if (!cmd->length || !PAGE_ALIGNED(cmd->length) ||
@@ -293,7 +172,7 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 	if (IS_ALIGNED(cmd->length, SNODE_POOL_HUGE_ALIGN))
 		align.align = SNODE_POOL_HUGE_ALIGN;
 
-	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 	if (!alloc)
 		return -ENOMEM;
 	kref_init(&alloc->kref);
@@ -354,8 +233,6 @@ int snode_ioctl_mem_free(struct snode_ucmd *ucmd)
 
 	if (cmd->flags)
 		return -EOPNOTSUPP;
-	if (!mfile->can_write)
-		return -EPERM;
 
 	mutex_lock(&mfile->ops_lock);
 	mutex_lock(&mem->lock);
@@ -394,7 +271,7 @@ static vm_fault_t snode_pool_huge_fault(struct vm_fault *vmf,
 	vm_fault_t ret;
 
 	down_read(&mem->map_lock);
-	if (mem->removed)
+	if (mem->removed || mem->pool_blocked)
 		ret = VM_FAULT_SIGBUS;
 	else
 		ret = snode_map_insert(mem, vmf, order,
@@ -501,17 +378,16 @@ int snode_mem_open(struct snode_file *sfile, struct file *filp)
 
 	if (!mem)
 		return -ENODEV;
-	mfile = kzalloc(sizeof(*mfile), GFP_KERNEL);
+	mfile = kzalloc(sizeof(*mfile), GFP_KERNEL_ACCOUNT);
 	if (!mfile)
 		return -ENOMEM;
-	inode = snode_mem_inode_get();
+	inode = snode_fs_inode_get();
 	if (IS_ERR(inode)) {
 		kfree(mfile);
 		return PTR_ERR(inode);
 	}
 	mfile->mem = mem;
 	mfile->inode = inode;
-	mfile->can_write = filp->f_mode & FMODE_WRITE;
 	mutex_init(&mfile->ops_lock);
 	INIT_LIST_HEAD(&mfile->allocs);
 	INIT_LIST_HEAD(&mfile->exports);
@@ -554,20 +430,27 @@ void snode_mem_release(struct snode_file *sfile)
 	list_for_each_entry_safe(alloc, tmp, &allocs, file_node)
 		snode_alloc_put(alloc);
 
-	snode_mem_inode_put(mfile->inode);
+	snode_fs_inode_put(mfile->inode);
 	mutex_destroy(&mfile->ops_lock);
 	kfree(mfile);
 }
 
 /* ---- listing ----------------------------------------------------------- */
 
-static void snode_entry_owner(struct snode_mem_entry *e,
-			      const struct snode_owner *owner)
+/* Fill in the owner; false if @viewer may not see it (and the offsets). */
+static bool snode_entry_owner(struct snode_mem_entry *e,
+			      const struct snode_owner *owner,
+			      const struct snode_viewer *viewer)
 {
-	e->pid = pid_vnr(owner->pid);
-	strscpy(e->comm, owner->comm, sizeof(e->comm));
 	if (owner->pid == task_tgid(current))
 		e->flags |= SNODE_MEM_ENTRY_OWN;
+	if (!snode_owner_visible(owner, viewer)) {
+		e->flags |= SNODE_MEM_ENTRY_HIDDEN;
+		return false;
+	}
+	e->pid = pid_vnr(owner->pid);
+	strscpy(e->comm, owner->comm, sizeof(e->comm));
+	return true;
 }
 
 static void snode_entry_key(struct snode_mem_entry *e,
@@ -580,20 +463,21 @@ static void snode_entry_key(struct snode_mem_entry *e,
 }
 
 static void snode_entry_import(struct snode_mem_entry *e,
-			       struct snode_import *imp)
+			       struct snode_import *imp,
+			       const struct snode_viewer *viewer)
 {
 	e->node = imp->node_id;
 	e->export_id = imp->export_id;
 	e->att_index = imp->att_index;
 	e->epoch = imp->epoch;
-	e->offset = imp->offset;
 	e->length = imp->length;
 	e->aperture_offset = imp->ap_offset;
 	if (imp->flags & SNODE_IMPORT_WRITE)
 		e->flags |= SNODE_MEM_ENTRY_WRITE;
 	if (imp->flags & SNODE_IMPORT_ZERO_PAGE_ON_REVOKE)
 		e->flags |= SNODE_MEM_ENTRY_ZERO_PAGE;
-	snode_entry_owner(e, &imp->owner);
+	if (snode_entry_owner(e, &imp->owner, viewer))
+		e->offset = imp->offset;
 	snode_entry_key(e, &imp->owner, imp->key);
 }
 
@@ -602,6 +486,7 @@ static void snode_entry_import(struct snode_mem_entry *e,
  * many exist.
  */
 static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
+			    const struct snode_viewer *viewer,
 			    struct snode_mem_entry *out, u32 max)
 {
 	struct snode_mem_entry *e;
@@ -631,9 +516,9 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 			e->state = alloc->mfile ? SNODE_MEM_STATE_ACTIVE :
 						  SNODE_MEM_STATE_FREED;
 			e->node = node_id;
-			e->offset = alloc->offset;
 			e->length = alloc->length;
-			snode_entry_owner(e, &alloc->owner);
+			if (snode_entry_owner(e, &alloc->owner, viewer))
+				e->offset = alloc->offset;
 		}
 		break;
 	case SNODE_MEM_LIST_EXPORTS:
@@ -645,13 +530,13 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 			e->state = exp->state;
 			e->node = node_id;
 			e->export_id = exp->id;
-			e->offset = exp->pool_offset;
 			e->length = exp->length;
 			if (exp->flags & SNODE_EXPORT_WRITE)
 				e->flags |= SNODE_MEM_ENTRY_WRITE;
 			if (exp->nodemask)
 				e->flags |= SNODE_MEM_ENTRY_NODES;
-			snode_entry_owner(e, &exp->owner);
+			if (snode_entry_owner(e, &exp->owner, viewer))
+				e->offset = exp->pool_offset;
 			snode_entry_key(e, &exp->owner, exp->key);
 		}
 		break;
@@ -659,7 +544,7 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 		list_for_each_entry(imp, &mem->imports, mem_node) {
 			if (!SNODE_LIST_NEXT())
 				continue;
-			snode_entry_import(e, imp);
+			snode_entry_import(e, imp, viewer);
 			down_read(&imp->lock);
 			e->state = imp->state == SNODE_IMPORT_ACTIVE ?
 				   SNODE_MEM_STATE_ACTIVE :
@@ -675,7 +560,7 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 			if (slot->state == SNODE_ATT_FREE || !SNODE_LIST_NEXT())
 				continue;
 			if (slot->imp)
-				snode_entry_import(e, slot->imp);
+				snode_entry_import(e, slot->imp, viewer);
 			e->att_index = i;
 			e->aperture_offset = slot->ap_offset;
 			switch (slot->state) {
@@ -697,11 +582,26 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 }
 
 /**
+ * snode_mem_gen() - generation of a device's window tables
+ * @sdev: snode device
+ *
+ * Context: Any context.
+ * Return: a number that changes whenever an export, import or ATT entry
+ * comes, goes or changes state (0 for a device without global memory).
+ */
+unsigned int snode_mem_gen(struct snode_dev *sdev)
+{
+	return sdev->mem ? atomic_read(&sdev->mem->gen) : 0;
+}
+
+/**
  * snode_mem_list() - snapshot one of the global-memory tables
  * @sdev: snode device
  * @type: SNODE_MEM_LIST_*
  * @out: where to write up to @max entries, or NULL to count them
  * @max: room in @out
+ * @viewer: who asks; owner details and pool offsets of objects of other
+ *          users are withheld (snode_owner_visible())
  *
  * The listing of SNODE_IOCTL_MEM_LIST, for the netlink family's window
  * dump: pids in the caller's pid namespace, keys only where the caller may
@@ -711,7 +611,8 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
  * Return: the number of entries that exist.
  */
 u32 snode_mem_list(struct snode_dev *sdev, u32 type,
-		   struct snode_mem_entry *out, u32 max)
+		   struct snode_mem_entry *out, u32 max,
+		   const struct snode_viewer *viewer)
 {
 	struct snode_mem *mem = sdev->mem;
 	struct snode_id id;
@@ -721,9 +622,22 @@ u32 snode_mem_list(struct snode_dev *sdev, u32 type,
 		return 0;
 	snode_id_get(sdev, &id);
 	mutex_lock(&mem->lock);
-	n = __snode_mem_list(mem, type, id.node_id, out, max);
+	n = __snode_mem_list(mem, type, id.node_id, viewer, out, max);
 	mutex_unlock(&mem->lock);
 	return n;
+}
+
+struct snode_mem_list_ctx {
+	struct snode_dev *sdev;
+	u32 type;
+	const struct snode_viewer *viewer;
+};
+
+static u32 snode_mem_list_fill(void *ctx, void *buf, u32 max)
+{
+	struct snode_mem_list_ctx *c = ctx;
+
+	return snode_mem_list(c->sdev, c->type, buf, max, c->viewer);
 }
 
 /**
@@ -737,50 +651,31 @@ int snode_ioctl_mem_list(struct snode_ucmd *ucmd)
 {
 	struct snode_mem_list *cmd = ucmd->cmd;
 	struct snode_mem *mem = ucmd->sdev->mem;
-	struct snode_mem_entry *buf = NULL;
-	void __user *uptr = u64_to_user_ptr(cmd->entries);
-	size_t esize = sizeof(*buf);
-	struct snode_id id;
-	u32 total, n, i;
-	int ret = 0;
+	struct snode_viewer viewer;
+	struct snode_mem_list_ctx ctx = {
+		.sdev = ucmd->sdev,
+		.type = cmd->type,
+		.viewer = &viewer,
+	};
+	struct snode_ucmd_list list = {
+		.entries = cmd->entries,
+		.entry_size = cmd->entry_size,
+		.count = cmd->count,
+		.size = sizeof(struct snode_mem_entry),
+		.min_size = offsetofend(struct snode_mem_entry, comm),
+	};
+	int ret;
 
 	if (cmd->flags || cmd->__reserved)
 		return -EOPNOTSUPP;
 	if (cmd->type < SNODE_MEM_LIST_ALLOCS || cmd->type > SNODE_MEM_LIST_ATT)
 		return -EINVAL;
-	if (cmd->entry_size < sizeof(*buf) || (cmd->count && !cmd->entries))
-		return -EINVAL;
 
-	snode_id_get(ucmd->sdev, &id);
-	mutex_lock(&mem->lock);
-	total = __snode_mem_list(mem, cmd->type, id.node_id, NULL, 0);
-	mutex_unlock(&mem->lock);
-
-	n = min(cmd->count, total);
-	if (n) {
-		buf = kvcalloc(n, esize, GFP_KERNEL);
-		if (!buf)
-			return -ENOMEM;
-	}
-	mutex_lock(&mem->lock);
-	total = __snode_mem_list(mem, cmd->type, id.node_id, buf, n);
-	mutex_unlock(&mem->lock);
-	n = min(n, total);
-
-	for (i = 0; i < n; i++) {
-		void __user *dst = uptr + (size_t)i * cmd->entry_size;
-
-		if (copy_to_user(dst, &buf[i], esize) ||
-		    clear_user(dst + esize, cmd->entry_size - esize)) {
-			ret = -EFAULT;
-			break;
-		}
-	}
-	kvfree(buf);
+	snode_viewer_current(&viewer);
+	ret = snode_ucmd_list(&list, snode_mem_list_fill, &ctx);
 	if (ret)
 		return ret;
-
-	cmd->count = total;
+	cmd->count = list.count;
 	cmd->out_pool_size = mem->pool_size;
 	cmd->out_pool_free = mem->pool ? gen_pool_avail(mem->pool) : 0;
 	return snode_ucmd_respond(ucmd, sizeof(*cmd));
@@ -880,8 +775,8 @@ static int snode_mem_att_show(struct seq_file *s, void *unused)
 		return -ENOMEM;
 	for (i = 0; i < mem->att_entries; i++) {
 		struct snode_admin_req req = {
-			.opcode = SNODE_OP_ATT_QUERY,
-			.cdw = { i },
+			.cmd.opcode = SNODE_OP_ATT_QUERY,
+			.cmd.att_query.index = cpu_to_le32(i),
 			.data = info,
 			.len = sizeof(*info),
 			.dir = DMA_FROM_DEVICE,
@@ -958,12 +853,32 @@ void snode_mem_debugfs_add(struct snode_dev *sdev)
 
 /* ---- the device -------------------------------------------------------- */
 
+/*
+ * Zap every pool mapping and set *@flag, which makes the fault path refuse
+ * to map them again. No CPU access to BAR4 may reach a device being reset
+ * or gone (vfio blocks BAR access during a reset the same way).
+ */
+static void snode_pool_zap(struct snode_mem *mem, bool *flag)
+{
+	struct snode_mem_file *mfile;
+
+	down_write(&mem->map_lock);
+	mutex_lock(&mem->lock);
+	*flag = true;
+	list_for_each_entry(mfile, &mem->files, mem_node)
+		unmap_mapping_range(mfile->inode->i_mapping, 0, 0, 1);
+	mutex_unlock(&mem->lock);
+	up_write(&mem->map_lock);
+}
+
 /**
  * __snode_mem_reset_prepare() - the device is about to be reset
  * @sdev: snode device, queues stopped
  *
  * A reset invalidates every ATT entry: revoke every import now, with
  * reason SNODE_IMPORT_REASON_LOCAL_RESET. Exports are restored afterwards.
+ * Pool mappings are zapped; faults on them raise SIGBUS until the device
+ * is live again, and map the pool again after that.
  *
  * Context: Process context; caller holds @sdev->rwsem for write.
  */
@@ -975,6 +890,7 @@ void __snode_mem_reset_prepare(struct snode_dev *sdev)
 
 	if (!mem)
 		return;
+	snode_pool_zap(mem, &mem->pool_blocked);
 	snode_imports_revoke_all(mem, SNODE_IMPORT_REASON_LOCAL_RESET);
 	mutex_lock(&mem->lock);
 	__snode_att_reset(mem);
@@ -994,22 +910,19 @@ void __snode_mem_reset_done(struct snode_dev *sdev)
 {
 	lockdep_assert_held_write(&sdev->rwsem);
 
-	if (sdev->mem)
-		__snode_exports_reset_done(sdev->mem);
+	if (!sdev->mem)
+		return;
+	__snode_exports_reset_done(sdev->mem);
+	down_write(&sdev->mem->map_lock);
+	sdev->mem->pool_blocked = false;
+	up_write(&sdev->mem->map_lock);
 }
 
 static void snode_mem_remove(void *data)
 {
 	struct snode_mem *mem = data;
-	struct snode_mem_file *mfile;
 
-	down_write(&mem->map_lock);
-	mutex_lock(&mem->lock);
-	mem->removed = true;
-	list_for_each_entry(mfile, &mem->files, mem_node)
-		unmap_mapping_range(mfile->inode->i_mapping, 0, 0, 1);
-	mutex_unlock(&mem->lock);
-	up_write(&mem->map_lock);
+	snode_pool_zap(mem, &mem->removed);
 
 	snode_imports_revoke_all(mem, SNODE_IMPORT_REASON_LOCAL_REMOVE);
 	cancel_work_sync(&mem->clear_work);

@@ -27,16 +27,6 @@
 #define SNODE_GA_OFFSET_MAX	BIT_ULL(40)
 
 /**
- * struct snode_owner - who created an object, for listings
- * @pid: thread-group id of the creator
- * @comm: its command name at the time
- */
-struct snode_owner {
-	struct pid *pid;
-	char comm[TASK_COMM_LEN];
-};
-
-/**
  * struct snode_alloc - a range of the local pool
  * @kref: held by the owning file's table, each export and each VMA
  * @mem: the device's global memory
@@ -192,7 +182,6 @@ struct snode_import {
  *         pool hang off, so that an unbind can zap them
  * @allocs: its allocations
  * @exports: its exports
- * @can_write: the file was opened for writing
  * @ops_lock: serialises the file's alloc, free, export and unexport
  *
  * The lists are protected by &snode_mem.lock.
@@ -203,7 +192,6 @@ struct snode_mem_file {
 	struct inode *inode;
 	struct list_head allocs;
 	struct list_head exports;
-	bool can_write;
 	/* serialises the file's alloc, free, export and unexport */
 	struct mutex ops_lock;
 };
@@ -223,8 +211,13 @@ struct snode_mem_file {
  * @pool_io: kernel mapping of the pool, for zeroing (write-combining)
  * @pool: free ranges of the pool (genalloc locks itself)
  * @aperture: free ranges of the aperture (genalloc locks itself)
- * @map_lock: protects @removed for the pool mappings' fault path; held for
- *            write while zapping them
+ * @map_lock: protects @removed and @pool_blocked for the pool mappings'
+ *            fault path; held for write while zapping them
+ * @gen: generation of the export, import and ATT tables: changes with
+ *       every entry's arrival, departure or state (snode_mem_changed())
+ * @pool_blocked: a reset is under way or failed: pool mappings are zapped
+ *                and faults on them raise SIGBUS until the device is live
+ *                again; written with @map_lock held for write
  * @lock: protects everything below, @removed, and the members of the
  *        objects documented as protected by it
  * @removed: the device was unbound; written with both locks held
@@ -251,9 +244,11 @@ struct snode_mem {
 	void __iomem *pool_io;
 	struct gen_pool *pool;
 	struct gen_pool *aperture;
+	atomic_t gen;
 
-	/* protects removed for the pool fault path; write held while zapping */
+	/* protects removed and pool_blocked for the pool fault path */
 	struct rw_semaphore map_lock;
+	bool pool_blocked;
 
 	/* protects the tables and lists below and removed */
 	struct mutex lock;
@@ -269,20 +264,19 @@ struct snode_mem {
 	struct dentry *debugfs;
 };
 
+/* A window table changed: a netlink dump spanning it is inconsistent. */
+static inline void snode_mem_changed(struct snode_mem *mem)
+{
+	atomic_inc(&mem->gen);
+}
+
 /* mem.c */
-struct inode *snode_mem_inode_get(void);
-void snode_mem_inode_put(struct inode *inode);
-struct file *snode_mem_file_create(const char *name, int flags,
-				   const struct file_operations *fops,
-				   void *priv);
-void snode_owner_init(struct snode_owner *owner);
-void snode_owner_put(struct snode_owner *owner);
 struct snode_alloc *snode_alloc_get(struct snode_mem_file *mfile, u64 offset);
 void snode_alloc_put(struct snode_alloc *alloc);
 
 /* export.c */
 int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
-		     u32 *revoked);
+		     u32 *revoked, bool keep_unsent);
 void snode_exports_release(struct snode_mem *mem, struct snode_mem_file *mfile,
 			   struct snode_alloc *alloc);
 void __snode_exports_reset_done(struct snode_mem *mem);
@@ -294,8 +288,6 @@ void snode_imports_revoke_all(struct snode_mem *mem, u32 reason);
 void snode_imports_revoke_node(struct snode_mem *mem, u32 node, u32 reason);
 void snode_att_clear_work(struct work_struct *work);
 void __snode_att_reset(struct snode_mem *mem);
-struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd);
-void snode_import_dma_put(struct snode_import *imp);
 
 /* map.c */
 pgprot_t snode_map_prot(struct snode_mem *mem, pgprot_t prot);

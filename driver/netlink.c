@@ -3,8 +3,13 @@
  * snode: the "snode" generic-netlink family.
  */
 
+#include <linux/cred.h>
+#include <linux/error-injection.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
 #include <linux/xarray.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 
 #include <linux/snode.h>
 
@@ -16,22 +21,27 @@
  *
  * netlink.c implements the "snode" generic-netlink family that
  * Documentation/netlink/specs/snode.yaml specifies: gets and dumps of
- * NICs, links, fabric nodes and windows for every user, link operations
- * for CAP_NET_ADMIN (GENL_ADMIN_PERM), and the "events" multicast group,
- * whose notifications link.c raises. The code is written by hand against
+ * NICs, links, fabric nodes and windows for every user (a window's owner
+ * and pool offsets only for the owning uid and CAP_NET_ADMIN), link
+ * operations for CAP_NET_ADMIN (GENL_ADMIN_PERM), and the "events"
+ * multicast group (CAP_NET_ADMIN to join), whose notifications link.c
+ * raises. The code is written by hand against
  * the spec so that it builds on kernels without split ops (6.1); the
  * policies are those ynl-gen-c would generate.
  *
  * NICs enter the family (snode_nl_devs) once probed and identified, and
- * leave on unbind. snode_nl_lock protects that table and is held for the
- * whole of a request, so a NIC's state cannot go away under it; requests
- * therefore run one at a time (the family has parallel_ops, so that
- * slow admin commands never hold the global genetlink mutex).
+ * leave on unbind. snode_nl_lock protects that table only: a request holds
+ * the NIC it uses (&struct snode_nl_dev.users), not the lock, while it asks
+ * the device, which may take seconds on a NIC that does not answer. So
+ * requests run in parallel (the family has parallel_ops, so that they
+ * never hold the global genetlink mutex either), and leaving the family
+ * waits for the requests using the NIC.
  *
  * Dumps resume from &struct snode_nl_dump_ctx in cb->ctx. A dump whose
  * table changed while it ran is flagged NLM_F_DUMP_INTR: snode_nl_dev_gen
  * counts NIC arrivals and departures, snode_nl_node_gen those and every
- * change of a node's state or route.
+ * change of a node's state or route, and window dumps add each NIC's
+ * global-memory generation (snode_mem_gen()).
  */
 
 static struct genl_family snode_nl_family;
@@ -47,11 +57,47 @@ enum {
  */
 #define SNODE_NL_NTF_SIZE	512
 
-/* protects snode_nl_devs and snode_nl_dev_gen; held for a whole request */
+/**
+ * struct snode_nl_dev - a NIC in the family
+ * @sdev: the NIC
+ * @users: one for the table, one per request using the NIC
+ * @idle: completed when the last reference is dropped
+ */
+struct snode_nl_dev {
+	struct snode_dev *sdev;
+	refcount_t users;
+	struct completion idle;
+};
+
+/* protects snode_nl_devs: NICs in the family, &struct snode_nl_dev */
 static DEFINE_MUTEX(snode_nl_lock);
 static DEFINE_XARRAY(snode_nl_devs);
-static unsigned int snode_nl_dev_gen = 1;
+static atomic_t snode_nl_dev_gen = ATOMIC_INIT(1);
 static atomic_t snode_nl_node_gen = ATOMIC_INIT(1);
+
+static void snode_nl_put(struct snode_nl_dev *nd)
+{
+	if (refcount_dec_and_test(&nd->users))
+		complete(&nd->idle);
+}
+
+/*
+ * Hold the NIC with the lowest index in [*index, last] and set *index to
+ * it; NULL if there is none. Dumps go through the NICs from ctx->index on
+ * with it, each held in turn.
+ */
+static struct snode_nl_dev *snode_nl_hold_next(unsigned long *index,
+					       unsigned long last)
+{
+	struct snode_nl_dev *nd;
+
+	mutex_lock(&snode_nl_lock);
+	nd = xa_find(&snode_nl_devs, index, last, XA_PRESENT);
+	if (nd)
+		refcount_inc(&nd->users);
+	mutex_unlock(&snode_nl_lock);
+	return nd;
+}
 
 /**
  * struct snode_nl_dump_ctx - where a dump resumes
@@ -84,39 +130,49 @@ static const struct nlattr *snode_nl_dump_attr(struct netlink_callback *cb,
 	return nlmsg_find_attr(cb->nlh, GENL_HDRLEN, type);
 }
 
-/* The NIC named by a dump's filter attribute: NULL for all, or an error. */
-static struct snode_dev *snode_nl_dump_filter(struct netlink_callback *cb,
-					      int type)
+/*
+ * Apply a dump's filter attribute @type: *last is the index of the last
+ * NIC to list (the filter's, or all). Fails if the filter names no NIC.
+ */
+static int snode_nl_dump_filter(struct netlink_callback *cb, int type,
+				unsigned long *last)
 {
 	const struct nlattr *attr = snode_nl_dump_attr(cb, type);
-	struct snode_dev *sdev;
+	bool found;
 
-	lockdep_assert_held(&snode_nl_lock);
+	*last = ULONG_MAX;
 	if (!attr)
-		return NULL;
-	sdev = xa_load(&snode_nl_devs, nla_get_u32(attr));
-	if (!sdev) {
+		return 0;
+	*last = nla_get_u32(attr);
+	mutex_lock(&snode_nl_lock);
+	found = xa_load(&snode_nl_devs, *last);
+	mutex_unlock(&snode_nl_lock);
+	if (!found) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, attr, "no such snode device");
-		return ERR_PTR(-ENODEV);
+		return -ENODEV;
 	}
-	return sdev;
+	return 0;
 }
 
-/* The NIC named by attribute @type of a request, or an error. */
-static struct snode_dev *snode_nl_dev_get(struct genl_info *info, int type)
+/*
+ * Hold the NIC named by attribute @type of a request, or return an error;
+ * snode_nl_put() it when done.
+ */
+static struct snode_nl_dev *snode_nl_dev_get(struct genl_info *info, int type)
 {
-	struct snode_dev *sdev;
+	unsigned long index;
+	struct snode_nl_dev *nd;
 
-	lockdep_assert_held(&snode_nl_lock);
 	if (GENL_REQ_ATTR_CHECK(info, type))
 		return ERR_PTR(-EINVAL);
-	sdev = xa_load(&snode_nl_devs, nla_get_u32(info->attrs[type]));
-	if (!sdev) {
+	index = nla_get_u32(info->attrs[type]);
+	nd = snode_nl_hold_next(&index, index);
+	if (!nd) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[type],
 				    "no such snode device");
 		return ERR_PTR(-ENODEV);
 	}
-	return sdev;
+	return nd;
 }
 
 /* The port named by SNODE_A_LINK_PORT, or a negative errno. */
@@ -212,7 +268,7 @@ nla_put_failure:
 
 static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct snode_dev *sdev;
+	struct snode_nl_dev *nd;
 	struct sk_buff *msg;
 	int ret;
 
@@ -220,14 +276,14 @@ static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 
-	mutex_lock(&snode_nl_lock);
-	sdev = snode_nl_dev_get(info, SNODE_A_DEV_INDEX);
-	if (IS_ERR(sdev))
-		ret = PTR_ERR(sdev);
-	else
-		ret = snode_nl_dev_fill(msg, sdev, info->snd_portid,
+	nd = snode_nl_dev_get(info, SNODE_A_DEV_INDEX);
+	if (IS_ERR(nd)) {
+		ret = PTR_ERR(nd);
+	} else {
+		ret = snode_nl_dev_fill(msg, nd->sdev, info->snd_portid,
 					info->snd_seq, 0, NULL);
-	mutex_unlock(&snode_nl_lock);
+		snode_nl_put(nd);
+	}
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -239,19 +295,20 @@ static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_dev *sdev;
+	struct snode_nl_dev *nd;
 	int ret = 0;
 
-	mutex_lock(&snode_nl_lock);
-	cb->seq = snode_nl_dev_gen;
-	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
-		ret = snode_nl_dev_fill(skb, sdev,
+	cb->seq = atomic_read(&snode_nl_dev_gen);
+	for (; (nd = snode_nl_hold_next(&ctx->index, ULONG_MAX));
+	     snode_nl_put(nd), ctx->index++) {
+		ret = snode_nl_dev_fill(skb, nd->sdev,
 					NETLINK_CB(cb->skb).portid,
 					cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
-		if (ret)
+		if (ret) {
+			snode_nl_put(nd);
 			break;
+		}
 	}
-	mutex_unlock(&snode_nl_lock);
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
 	return ret;
@@ -260,19 +317,17 @@ static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
 static int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr *threshold = info->attrs[SNODE_A_DEV_BER_THRESHOLD];
-	struct snode_dev *sdev;
+	struct snode_nl_dev *nd;
 	int ret;
 
 	if (GENL_REQ_ATTR_CHECK(info, SNODE_A_DEV_BER_THRESHOLD))
 		return -EINVAL;
 
-	mutex_lock(&snode_nl_lock);
-	sdev = snode_nl_dev_get(info, SNODE_A_DEV_INDEX);
-	if (IS_ERR(sdev))
-		ret = PTR_ERR(sdev);
-	else
-		ret = snode_link_set_threshold(sdev, -1, nla_get_u64(threshold));
-	mutex_unlock(&snode_nl_lock);
+	nd = snode_nl_dev_get(info, SNODE_A_DEV_INDEX);
+	if (IS_ERR(nd))
+		return PTR_ERR(nd);
+	ret = snode_link_set_threshold(nd->sdev, -1, nla_get_u64(threshold));
+	snode_nl_put(nd);
 	return ret;
 }
 
@@ -345,7 +400,7 @@ nla_put_failure:
 
 static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct snode_dev *sdev;
+	struct snode_nl_dev *nd;
 	struct snode_port p;
 	struct sk_buff *msg;
 	u64 threshold;
@@ -356,25 +411,25 @@ static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 
-	mutex_lock(&snode_nl_lock);
-	sdev = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
-	if (IS_ERR(sdev)) {
-		ret = PTR_ERR(sdev);
-		goto out;
+	nd = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
+	if (IS_ERR(nd)) {
+		nlmsg_free(msg);
+		return PTR_ERR(nd);
 	}
-	port = snode_nl_port_get(info, sdev);
+	port = snode_nl_port_get(info, nd->sdev);
 	if (port < 0) {
 		ret = port;
 		goto out;
 	}
 	/* a get asks the NIC; if it cannot answer, say so */
-	ret = snode_link_port_get(sdev, port, &p, &threshold, &alarm);
+	snode_debug_delay(SNODE_DELAY_NL_DEVCMD);
+	ret = snode_link_port_get(nd->sdev, port, &p, &threshold, &alarm);
 	if (ret)
 		goto out;
-	ret = snode_nl_link_fill(msg, sdev, port, &p, threshold, alarm,
+	ret = snode_nl_link_fill(msg, nd->sdev, port, &p, threshold, alarm,
 				 info->snd_portid, info->snd_seq, 0, NULL);
 out:
-	mutex_unlock(&snode_nl_lock);
+	snode_nl_put(nd);
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -386,22 +441,21 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_dev *sdev, *only;
+	struct snode_nl_dev *nd;
+	unsigned long last;
 	struct snode_port p;
 	u64 threshold;
 	bool alarm;
-	int ret = 0;
+	int ret;
 
-	mutex_lock(&snode_nl_lock);
-	only = snode_nl_dump_filter(cb, SNODE_A_LINK_DEV_INDEX);
-	if (IS_ERR(only)) {
-		ret = PTR_ERR(only);
-		goto out;
-	}
-	cb->seq = snode_nl_dev_gen;
-	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
-		if (only && sdev != only)
-			continue;
+	ret = snode_nl_dump_filter(cb, SNODE_A_LINK_DEV_INDEX, &last);
+	if (ret)
+		return ret;
+	cb->seq = atomic_read(&snode_nl_dev_gen);
+	for (; (nd = snode_nl_hold_next(&ctx->index, last));
+	     snode_nl_put(nd), ctx->index++) {
+		struct snode_dev *sdev = nd->sdev;
+
 		for (; ctx->pos < sdev->link->nports; ctx->pos++) {
 			/*
 			 * A NIC that cannot answer (being reset) still lists
@@ -415,12 +469,14 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 						 cb->nlh->nlmsg_seq,
 						 NLM_F_MULTI, cb);
 			if (ret)
-				goto out;
+				break;
+		}
+		if (ret) {
+			snode_nl_put(nd);
+			break;
 		}
 		ctx->pos = 0;
 	}
-out:
-	mutex_unlock(&snode_nl_lock);
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
 	return ret;
@@ -429,6 +485,7 @@ out:
 static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
+	struct snode_nl_dev *nd;
 	struct snode_dev *sdev;
 	int ret, port;
 
@@ -437,12 +494,10 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 
-	mutex_lock(&snode_nl_lock);
-	sdev = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
-	if (IS_ERR(sdev)) {
-		ret = PTR_ERR(sdev);
-		goto out;
-	}
+	nd = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
+	if (IS_ERR(nd))
+		return PTR_ERR(nd);
+	sdev = nd->sdev;
 	port = snode_nl_port_get(info, sdev);
 	if (port < 0) {
 		ret = port;
@@ -462,29 +517,21 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 							   SNODE_PORT_SET_DOWN);
 	}
 out:
-	mutex_unlock(&snode_nl_lock);
+	snode_nl_put(nd);
 	return ret;
 }
 
 static int snode_nl_link_action(struct genl_info *info, u32 action)
 {
-	struct snode_dev *sdev;
+	struct snode_nl_dev *nd;
 	int ret, port;
 
-	mutex_lock(&snode_nl_lock);
-	sdev = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
-	if (IS_ERR(sdev)) {
-		ret = PTR_ERR(sdev);
-		goto out;
-	}
-	port = snode_nl_port_get(info, sdev);
-	if (port < 0) {
-		ret = port;
-		goto out;
-	}
-	ret = snode_link_port_set(sdev, port, action);
-out:
-	mutex_unlock(&snode_nl_lock);
+	nd = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
+	if (IS_ERR(nd))
+		return PTR_ERR(nd);
+	port = snode_nl_port_get(info, nd->sdev);
+	ret = port < 0 ? port : snode_link_port_set(nd->sdev, port, action);
+	snode_nl_put(nd);
 	return ret;
 }
 
@@ -536,6 +583,7 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct snode_link_node ln;
 	struct snode_link *link;
+	struct snode_nl_dev *nd;
 	struct snode_dev *sdev;
 	struct sk_buff *msg;
 	u32 id;
@@ -545,12 +593,12 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 
-	mutex_lock(&snode_nl_lock);
-	sdev = snode_nl_dev_get(info, SNODE_A_NODE_DEV_INDEX);
-	if (IS_ERR(sdev)) {
-		ret = PTR_ERR(sdev);
-		goto out;
+	nd = snode_nl_dev_get(info, SNODE_A_NODE_DEV_INDEX);
+	if (IS_ERR(nd)) {
+		nlmsg_free(msg);
+		return PTR_ERR(nd);
 	}
+	sdev = nd->sdev;
 	link = sdev->link;
 	ret = -EINVAL;
 	if (GENL_REQ_ATTR_CHECK(info, SNODE_A_NODE_ID))
@@ -571,7 +619,7 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = snode_nl_node_fill(msg, sdev, id, &ln, info->snd_portid,
 				 info->snd_seq, 0, NULL);
 out:
-	mutex_unlock(&snode_nl_lock);
+	snode_nl_put(nd);
 	if (ret) {
 		nlmsg_free(msg);
 		return ret;
@@ -583,20 +631,19 @@ static int snode_nl_node_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_dev *sdev, *only;
 	struct snode_link *link;
-	int ret = 0;
+	struct snode_nl_dev *nd;
+	struct snode_dev *sdev;
+	unsigned long last;
+	int ret;
 
-	mutex_lock(&snode_nl_lock);
-	only = snode_nl_dump_filter(cb, SNODE_A_NODE_DEV_INDEX);
-	if (IS_ERR(only)) {
-		ret = PTR_ERR(only);
-		goto out;
-	}
+	ret = snode_nl_dump_filter(cb, SNODE_A_NODE_DEV_INDEX, &last);
+	if (ret)
+		return ret;
 	cb->seq = atomic_read(&snode_nl_node_gen);
-	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
-		if (only && sdev != only)
-			continue;
+	for (; (nd = snode_nl_hold_next(&ctx->index, last));
+	     snode_nl_put(nd), ctx->index++) {
+		sdev = nd->sdev;
 		link = sdev->link;
 		if (!ctx->refreshed) {
 			/* the NIC is the source; a NIC being reset: the cache */
@@ -618,13 +665,13 @@ static int snode_nl_node_get_dumpit(struct sk_buff *skb,
 				break;
 		}
 		mutex_unlock(&link->lock);
-		if (ret)
-			goto out;
+		if (ret) {
+			snode_nl_put(nd);
+			break;
+		}
 		ctx->pos = 0;
 		ctx->refreshed = false;
 	}
-out:
-	mutex_unlock(&snode_nl_lock);
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
 	return ret;
@@ -649,6 +696,7 @@ static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 				struct netlink_callback *cb)
 {
 	bool export = kind == SNODE_WINDOW_KIND_EXPORT;
+	bool hidden = e->flags & SNODE_MEM_ENTRY_HIDDEN;
 	u32 perm = SNODE_WINDOW_PERM_READ;
 	void *hdr;
 
@@ -676,9 +724,10 @@ static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	    nla_put_u32(skb, SNODE_A_WINDOW_INDEX,
 			export ? e->export_id : e->att_index) ||
 	    nla_put_u32(skb, SNODE_A_WINDOW_NODE, e->node) ||
-	    nla_put_u64_64bit(skb, SNODE_A_WINDOW_OFFSET,
-			      export ? e->offset : e->aperture_offset,
-			      SNODE_A_WINDOW_PAD) ||
+	    (!(export && hidden) &&
+	     nla_put_u64_64bit(skb, SNODE_A_WINDOW_OFFSET,
+			       export ? e->offset : e->aperture_offset,
+			       SNODE_A_WINDOW_PAD)) ||
 	    nla_put_u64_64bit(skb, SNODE_A_WINDOW_LENGTH, e->length,
 			      SNODE_A_WINDOW_PAD) ||
 	    nla_put_u32(skb, SNODE_A_WINDOW_PERM, perm) ||
@@ -688,8 +737,9 @@ static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 		goto nla_put_failure;
 	if (!export &&
 	    (nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, e->export_id) ||
-	     nla_put_u64_64bit(skb, SNODE_A_WINDOW_EXPORT_OFFSET, e->offset,
-			       SNODE_A_WINDOW_PAD) ||
+	     (!hidden &&
+	      nla_put_u64_64bit(skb, SNODE_A_WINDOW_EXPORT_OFFSET, e->offset,
+				SNODE_A_WINDOW_PAD)) ||
 	     nla_put_u32(skb, SNODE_A_WINDOW_EPOCH, e->epoch) ||
 	     (e->reason &&
 	      nla_put_u32(skb, SNODE_A_WINDOW_REVOKE_REASON, e->reason))))
@@ -703,6 +753,24 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/*
+ * The generation of the window tables a dump lists (every NIC up to
+ * @last): it changes with any NIC's arrival or departure and with any
+ * change of a table, so a dump spanning one reports NLM_F_DUMP_INTR.
+ */
+static unsigned int snode_nl_window_gen(unsigned long last)
+{
+	unsigned int gen = atomic_read(&snode_nl_dev_gen);
+	struct snode_nl_dev *nd;
+	unsigned long index;
+
+	mutex_lock(&snode_nl_lock);
+	xa_for_each_range(&snode_nl_devs, index, nd, 0, last)
+		gen += snode_mem_gen(nd->sdev);
+	mutex_unlock(&snode_nl_lock);
+	return gen;
+}
+
 /* Emit the entries of one table of @sdev from ctx->pos on. */
 static int snode_nl_window_table(struct sk_buff *skb,
 				 struct netlink_callback *cb,
@@ -711,17 +779,27 @@ static int snode_nl_window_table(struct sk_buff *skb,
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
 	struct snode_mem_entry *entries;
 	u32 type = snode_nl_window_tables[table].type;
+	struct snode_viewer viewer;
 	u32 n;
 	int ret = 0;
 
+	/*
+	 * Owner details go to their uid and to CAP_NET_ADMIN only. Like
+	 * netlink_capable(), both the socket's creator and the reader must
+	 * qualify, so a socket handed to another process leaks nothing.
+	 */
+	viewer.uid = sock_i_uid(NETLINK_CB(cb->skb).sk);
+	if (!uid_eq(viewer.uid, current_euid()))
+		viewer.uid = INVALID_UID;
+	viewer.admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	/* a snapshot per skb: the tables may change in between */
-	n = snode_mem_list(sdev, type, NULL, 0);
+	n = snode_mem_list(sdev, type, NULL, 0, &viewer);
 	if (ctx->pos >= n)
 		return 0;
 	entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL);
 	if (!entries)
 		return -ENOMEM;
-	n = min(n, snode_mem_list(sdev, type, entries, n));
+	n = min(n, snode_mem_list(sdev, type, entries, n, &viewer));
 	for (; ctx->pos < n; ctx->pos++) {
 		ret = snode_nl_window_fill(skb, sdev,
 					   snode_nl_window_tables[table].kind,
@@ -739,30 +817,30 @@ static int snode_nl_window_get_dumpit(struct sk_buff *skb,
 				      struct netlink_callback *cb)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_dev *sdev, *only;
-	int ret = 0;
+	struct snode_nl_dev *nd;
+	unsigned long last;
+	int ret;
 
-	mutex_lock(&snode_nl_lock);
-	only = snode_nl_dump_filter(cb, SNODE_A_WINDOW_DEV_INDEX);
-	if (IS_ERR(only)) {
-		ret = PTR_ERR(only);
-		goto out;
-	}
-	cb->seq = snode_nl_dev_gen;
-	xa_for_each_start(&snode_nl_devs, ctx->index, sdev, ctx->index) {
-		if (only && sdev != only)
-			continue;
+	ret = snode_nl_dump_filter(cb, SNODE_A_WINDOW_DEV_INDEX, &last);
+	if (ret)
+		return ret;
+	cb->seq = snode_nl_window_gen(last);
+	for (; (nd = snode_nl_hold_next(&ctx->index, last));
+	     snode_nl_put(nd), ctx->index++) {
 		for (; ctx->table < ARRAY_SIZE(snode_nl_window_tables);
 		     ctx->table++) {
-			ret = snode_nl_window_table(skb, cb, sdev, ctx->table);
+			ret = snode_nl_window_table(skb, cb, nd->sdev,
+						    ctx->table);
 			if (ret)
-				goto out;
+				break;
 			ctx->pos = 0;
+		}
+		if (ret) {
+			snode_nl_put(nd);
+			break;
 		}
 		ctx->table = 0;
 	}
-out:
-	mutex_unlock(&snode_nl_lock);
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
 	return ret;
@@ -1098,7 +1176,11 @@ static const struct genl_ops snode_nl_ops[] = {
 };
 
 static const struct genl_multicast_group snode_nl_mcgrps[] = {
-	[SNODE_NL_MCGRP_EVENTS] = { .name = SNODE_MCGRP_EVENTS, },
+	/* events name other users' windows and endpoints: admins only */
+	[SNODE_NL_MCGRP_EVENTS] = {
+		.name = SNODE_MCGRP_EVENTS,
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+	},
 };
 
 static struct genl_family snode_nl_family __ro_after_init = {
@@ -1122,17 +1204,34 @@ static struct genl_family snode_nl_family __ro_after_init = {
  */
 int snode_nl_dev_add(struct snode_dev *sdev)
 {
+	struct snode_nl_dev *nd;
 	int ret;
 
+	nd = kzalloc(sizeof(*nd), GFP_KERNEL);
+	if (!nd)
+		return -ENOMEM;
+	nd->sdev = sdev;
+	refcount_set(&nd->users, 1);
+	init_completion(&nd->idle);
+
 	mutex_lock(&snode_nl_lock);
-	ret = xa_insert(&snode_nl_devs, sdev->index, sdev, GFP_KERNEL);
+	ret = xa_insert(&snode_nl_devs, sdev->index, nd, GFP_KERNEL);
 	if (!ret) {
-		snode_nl_dev_gen++;
+		atomic_inc(&snode_nl_dev_gen);
 		atomic_inc(&snode_nl_node_gen);
 	}
 	mutex_unlock(&snode_nl_lock);
+	if (ret)
+		kfree(nd);
 	return ret;
 }
+
+/*
+ * A fail_function point: failing it fails a probe late, after the NIC was
+ * identified and its queues and link state were set up, which tests the
+ * unwinding of all of that (devm actions, the queues, the link works).
+ */
+ALLOW_ERROR_INJECTION(snode_nl_dev_add, ERRNO);
 
 /**
  * snode_nl_dev_del() - remove a NIC from the family
@@ -1144,11 +1243,18 @@ int snode_nl_dev_add(struct snode_dev *sdev)
  */
 void snode_nl_dev_del(struct snode_dev *sdev)
 {
+	struct snode_nl_dev *nd;
+
 	mutex_lock(&snode_nl_lock);
-	xa_erase(&snode_nl_devs, sdev->index);
-	snode_nl_dev_gen++;
+	nd = xa_erase(&snode_nl_devs, sdev->index);
+	atomic_inc(&snode_nl_dev_gen);
 	atomic_inc(&snode_nl_node_gen);
 	mutex_unlock(&snode_nl_lock);
+	if (!nd)
+		return;
+	snode_nl_put(nd);
+	wait_for_completion(&nd->idle);
+	kfree(nd);
 }
 
 /**

@@ -114,7 +114,23 @@ static void snode_hw_stop(void *data)
 	snode_writel(sdev, SNODE_CTRL_OFFSET, 0);
 	if (snode_hw_reset(sdev))
 		dev_warn(&sdev->pdev->dev, "device did not complete its reset on removal\n");
+	/*
+	 * A device that did not reset may still be using the rings and
+	 * buffers freed next: take its bus mastering away first.
+	 */
+	pci_clear_master(sdev->pdev);
 	__snode_queues_stop(sdev);
+}
+
+/*
+ * The last teardown step: the event interrupt, which queues identify_work
+ * on FABRIC events, is gone by now, so the work cannot come back.
+ */
+static void snode_identify_cancel(void *data)
+{
+	struct snode_dev *sdev = data;
+
+	cancel_work_sync(&sdev->identify_work);
 }
 
 static void snode_id_decode(struct snode_id *id, const struct snode_identify *raw,
@@ -155,7 +171,7 @@ static void snode_id_decode(struct snode_id *id, const struct snode_identify *ra
 int __snode_identify(struct snode_dev *sdev)
 {
 	struct snode_admin_req req = {
-		.opcode = SNODE_OP_IDENTIFY,
+		.cmd.opcode = SNODE_OP_IDENTIFY,
 		.len = sizeof(struct snode_identify),
 		.dir = DMA_FROM_DEVICE,
 	};
@@ -326,6 +342,11 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret < 0)
 		return dev_err_probe(dev, ret, "cannot allocate MSI-X vectors\n");
 	sdev->nr_vecs = ret;
+
+	/* before the queues: runs after the event interrupt was freed */
+	ret = devm_add_action_or_reset(dev, snode_identify_cancel, sdev);
+	if (ret)
+		return ret;
 
 	/* before the queues, so that it outlives the event interrupt */
 	ret = snode_link_init(sdev);

@@ -4,10 +4,12 @@
  */
 
 #include <linux/bitfield.h>
+#include <linux/error-injection.h>
 #include <linux/interrupt.h>
 #include <linux/sched.h>
 
 #include "snode.h"
+#include "trace.h"
 
 /**
  * DOC: Admin and event queues
@@ -249,10 +251,12 @@ void __snode_queues_stop(struct snode_dev *sdev)
  * caller holds @sdev->rwsem, for read (a live device) or for write (reset).
  * Return: 0 on success; the errno of a device status code
  * (snode_status_to_errno(), @req->status is valid); -ETIMEDOUT if the device
- * did not answer; -EAGAIN if the queue is stopped; -ENOMEM; -EIO if a fault
- * was injected.
+ * did not answer (it may still apply the command); -EBUSY if no command slot
+ * came free in time (the command was never sent); -EAGAIN if the queue is
+ * stopped; -ENOMEM; -EIO if a fault was injected.
  */
-int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
+noinline int __snode_admin_exec(struct snode_dev *sdev,
+				struct snode_admin_req *req)
 {
 	struct device *dma_dev = &sdev->pdev->dev;
 	struct snode_aq *aq = &sdev->aq;
@@ -261,7 +265,7 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
 	dma_addr_t buf_dma = 0;
 	void *buf = NULL;
 	long left;
-	int cid, i, ret;
+	int cid, ret;
 
 	lockdep_assert_held(&sdev->rwsem);
 
@@ -282,7 +286,8 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
 				  (cid = snode_aq_get_slot(aq)) >= 0,
 				  SNODE_ADMIN_TIMEOUT);
 	if (!left) {
-		ret = -ETIMEDOUT;
+		/* never sent: unlike a timed-out command, nothing was applied */
+		ret = -EBUSY;
 		goto err_free_buf;
 	}
 	slot = &aq->slots[cid];
@@ -300,15 +305,14 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
 	slot->buf_len = req->len;
 
 	cmd = &aq->sq[aq->sq_tail];
-	memset(cmd, 0, sizeof(*cmd));
-	cmd->opcode = req->opcode;
-	cmd->flags = req->flags;
+	*cmd = req->cmd;
 	cmd->cid = cpu_to_le16(cid);
+	cmd->rsvd = 0;
 	cmd->addr = cpu_to_le64(req->len ? buf_dma : req->addr);
 	cmd->len = cpu_to_le32(req->len);
-	for (i = 0; i < ARRAY_SIZE(req->cdw); i++)
-		cmd->cdw[i] = cpu_to_le32(req->cdw[i]);
 
+	trace_snode_admin_cmd(sdev, cmd->opcode, cid, le32_to_cpu(cmd->cdw[0]),
+			      le32_to_cpu(cmd->cdw[1]), req->len);
 	aq->sq_tail = (aq->sq_tail + 1) % SNODE_AQ_DEPTH;
 	aq->submitted++;
 	/* writel orders the ring write before the doorbell */
@@ -323,12 +327,13 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
 		aq->timeouts++;
 		spin_unlock(&aq->lock);
 		dev_err_ratelimited(dma_dev, "admin command 0x%02x (id %d) timed out\n",
-				    req->opcode, cid);
+				    req->cmd.opcode, cid);
+		trace_snode_admin_cpl(sdev, req->cmd.opcode, cid, 0, 0, 0,
+				      -ETIMEDOUT);
 		return -ETIMEDOUT;
 	}
 	req->status = slot->status;
-	req->result0 = slot->result0;
-	req->result1 = slot->result1;
+	req->cpl = slot->cqe;
 	slot->buf = NULL;
 	__snode_aq_put_slot(aq, cid);
 	spin_unlock(&aq->lock);
@@ -338,13 +343,28 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
 			memcpy(req->data, buf, req->len);
 		dma_free_coherent(dma_dev, req->len, buf, buf_dma);
 	}
-	return snode_status_to_errno(req->status);
+	ret = snode_status_to_errno(req->status);
+	trace_snode_admin_cpl(sdev, req->cmd.opcode, cid, req->status,
+			      le32_to_cpu(req->cpl.result0),
+			      le32_to_cpu(req->cpl.result1), ret);
+	return ret;
 
 err_free_buf:
 	if (buf)
 		dma_free_coherent(dma_dev, req->len, buf, buf_dma);
 	return ret;
 }
+
+/*
+ * A fail_function point (CONFIG_FUNCTION_ERROR_INJECTION): every admin
+ * command goes through here, so an injected -EIO, -ETIMEDOUT or -ENOMEM
+ * reaches every caller's error path without a misbehaving device, filtered
+ * by task and by caller as fail_function allows, where the fail_admin
+ * attribute above only returns -EIO. The command is then never sent.
+ * noinline: snode_admin_exec() in this file would otherwise inline it, and
+ * an injection at the entry of the out-of-line copy would miss that path.
+ */
+ALLOW_ERROR_INJECTION(__snode_admin_exec, ERRNO);
 
 /**
  * snode_admin_exec() - run one admin command on a live device
@@ -417,8 +437,7 @@ static void *snode_aq_process(struct snode_dev *sdev, dma_addr_t *stale_dma,
 			continue;
 		}
 		slot->status = FIELD_GET(SNODE_CQE_STATUS_MASK, word);
-		slot->result0 = le32_to_cpu(cqe->result0);
-		slot->result1 = le32_to_cpu(cqe->result1);
+		slot->cqe = *cqe;
 		complete(&slot->done);
 	}
 	if (any)
@@ -490,6 +509,7 @@ static irqreturn_t snode_eq_irq(int irq, void *data)
 		type = le16_to_cpu(ev.type);
 		eq->events++;
 		eq->last_seq = le32_to_cpu(ev.seq);
+		trace_snode_event(sdev, type, eq->last_seq);
 		if (type > SNODE_EV_MAX) {
 			eq->by_type[0]++;
 			dev_dbg(&sdev->pdev->dev, "unknown event type %u\n",

@@ -11,14 +11,18 @@
 #include <linux/dma-mapping.h>
 #include <linux/mutex.h>
 #include <linux/pci.h>
+#include <linux/refcount.h>
 #include <linux/rwsem.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "hw.h"
 
 struct snode_link;
+struct snode_msg_entry;
 struct snode_mem_entry;
 struct snode_msg_dev;
 struct snode_dma_dev;
@@ -98,8 +102,7 @@ struct snode_id {
  * @busy: the command id is allocated
  * @abandoned: the submitter timed out; the ACQ handler frees @buf and the id
  * @status: device status code of the completion
- * @result0: completion result0
- * @result1: completion result1
+ * @cqe: the completion entry, with the command's typed results
  * @buf: DMA buffer of the command, if any
  * @buf_dma: bus address of @buf
  * @buf_len: length of @buf
@@ -109,8 +112,7 @@ struct snode_admin_slot {
 	bool busy;
 	bool abandoned;
 	u16 status;
-	u32 result0;
-	u32 result1;
+	struct snode_admin_cqe cqe;
 	void *buf;
 	dma_addr_t buf_dma;
 	size_t buf_len;
@@ -274,57 +276,149 @@ static inline void snode_writel(struct snode_dev *sdev, u32 offset, u32 val)
 
 /**
  * struct snode_admin_req - an admin command and its result
- * @opcode: SNODE_OP_*
- * @flags: command flags
- * @cdw: command parameters
+ * @cmd: in: the command's opcode, flags and parameters, written through the
+ *       typed parameter struct of the opcode (``cmd.att_set.index``, ...);
+ *       the queue fills in the command id, address and length
  * @data: kernel buffer for the command's data, or NULL
  * @len: length of @data
  * @addr: with @len 0, the bus address the command's addr field carries:
  *        memory the caller owns and the device keeps using (EP_SET ring)
  * @dir: DMA_TO_DEVICE (in buffer) or DMA_FROM_DEVICE (out buffer)
  * @status: out: device status code
- * @result0: out: completion result0
- * @result1: out: completion result1
+ * @cpl: out: the completion, read through the typed result struct of the
+ *       opcode (``cpl.att_set.epoch``, ...)
  */
 struct snode_admin_req {
-	u8 opcode;
-	u8 flags;
-	u32 cdw[11];
+	struct snode_admin_cmd cmd;
 	void *data;
 	u32 len;
 	dma_addr_t addr;
 	enum dma_data_direction dir;
 	u16 status;
-	u32 result0;
-	u32 result1;
+	struct snode_admin_cqe cpl;
 };
 
 /**
  * struct snode_file - an open file of /dev/snodeN
  * @sdev: the device; the file holds a reference
  * @mem: the global memory the file owns (mem.c)
+ * @quota: what the file's objects count against the per-file caps; it
+ *         outlives the file while objects the file created still exist
  */
 struct snode_file {
 	struct snode_dev *sdev;
 	struct snode_mem_file *mem;
+	struct snode_quota *quota;
+};
+
+/**
+ * enum snode_quota_kind - objects a file may hold only so many of
+ * @SNODE_QUOTA_DMA_QUEUES: DMA queues
+ * @SNODE_QUOTA_ENDPOINTS: message endpoints
+ * @SNODE_QUOTA_IMPORTS: imports (each holds an ATT entry)
+ * @SNODE_QUOTA_EXPORTS: export table entries
+ * @SNODE_QUOTA_NR: the number of kinds
+ */
+enum snode_quota_kind {
+	SNODE_QUOTA_DMA_QUEUES,
+	SNODE_QUOTA_ENDPOINTS,
+	SNODE_QUOTA_IMPORTS,
+	SNODE_QUOTA_EXPORTS,
+	SNODE_QUOTA_NR,
+};
+
+/**
+ * struct snode_quota - what the objects created through one open file use
+ * @ref: one for the file, one per object charged; objects (an import's or
+ *       an endpoint's file) may outlive the file that created them
+ * @used: objects of each kind that exist
+ */
+struct snode_quota {
+	refcount_t ref;
+	atomic_t used[SNODE_QUOTA_NR];
+};
+
+/**
+ * struct snode_owner - who created an object, for listings
+ * @pid: thread-group id of the creator
+ * @uid: its effective uid at the time
+ * @comm: its command name at the time
+ * @quota: the quota of the file that created the object, if charged
+ * @kind: what @quota was charged for
+ */
+struct snode_owner {
+	struct pid *pid;
+	kuid_t uid;
+	char comm[TASK_COMM_LEN];
+	struct snode_quota *quota;
+	enum snode_quota_kind kind;
 };
 
 /**
  * struct snode_ucmd - one ioctl call
  * @sdev: the device of the file
- * @sfile: the file
+ * @sfile: the /dev/snodeN file, or NULL for a file of an object
+ * @obj: the object of an import, endpoint or DMA queue file
  * @ubuffer: the user's structure
  * @user_size: its size as userspace gave it
  * @cmd: kernel copy of the structure
- * @can_write: the file was opened for writing
  */
 struct snode_ucmd {
 	struct snode_dev *sdev;
 	struct snode_file *sfile;
+	void *obj;
 	void __user *ubuffer;
 	u32 user_size;
 	void *cmd;
-	bool can_write;
+};
+
+/* The largest ioctl structure the kernel knows, for the dispatcher's copy */
+#define SNODE_UCMD_MAX		256
+
+/* The operation changes something: the file must be open for writing. */
+#define SNODE_IOCTL_WRITE	BIT(0)
+
+/**
+ * struct snode_ioctl_op - one entry of a file's ioctl table
+ * @size: size of the structure the kernel knows
+ * @min_size: size of its first version
+ * @flags: %SNODE_IOCTL_WRITE
+ * @execute: runs the call; answers with snode_ucmd_respond() itself
+ */
+struct snode_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int flags;
+	int (*execute)(struct snode_ucmd *ucmd);
+};
+
+/*
+ * Every snode ioctl is _IO(SNODE_TYPE, nr); a table is indexed by
+ * nr - SNODE_CMD_BASE. @_last is the last member of the first version.
+ */
+#define SNODE_IOCTL_OP(_ioctl, _fn, _struct, _last, _flags)		\
+	[_IOC_NR(_ioctl) - SNODE_CMD_BASE] = {				\
+		.size = sizeof(_struct) +				\
+			BUILD_BUG_ON_ZERO(sizeof(_struct) > SNODE_UCMD_MAX), \
+		.min_size = offsetofend(_struct, _last),		\
+		.flags = _flags,					\
+		.execute = _fn,						\
+	}
+
+/**
+ * struct snode_ucmd_list - the listing a list ioctl asked for
+ * @entries: the user's array
+ * @entry_size: the size of an entry as the user knows it
+ * @count: in: room in @entries; out: entries that exist
+ * @size: the size of an entry as the kernel knows it
+ * @min_size: the size of the first version of the entry
+ */
+struct snode_ucmd_list {
+	u64 entries;
+	u32 entry_size;
+	u32 count;
+	size_t size;
+	size_t min_size;
 };
 
 /* main.c */
@@ -332,12 +426,22 @@ extern struct class snode_class;
 extern dev_t snode_devt;
 
 /* cdev.c */
+/* cdev.c */
 struct snode_dev *snode_dev_alloc(struct pci_dev *pdev);
 int snode_cdev_add(struct snode_dev *sdev);
+
+/* core.c */
 const char *snode_state_name(enum snode_state state);
 int snode_lock_live(struct snode_dev *sdev);
 void snode_unlock_live(struct snode_dev *sdev);
+long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
+			  size_t nr_ops, struct snode_ucmd *ucmd,
+			  unsigned int cmd, unsigned long arg);
 int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len);
+int snode_ucmd_install_fd(struct snode_ucmd *ucmd, size_t cmd_len,
+			  struct file *file, int fd, int ret);
+int snode_ucmd_list(struct snode_ucmd_list *list,
+		    u32 (*fill)(void *ctx, void *buf, u32 max), void *ctx);
 
 /* pci.c */
 int snode_pci_init(void);
@@ -402,8 +506,44 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_import(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_list(struct snode_ucmd *ucmd);
+unsigned int snode_mem_gen(struct snode_dev *sdev);
+/**
+ * struct snode_viewer - who reads a listing
+ * @uid: the reader's effective uid
+ * @admin: the reader has CAP_NET_ADMIN
+ */
+struct snode_viewer {
+	kuid_t uid;
+	bool admin;
+};
+
+/* fs.c */
+struct inode *snode_fs_inode_get(void);
+void snode_fs_inode_put(struct inode *inode);
+struct file *snode_fs_file_create(const char *name, int flags,
+				  const struct file_operations *fops,
+				  void *priv);
+struct snode_quota *snode_quota_alloc(void);
+void snode_quota_put(struct snode_quota *quota);
+void snode_owner_init(struct snode_owner *owner);
+void snode_owner_put(struct snode_owner *owner);
+int snode_owner_charge(struct snode_owner *owner, struct snode_file *sfile,
+		       enum snode_quota_kind kind);
+bool snode_owner_visible(const struct snode_owner *owner,
+			 const struct snode_viewer *viewer);
+bool snode_owner_may_see(const struct snode_owner *owner);
+void snode_viewer_current(struct snode_viewer *viewer);
+
 u32 snode_mem_list(struct snode_dev *sdev, u32 type,
-		   struct snode_mem_entry *out, u32 max);
+		   struct snode_mem_entry *out, u32 max,
+		   const struct snode_viewer *viewer);
+
+/* import.c: the target of a DMA copy */
+struct snode_import;
+struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd,
+					  u64 offset, u64 length, bool write,
+					  u64 *ap_start);
+void snode_import_dma_put(struct snode_import *imp);
 
 /* link.c */
 int snode_link_init(struct snode_dev *sdev);
@@ -423,11 +563,11 @@ void __snode_msg_reset_prepare(struct snode_dev *sdev);
 void __snode_msg_reset_done(struct snode_dev *sdev);
 int snode_ioctl_ep_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_msg_send(struct snode_ucmd *ucmd);
-int snode_ioctl_msg_list(struct snode_ucmd *ucmd);
-int snode_ioctl_stats(struct snode_ucmd *ucmd);
+u32 snode_ep_list(struct snode_dev *sdev, struct snode_msg_entry *entries,
+		  u32 max);
+u64 snode_msg_send_retries(struct snode_dev *sdev);
 
 /* dma.c: the DMA engine */
-struct snode_msg_entry;
 int snode_dma_init(struct snode_dev *sdev);
 void snode_dma_free(struct snode_dev *sdev);
 void __snode_dma_start(struct snode_dev *sdev);
@@ -441,5 +581,26 @@ void snode_debugfs_init(void);
 void snode_debugfs_exit(void);
 int snode_debugfs_add(struct snode_dev *sdev);
 bool snode_should_fail_admin(void);
+
+/**
+ * enum snode_delay_point - where a test may widen a race window
+ * @SNODE_DELAY_DMA_OPEN: DMA_OPEN, after the queue was published and
+ *                        before its descriptor is installed
+ * @SNODE_DELAY_DMA_BATCH_DONE: the last copy of a synchronous batch
+ *                              finished, before its waiter is woken
+ * @SNODE_DELAY_EP_IRQ: the message interrupt found an endpoint, before
+ *                      it signals it (hard-IRQ context: busy-waits)
+ * @SNODE_DELAY_NL_DEVCMD: a netlink request is about to ask the device
+ * @SNODE_DELAY_NR: number of points
+ */
+enum snode_delay_point {
+	SNODE_DELAY_DMA_OPEN,
+	SNODE_DELAY_DMA_BATCH_DONE,
+	SNODE_DELAY_EP_IRQ,
+	SNODE_DELAY_NL_DEVCMD,
+	SNODE_DELAY_NR,
+};
+
+void snode_debug_delay(enum snode_delay_point point);
 
 #endif /* _SNODE_H_ */

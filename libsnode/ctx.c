@@ -2,6 +2,7 @@
 /*
  * libsnode context: reference counting, logging, device discovery.
  */
+#define _GNU_SOURCE		/* secure_getenv() */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -12,30 +13,44 @@
 
 #include "private.h"
 
-static void snode_log_stderr(struct snode_ctx *ctx, int priority,
-			     const char *file, int line, const char *fn,
-			     const char *format, va_list args)
+static void lsn_log_stderr(struct snode_ctx *ctx, void *log_data,
+			   int priority, const char *file, int line,
+			   const char *fn, const char *format, va_list args)
 {
 	fprintf(stderr, "libsnode: %s: ", fn);
 	vfprintf(stderr, format, args);
 }
 
-void snode_log(struct snode_ctx *ctx, int priority, const char *file,
-	       int line, const char *fn, const char *format, ...)
+void lsn_log(struct snode_ctx *ctx, int priority, const char *file,
+	     int line, const char *fn, const char *format, ...)
 {
 	va_list args;
 
 	if (!ctx->log_fn)
 		return;
 	va_start(args, format);
-	ctx->log_fn(ctx, priority, file, line, fn, format, args);
+	ctx->log_fn(ctx, ctx->log_data, priority, file, line, fn, format,
+		    args);
 	va_end(args);
 }
 
-/* SNODE_LOG may be a syslog priority number or name: err, info, debug. */
-static int snode_log_priority_from_env(void)
+void lsn_copy_out(void *dst, size_t size, const void *src, size_t have)
 {
-	const char *s = getenv("SNODE_LOG");
+	size_t n = size < have ? size : have;
+
+	memcpy(dst, src, n);
+	if (size > n)
+		memset((char *)dst + n, 0, size - n);
+}
+
+/*
+ * SNODE_LOG may be a syslog priority number or name: err, info, debug. The
+ * environment is read with secure_getenv(): a set-user-ID program linked
+ * with the library does not let its caller redirect it.
+ */
+static int lsn_log_priority_from_env(void)
+{
+	const char *s = secure_getenv("SNODE_LOG");
 	char *end;
 	long prio;
 
@@ -51,7 +66,7 @@ static int snode_log_priority_from_env(void)
 	return LOG_ERR;
 }
 
-static int snode_dev_cmp(const void *a, const void *b)
+static int lsn_dev_cmp(const void *a, const void *b)
 {
 	const struct snode_dev *da = *(struct snode_dev *const *)a;
 	const struct snode_dev *db = *(struct snode_dev *const *)b;
@@ -59,7 +74,7 @@ static int snode_dev_cmp(const void *a, const void *b)
 	return da->index - db->index;
 }
 
-static void snode_devs_free(struct snode_ctx *ctx)
+static void lsn_devs_free(struct snode_ctx *ctx)
 {
 	struct snode_dev *dev, *next;
 
@@ -73,7 +88,7 @@ static void snode_devs_free(struct snode_ctx *ctx)
 }
 
 /* Build the device list from the class directory, sorted by index. */
-static int snode_devs_scan(struct snode_ctx *ctx)
+static int lsn_devs_scan(struct snode_ctx *ctx)
 {
 	struct snode_dev **arr = NULL, **tmp;
 	size_t n = 0, i;
@@ -83,7 +98,7 @@ static int snode_devs_scan(struct snode_ctx *ctx)
 	dir = opendir(ctx->sysfs_class);
 	if (!dir) {
 		/* No class directory: the driver is not loaded; no devices. */
-		snode_dbg(ctx, "%s: %s\n", ctx->sysfs_class, strerror(errno));
+		lsn_dbg(ctx, "%s: %s\n", ctx->sysfs_class, strerror(errno));
 		return 0;
 	}
 	while ((de = readdir(dir))) {
@@ -113,7 +128,7 @@ static int snode_devs_scan(struct snode_ctx *ctx)
 	}
 	closedir(dir);
 	if (n)
-		qsort(arr, n, sizeof(*arr), snode_dev_cmp);
+		qsort(arr, n, sizeof(*arr), lsn_dev_cmp);
 	for (i = n; i-- > 0;) {
 		arr[i]->next = ctx->devs;
 		ctx->devs = arr[i];
@@ -132,14 +147,17 @@ SNODE_EXPORT int snode_new(struct snode_ctx **out)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->refcount = 1;
-	ctx->log_fn = snode_log_stderr;
-	ctx->log_priority = snode_log_priority_from_env();
-	s = getenv("SNODE_SYSFS");
+	pthread_mutex_init(&ctx->lock, NULL);
+	ctx->log_fn = lsn_log_stderr;
+	ctx->log_priority = lsn_log_priority_from_env();
+	s = secure_getenv("SNODE_SYSFS");
 	ctx->sysfs_class = s ? s : "/sys/class/snode";
-	s = getenv("SNODE_DEVDIR");
+	s = secure_getenv("SNODE_DEVDIR");
 	ctx->dev_dir = s ? s : "/dev";
-	ret = snode_devs_scan(ctx);
+	ret = lsn_devs_scan(ctx);
 	if (ret < 0) {
+		lsn_devs_free(ctx);
+		pthread_mutex_destroy(&ctx->lock);
 		free(ctx);
 		return ret;
 	}
@@ -150,31 +168,46 @@ SNODE_EXPORT int snode_new(struct snode_ctx **out)
 SNODE_EXPORT struct snode_ctx *snode_ref(struct snode_ctx *ctx)
 {
 	if (ctx)
-		ctx->refcount++;
+		__atomic_add_fetch(&ctx->refcount, 1, __ATOMIC_RELAXED);
 	return ctx;
 }
 
 SNODE_EXPORT struct snode_ctx *snode_unref(struct snode_ctx *ctx)
 {
-	if (!ctx || --ctx->refcount > 0)
+	/* the last reference's release sees every other thread's writes */
+	if (!ctx || __atomic_sub_fetch(&ctx->refcount, 1, __ATOMIC_ACQ_REL) > 0)
 		return NULL;
-	snode_nl_free(ctx);
-	snode_devs_free(ctx);
+	lsn_nl_free(ctx);
+	lsn_devs_free(ctx);
+	pthread_mutex_destroy(&ctx->lock);
 	free(ctx);
 	return NULL;
 }
 
-SNODE_EXPORT void snode_set_log_fn(struct snode_ctx *ctx, snode_log_fn log_fn)
+SNODE_EXPORT void snode_set_userdata(struct snode_ctx *ctx, void *userdata)
+{
+	__atomic_store_n(&ctx->userdata, userdata, __ATOMIC_RELEASE);
+}
+
+SNODE_EXPORT void *snode_get_userdata(struct snode_ctx *ctx)
+{
+	return __atomic_load_n(&ctx->userdata, __ATOMIC_ACQUIRE);
+}
+
+/* Not atomic with logging in other threads: set it before sharing ctx. */
+SNODE_EXPORT void snode_set_log_fn(struct snode_ctx *ctx, snode_log_fn log_fn,
+				   void *log_data)
 {
 	ctx->log_fn = log_fn;
+	ctx->log_data = log_data;
 }
 
 SNODE_EXPORT int snode_get_log_priority(struct snode_ctx *ctx)
 {
-	return ctx->log_priority;
+	return __atomic_load_n(&ctx->log_priority, __ATOMIC_RELAXED);
 }
 
 SNODE_EXPORT void snode_set_log_priority(struct snode_ctx *ctx, int priority)
 {
-	ctx->log_priority = priority;
+	__atomic_store_n(&ctx->log_priority, priority, __ATOMIC_RELAXED);
 }

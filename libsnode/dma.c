@@ -29,7 +29,7 @@ SNODE_EXPORT int snode_dma_queue_new(struct snode_dev *dev, unsigned int depth,
 	q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
-	ret = snode_dev_ioctl(dev, SNODE_IOCTL_DMA_OPEN, &cmd);
+	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_DMA_OPEN, &cmd);
 	if (ret < 0) {
 		free(q);
 		return ret;
@@ -69,7 +69,7 @@ static int dma_submit(struct snode_dma_queue *q, struct snode_dma_req *reqs,
 	};
 	int ret;
 
-	ret = snode_fd_ioctl(snode_dev_get_ctx(q->dev), q->fd,
+	ret = lsn_ioctl(snode_dev_get_ctx(q->dev), q->fd,
 			     SNODE_IOCTL_DMA_SUBMIT, &cmd);
 	return ret < 0 ? ret : (int)cmd.out_submitted;
 }
@@ -95,7 +95,7 @@ SNODE_EXPORT int snode_dma_reap(struct snode_dma_queue *q,
 			return n / sizeof(*cpls);
 		if (errno != EAGAIN)
 			return -errno;
-		ret = snode_fd_wait(q->fd, timeout_ms);
+		ret = lsn_fd_wait(q->fd, timeout_ms);
 		if (ret == -EAGAIN)
 			return 0;
 		if (ret < 0)

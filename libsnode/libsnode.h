@@ -5,11 +5,20 @@
  * A thin library over the snode ioctls and generic-netlink family. Every
  * function that can fail returns 0 or a positive value on success and a
  * negative errno on failure; errno itself is never the result.
+ *
+ * ABI rules (Documentation/decisions/0016-libsnode-abi.md, libsnode(7)):
+ * every call that fills a structure the caller owns takes the size the
+ * caller was compiled with (pass sizeof(*ptr)); the library writes no more
+ * than that and zeroes what it does not know. Lists are snapshot iterators
+ * the caller owns and frees; their entries have the size given to the list
+ * call. One context may be used from several threads at once (see
+ * libsnode(7) for the exceptions).
  */
 #ifndef LIBSNODE_H
 #define LIBSNODE_H
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <linux/snode.h>
 
@@ -20,15 +29,18 @@ extern "C" {
 struct snode_ctx;
 struct snode_dev;
 
-/* Context: owns the device list and the log hook. */
+/* Context: owns the device list, the log hook and a user pointer. */
 int snode_new(struct snode_ctx **ctx);
 struct snode_ctx *snode_ref(struct snode_ctx *ctx);
 struct snode_ctx *snode_unref(struct snode_ctx *ctx);
+void snode_set_userdata(struct snode_ctx *ctx, void *userdata);
+void *snode_get_userdata(struct snode_ctx *ctx);
 
-typedef void (*snode_log_fn)(struct snode_ctx *ctx, int priority,
-			     const char *file, int line, const char *fn,
-			     const char *format, va_list args);
-void snode_set_log_fn(struct snode_ctx *ctx, snode_log_fn log_fn);
+typedef void (*snode_log_fn)(struct snode_ctx *ctx, void *log_data,
+			     int priority, const char *file, int line,
+			     const char *fn, const char *format, va_list args);
+void snode_set_log_fn(struct snode_ctx *ctx, snode_log_fn log_fn,
+		      void *log_data);
 int snode_get_log_priority(struct snode_ctx *ctx);
 void snode_set_log_priority(struct snode_ctx *ctx, int priority);
 
@@ -44,14 +56,16 @@ struct snode_ctx *snode_dev_get_ctx(struct snode_dev *dev);
 int snode_dev_get_index(struct snode_dev *dev);
 const char *snode_dev_get_name(struct snode_dev *dev);
 int snode_dev_get_fd(struct snode_dev *dev);
-int snode_dev_get_info(struct snode_dev *dev, struct snode_info *info);
+int snode_dev_get_info(struct snode_dev *dev, struct snode_info *info,
+		       size_t size);
 
 /*
  * Netlink: the "snode" generic-netlink family (link health, fabric nodes,
  * events). Functions return a negative errno; -EPROTONOSUPPORT means the
  * family is not there (snode.ko is not loaded), -EPERM that a change needs
- * CAP_NET_ADMIN. Lists are owned by the context and valid until the next
- * call that reads the same kind of object, or snode_unref().
+ * CAP_NET_ADMIN. A list call returns the number of entries and a snapshot
+ * iterator the caller frees; it stays valid after later calls and after
+ * snode_unref() of the context.
  */
 
 /* Bit-error rates are integers in units of 1e-18 (SNODE_BER_ONE is 1.0). */
@@ -80,7 +94,8 @@ struct snode_dev_status {
 	char serial[33];
 	char fw_name[33];
 };
-int snode_dev_get_status(struct snode_dev *dev, struct snode_dev_status *st);
+int snode_dev_get_status(struct snode_dev *dev, struct snode_dev_status *st,
+			 size_t size);
 int snode_dev_set_ber_threshold(struct snode_dev *dev, uint64_t ber);
 
 struct snode_link_info {
@@ -108,16 +123,22 @@ struct snode_link_info {
 	int ber_alarm;
 };
 
-struct snode_link;
-int snode_link_list(struct snode_ctx *ctx, int dev_index);
+/* dev_index -1: the links of every device */
+struct snode_link_iter;
+int snode_link_list(struct snode_ctx *ctx, int dev_index, size_t info_size,
+		    struct snode_link_iter **iter);
+const struct snode_link_info *
+snode_link_iter_get_first(struct snode_link_iter *iter);
+const struct snode_link_info *
+snode_link_iter_get_next(struct snode_link_iter *iter,
+			 const struct snode_link_info *info);
+#define snode_link_iter_foreach(iter, info) \
+	for ((info) = snode_link_iter_get_first(iter); (info); \
+	     (info) = snode_link_iter_get_next(iter, info))
+void snode_link_iter_free(struct snode_link_iter *iter);
 int snode_link_get(struct snode_ctx *ctx, unsigned int dev_index,
-		   unsigned int port, struct snode_link **link);
-struct snode_link *snode_link_get_first(struct snode_ctx *ctx);
-struct snode_link *snode_link_get_next(struct snode_link *link);
-#define snode_link_foreach(ctx, link) \
-	for ((link) = snode_link_get_first(ctx); (link); \
-	     (link) = snode_link_get_next(link))
-const struct snode_link_info *snode_link_get_info(struct snode_link *link);
+		   unsigned int port, struct snode_link_info *info,
+		   size_t size);
 int snode_link_set_state(struct snode_ctx *ctx, unsigned int dev_index,
 			 unsigned int port, int up);
 int snode_link_reset(struct snode_ctx *ctx, unsigned int dev_index,
@@ -135,14 +156,19 @@ struct snode_node_info {
 	uint32_t route_port;		/* SNODE_NONE: no route */
 };
 
-struct snode_node;
-int snode_node_list(struct snode_ctx *ctx, int dev_index);
-struct snode_node *snode_node_get_first(struct snode_ctx *ctx);
-struct snode_node *snode_node_get_next(struct snode_node *node);
-#define snode_node_foreach(ctx, node) \
-	for ((node) = snode_node_get_first(ctx); (node); \
-	     (node) = snode_node_get_next(node))
-const struct snode_node_info *snode_node_get_info(struct snode_node *node);
+/* dev_index -1: as every device sees the fabric, one entry per pair */
+struct snode_node_iter;
+int snode_node_list(struct snode_ctx *ctx, int dev_index, size_t info_size,
+		    struct snode_node_iter **iter);
+const struct snode_node_info *
+snode_node_iter_get_first(struct snode_node_iter *iter);
+const struct snode_node_info *
+snode_node_iter_get_next(struct snode_node_iter *iter,
+			 const struct snode_node_info *info);
+#define snode_node_iter_foreach(iter, info) \
+	for ((info) = snode_node_iter_get_first(iter); (info); \
+	     (info) = snode_node_iter_get_next(iter, info))
+void snode_node_iter_free(struct snode_node_iter *iter);
 
 struct snode_window_info {
 	unsigned int dev_index;
@@ -161,49 +187,79 @@ struct snode_window_info {
 	char comm[16];			/* owner's command name */
 };
 
-struct snode_window;
-int snode_window_list(struct snode_ctx *ctx, int dev_index);
-struct snode_window *snode_window_get_first(struct snode_ctx *ctx);
-struct snode_window *snode_window_get_next(struct snode_window *window);
-#define snode_window_foreach(ctx, window) \
-	for ((window) = snode_window_get_first(ctx); (window); \
-	     (window) = snode_window_get_next(window))
+struct snode_window_iter;
+int snode_window_list(struct snode_ctx *ctx, int dev_index, size_t info_size,
+		      struct snode_window_iter **iter);
 const struct snode_window_info *
-snode_window_get_info(struct snode_window *window);
+snode_window_iter_get_first(struct snode_window_iter *iter);
+const struct snode_window_info *
+snode_window_iter_get_next(struct snode_window_iter *iter,
+			   const struct snode_window_info *info);
+#define snode_window_iter_foreach(iter, info) \
+	for ((info) = snode_window_iter_get_first(iter); (info); \
+	     (info) = snode_window_iter_get_next(iter, info))
+void snode_window_iter_free(struct snode_window_iter *iter);
 
-/* Events of the "events" multicast group. */
+/*
+ * Events of the "events" multicast group: a tagged union. The common part
+ * says which event (type, a SNODE_CMD_*_NTF) happened where and when; the
+ * member of the union named after the type holds the rest. Fields the
+ * kernel did not send are 0 (SNODE_NONE for ports and peers).
+ */
+struct snode_event_node {		/* SNODE_CMD_NODE_STATE_NTF */
+	uint32_t id;
+	unsigned int state;		/* enum snode_node_state */
+	uint32_t route_port;		/* SNODE_NONE: no route */
+	unsigned int prev_state;
+	uint32_t prev_route_port;
+};
+
+struct snode_event_window {		/* SNODE_CMD_WINDOW_REVOKED_NTF */
+	unsigned int att_index;
+	uint32_t node;			/* the exporting node */
+	uint32_t export_id;
+	uint32_t epoch;
+	unsigned int reason;		/* enum snode_revoke_reason */
+};
+
+struct snode_event_access {		/* SNODE_CMD_ACCESS_VIOLATION_NTF */
+	uint64_t offset;
+	int write;
+};
+
+struct snode_event_thermal {		/* SNODE_CMD_THERMAL_NTF */
+	int32_t temp;			/* milli-degC */
+	uint32_t power;			/* mW */
+	uint32_t alarm;			/* enum snode_thermal_alarm */
+};
+
 struct snode_event {
-	unsigned int cmd;		/* SNODE_CMD_*_NTF */
+	unsigned int type;		/* SNODE_CMD_*_NTF: the union's tag */
 	unsigned int dev_index;
 	char dev_name[32];
 	uint64_t timestamp;		/* CLOCK_REALTIME, ns */
 	uint64_t hw_timestamp;		/* the NIC's, 0 if none */
 	uint32_t suppressed;		/* folded in by the rate limit */
-	/* SNODE_CMD_LINK_STATE_NTF, SNODE_CMD_LINK_BER_NTF */
-	struct snode_link_info link;
-	/* SNODE_CMD_NODE_STATE_NTF */
-	struct snode_node_info node;
-	unsigned int prev_state;
-	uint32_t prev_route_port;
-	/* SNODE_CMD_WINDOW_REVOKED_NTF */
-	unsigned int att_index;
-	uint32_t window_node;
-	uint32_t export_id;
-	uint32_t epoch;
-	unsigned int reason;		/* enum snode_revoke_reason */
-	/* SNODE_CMD_ACCESS_VIOLATION_NTF */
-	uint64_t access_offset;
-	int access_write;
-	/* SNODE_CMD_THERMAL_NTF */
-	int32_t temp;			/* milli-degC */
-	uint32_t power;			/* mW */
-	uint32_t thermal_alarm;		/* enum snode_thermal_alarm */
+	/* anonymous (C11); __extension__ lets C99 -pedantic builds take it */
+	__extension__ union {
+		/* SNODE_CMD_LINK_STATE_NTF, SNODE_CMD_LINK_BER_NTF */
+		struct snode_link_info link;
+		struct snode_event_node node;
+		struct snode_event_window window;
+		struct snode_event_access access;
+		struct snode_event_thermal thermal;
+		uint64_t __reserved[40];	/* room for larger parts */
+	};
 };
 
+/*
+ * The callback sees the event at the size given to snode_event_subscribe()
+ * (sizeof(struct snode_event) as the caller was compiled).
+ */
 typedef int (*snode_event_fn)(struct snode_ctx *ctx,
 			      const struct snode_event *ev, void *arg);
 int snode_event_subscribe(struct snode_ctx *ctx, snode_event_fn fn,
-			  void *arg);
+			  void *arg, size_t ev_size);
 int snode_event_process(struct snode_ctx *ctx);
 void snode_event_unsubscribe(struct snode_ctx *ctx);
 
@@ -231,6 +287,10 @@ struct snode_handle {
 	uint32_t export_id;
 	uint64_t key;
 };
+/*
+ * The text form with its NUL. It fills a whole message payload
+ * (SNODE_MSG_MAX_LEN): in a message, send struct snode_handle (16 bytes).
+ */
 #define SNODE_HANDLE_STR_MAX 48
 int snode_handle_to_str(const struct snode_handle *handle, char *buf,
 			size_t len);
@@ -251,12 +311,12 @@ int snode_import_unmap(struct snode_import *imp);
 int snode_import_get_fd(struct snode_import *imp);
 uint64_t snode_import_get_length(struct snode_import *imp);
 int snode_import_status(struct snode_import *imp,
-			struct snode_import_status *status);
+			struct snode_import_status *status, size_t size);
 
 /* A snapshot of SNODE_MEM_LIST_ALLOCS, _EXPORTS, _IMPORTS or _ATT. */
 struct snode_mem_iter;
 int snode_mem_list(struct snode_dev *dev, unsigned int type,
-		   struct snode_mem_iter **iter);
+		   size_t entry_size, struct snode_mem_iter **iter);
 const struct snode_mem_entry *
 snode_mem_iter_get_first(struct snode_mem_iter *iter);
 const struct snode_mem_entry *
@@ -297,12 +357,13 @@ int snode_ep_send(struct snode_ep *ep, const struct snode_ep_addr *dst,
 int snode_msg_send(struct snode_dev *dev, const struct snode_ep_addr *dst,
 		   const void *buf, size_t len, unsigned int flags,
 		   unsigned int timeout_ms);
-int snode_dev_get_stats(struct snode_dev *dev, struct snode_stats *stats);
+int snode_dev_get_stats(struct snode_dev *dev, struct snode_stats *stats,
+			size_t size);
 
 /* A snapshot of SNODE_MSG_LIST_ENDPOINTS or SNODE_MSG_LIST_DMA_QUEUES. */
 struct snode_msg_iter;
 int snode_msg_list(struct snode_dev *dev, unsigned int type,
-		   struct snode_msg_iter **iter);
+		   size_t entry_size, struct snode_msg_iter **iter);
 const struct snode_msg_entry *
 snode_msg_iter_get_first(struct snode_msg_iter *iter);
 const struct snode_msg_entry *

@@ -30,13 +30,6 @@ struct snode_import {
 	void *addr;		/* NULL while not mapped */
 };
 
-struct snode_mem_iter {
-	struct snode_mem_entry *entries;
-	unsigned int count;
-	uint64_t pool_size;
-	uint64_t pool_free;
-};
-
 #define SNODE_HANDLE_PREFIX	"snode:v1:"
 
 /* ---- pool memory ----------------------------------------------------------- */
@@ -54,7 +47,7 @@ SNODE_EXPORT int snode_mem_alloc(struct snode_dev *dev, uint64_t length,
 	mem = calloc(1, sizeof(*mem));
 	if (!mem)
 		return -ENOMEM;
-	ret = snode_dev_ioctl(dev, SNODE_IOCTL_MEM_ALLOC, &cmd);
+	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_ALLOC, &cmd);
 	if (ret < 0) {
 		free(mem);
 		return ret;
@@ -104,7 +97,7 @@ SNODE_EXPORT int snode_mem_free(struct snode_mem *mem)
 		return 0;
 	snode_mem_unmap(mem);
 	cmd.offset = mem->offset;
-	ret = snode_dev_ioctl(mem->dev, SNODE_IOCTL_MEM_FREE, &cmd);
+	ret = lsn_dev_ioctl(mem->dev, SNODE_IOCTL_MEM_FREE, &cmd);
 	free(mem);
 	return ret;
 }
@@ -146,7 +139,7 @@ SNODE_EXPORT int snode_export(struct snode_mem *mem, uint64_t offset,
 
 	if (nodes && nr_nodes)
 		cmd.flags |= SNODE_EXPORT_NODES;
-	ret = snode_dev_ioctl(mem->dev, SNODE_IOCTL_MEM_EXPORT, &cmd);
+	ret = lsn_dev_ioctl(mem->dev, SNODE_IOCTL_MEM_EXPORT, &cmd);
 	if (ret < 0)
 		return ret;
 	handle->node = cmd.out_node;
@@ -163,7 +156,7 @@ SNODE_EXPORT int snode_unexport(struct snode_dev *dev,
 		.export_id = handle->export_id,
 	};
 
-	return snode_dev_ioctl(dev, SNODE_IOCTL_MEM_UNEXPORT, &cmd);
+	return lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_UNEXPORT, &cmd);
 }
 
 /* ---- imports --------------------------------------------------------------- */
@@ -188,7 +181,7 @@ SNODE_EXPORT int snode_import(struct snode_dev *dev,
 	imp = calloc(1, sizeof(*imp));
 	if (!imp)
 		return -ENOMEM;
-	ret = snode_dev_ioctl(dev, SNODE_IOCTL_MEM_IMPORT, &cmd);
+	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_IMPORT, &cmd);
 	if (ret < 0) {
 		free(imp);
 		return ret;
@@ -251,13 +244,11 @@ SNODE_EXPORT uint64_t snode_import_get_length(struct snode_import *imp)
 }
 
 SNODE_EXPORT int snode_import_status(struct snode_import *imp,
-				     struct snode_import_status *status)
+				     struct snode_import_status *status,
+				     size_t size)
 {
-	memset(status, 0, sizeof(*status));
-	status->size = sizeof(*status);
-	if (ioctl(imp->fd, SNODE_IOCTL_IMPORT_STATUS, status) < 0)
-		return -errno;
-	return 0;
+	return lsn_ioctl_sized(imp->dev->ctx, imp->fd,
+			       SNODE_IOCTL_IMPORT_STATUS, status, size);
 }
 
 /* ---- handles --------------------------------------------------------------- */
@@ -334,84 +325,37 @@ SNODE_EXPORT int snode_handle_from_str(const char *str,
 /* ---- listings -------------------------------------------------------------- */
 
 SNODE_EXPORT int snode_mem_list(struct snode_dev *dev, unsigned int type,
-				struct snode_mem_iter **out)
+				size_t entry_size, struct snode_mem_iter **out)
 {
 	struct snode_mem_list cmd = {
 		.size = sizeof(cmd),
 		.type = type,
-		.entry_size = sizeof(struct snode_mem_entry),
+		.entry_size = (uint32_t)entry_size,
 	};
-	struct snode_mem_iter *iter;
-	unsigned int tries;
+	struct lsn_iter *it = lsn_iter_new(entry_size);
 	int ret;
 
-	iter = calloc(1, sizeof(*iter));
-	if (!iter)
-		return -ENOMEM;
-	/* count, then fetch; retry if entries appeared in between */
-	for (tries = 0; tries < 8; tries++) {
-		struct snode_mem_entry *e = NULL;
-		uint32_t room = cmd.count;
-
-		if (room) {
-			e = calloc(room, sizeof(*e));
-			if (!e) {
-				ret = -ENOMEM;
-				goto err;
-			}
-		}
-		cmd.count = room;
-		cmd.entries = (uintptr_t)e;
-		ret = snode_dev_ioctl(dev, SNODE_IOCTL_MEM_LIST, &cmd);
-		if (ret < 0) {
-			free(e);
-			goto err;
-		}
-		if (cmd.count <= room) {
-			free(iter->entries);
-			iter->entries = e;
-			iter->count = cmd.count;
-			iter->pool_size = cmd.out_pool_size;
-			iter->pool_free = cmd.out_pool_free;
-			*out = iter;
-			return 0;
-		}
-		free(e);
+	if (!it)
+		return entry_size ? -ENOMEM : -EINVAL;
+	ret = lsn_ioctl_list(dev, SNODE_IOCTL_MEM_LIST, &cmd, &cmd.count,
+			     &cmd.entries, it);
+	if (ret < 0) {
+		lsn_iter_free(it);
+		return ret;
 	}
-	ret = -EAGAIN;
-err:
-	free(iter);
+	it->pool_size = cmd.out_pool_size;
+	it->pool_free = cmd.out_pool_free;
+	*out = (struct snode_mem_iter *)it;
 	return ret;
 }
 
-SNODE_EXPORT const struct snode_mem_entry *
-snode_mem_iter_get_first(struct snode_mem_iter *iter)
-{
-	return iter->count ? &iter->entries[0] : NULL;
-}
-
-SNODE_EXPORT const struct snode_mem_entry *
-snode_mem_iter_get_next(struct snode_mem_iter *iter,
-			const struct snode_mem_entry *entry)
-{
-	size_t i = (size_t)(entry - iter->entries) + 1;
-
-	return i < iter->count ? &iter->entries[i] : NULL;
-}
+LSN_ITER_FUNCS(mem, snode_mem_entry)
 
 SNODE_EXPORT void snode_mem_iter_get_pool(struct snode_mem_iter *iter,
 					  uint64_t *size, uint64_t *free_bytes)
 {
 	if (size)
-		*size = iter->pool_size;
+		*size = iter->it.pool_size;
 	if (free_bytes)
-		*free_bytes = iter->pool_free;
-}
-
-SNODE_EXPORT void snode_mem_iter_free(struct snode_mem_iter *iter)
-{
-	if (!iter)
-		return;
-	free(iter->entries);
-	free(iter);
+		*free_bytes = iter->it.pool_free;
 }

@@ -18,40 +18,6 @@ struct snode_ep {
 	struct snode_ep_addr addr;
 };
 
-struct snode_msg_iter {
-	struct snode_msg_entry *entries;
-	size_t count;
-};
-
-/* The one ioctl helper for the files the driver hands out. */
-int snode_fd_ioctl(struct snode_ctx *ctx, int fd, unsigned long cmd, void *arg)
-{
-	if (ioctl(fd, cmd, arg) < 0) {
-		int err = errno;
-
-		snode_dbg(ctx, "fd %d: ioctl 0x%lx: %s\n", fd, cmd, strerror(err));
-		return -err;
-	}
-	return 0;
-}
-
-/*
- * Wait up to @timeout_ms (-1: forever, 0: not at all) for @fd to be
- * readable; 0 if it is, -EAGAIN if not, or -errno.
- */
-int snode_fd_wait(int fd, int timeout_ms)
-{
-	struct pollfd p = { .fd = fd, .events = POLLIN };
-	int n;
-
-	do {
-		n = poll(&p, 1, timeout_ms);
-	} while (n < 0 && errno == EINTR && timeout_ms < 0);
-	if (n < 0)
-		return -errno;
-	return n ? 0 : -EAGAIN;
-}
-
 SNODE_EXPORT int snode_ep_new(struct snode_dev *dev, uint32_t id,
 			      unsigned int entries, unsigned int flags,
 			      uint64_t key, struct snode_ep **out)
@@ -74,7 +40,7 @@ SNODE_EXPORT int snode_ep_new(struct snode_dev *dev, uint32_t id,
 	ep = calloc(1, sizeof(*ep));
 	if (!ep)
 		return -ENOMEM;
-	ret = snode_dev_ioctl(dev, SNODE_IOCTL_EP_ALLOC, &cmd);
+	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_EP_ALLOC, &cmd);
 	if (ret < 0) {
 		free(ep);
 		return ret;
@@ -125,7 +91,7 @@ SNODE_EXPORT int snode_ep_recv(struct snode_ep *ep, struct snode_msg *msgs,
 			return n / sizeof(*msgs);
 		if (errno != EAGAIN)
 			return -errno;
-		ret = snode_fd_wait(ep->fd, timeout_ms);
+		ret = lsn_fd_wait(ep->fd, timeout_ms);
 		if (ret == -EAGAIN)
 			return 0;
 		if (ret < 0)
@@ -151,7 +117,7 @@ static int msg_send(struct snode_ctx *ctx, int fd, const struct snode_ep_addr *d
 		return -EMSGSIZE;
 	if (len)
 		memcpy(cmd.payload, buf, len);
-	return snode_fd_ioctl(ctx, fd, SNODE_IOCTL_MSG_SEND, &cmd);
+	return lsn_ioctl(ctx, fd, SNODE_IOCTL_MSG_SEND, &cmd);
 }
 
 SNODE_EXPORT int snode_ep_send(struct snode_ep *ep,
@@ -176,81 +142,27 @@ SNODE_EXPORT int snode_msg_send(struct snode_dev *dev,
 			timeout_ms);
 }
 
-SNODE_EXPORT int snode_dev_get_stats(struct snode_dev *dev,
-				     struct snode_stats *stats)
-{
-	memset(stats, 0, sizeof(*stats));
-	stats->size = sizeof(*stats);
-	return snode_dev_ioctl(dev, SNODE_IOCTL_STATS, stats);
-}
-
 SNODE_EXPORT int snode_msg_list(struct snode_dev *dev, unsigned int type,
-				struct snode_msg_iter **out)
+				size_t entry_size, struct snode_msg_iter **out)
 {
 	struct snode_msg_list cmd = {
 		.size = sizeof(cmd),
 		.type = type,
-		.entry_size = sizeof(struct snode_msg_entry),
+		.entry_size = (uint32_t)entry_size,
 	};
-	struct snode_msg_iter *iter;
-	unsigned int tries;
+	struct lsn_iter *it = lsn_iter_new(entry_size);
 	int ret;
 
-	iter = calloc(1, sizeof(*iter));
-	if (!iter)
-		return -ENOMEM;
-	/* count, then fetch; retry if entries appeared in between */
-	for (tries = 0; tries < 8; tries++) {
-		struct snode_msg_entry *e = NULL;
-		uint32_t room = cmd.count;
-
-		if (room) {
-			e = calloc(room, sizeof(*e));
-			if (!e) {
-				ret = -ENOMEM;
-				goto err;
-			}
-		}
-		cmd.count = room;
-		cmd.entries = (uintptr_t)e;
-		ret = snode_dev_ioctl(dev, SNODE_IOCTL_MSG_LIST, &cmd);
-		if (ret < 0) {
-			free(e);
-			goto err;
-		}
-		if (cmd.count <= room) {
-			iter->entries = e;
-			iter->count = cmd.count;
-			*out = iter;
-			return 0;
-		}
-		free(e);
+	if (!it)
+		return entry_size ? -ENOMEM : -EINVAL;
+	ret = lsn_ioctl_list(dev, SNODE_IOCTL_MSG_LIST, &cmd, &cmd.count,
+			     &cmd.entries, it);
+	if (ret < 0) {
+		lsn_iter_free(it);
+		return ret;
 	}
-	ret = -EAGAIN;
-err:
-	free(iter);
+	*out = (struct snode_msg_iter *)it;
 	return ret;
 }
 
-SNODE_EXPORT const struct snode_msg_entry *
-snode_msg_iter_get_first(struct snode_msg_iter *iter)
-{
-	return iter->count ? &iter->entries[0] : NULL;
-}
-
-SNODE_EXPORT const struct snode_msg_entry *
-snode_msg_iter_get_next(struct snode_msg_iter *iter,
-			const struct snode_msg_entry *entry)
-{
-	size_t i = (size_t)(entry - iter->entries) + 1;
-
-	return i < iter->count ? &iter->entries[i] : NULL;
-}
-
-SNODE_EXPORT void snode_msg_iter_free(struct snode_msg_iter *iter)
-{
-	if (!iter)
-		return;
-	free(iter->entries);
-	free(iter);
-}
+LSN_ITER_FUNCS(msg, snode_msg_entry)

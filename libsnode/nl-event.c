@@ -4,6 +4,8 @@
  * family, on a socket of its own whose descriptor the caller polls.
  */
 #include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <netlink/genl/ctrl.h>
@@ -15,14 +17,14 @@
 /* Room for a burst: a node death notifies every NIC of every node. */
 #define SNODE_EV_RCVBUF		(4 << 20)
 
-static int snode_ev_valid(struct nl_msg *msg, void *arg)
+static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 {
 	struct snode_ctx *ctx = arg;
-	struct snode_nl *nl = ctx->nl;
+	struct lsn_nl *nl = ctx->nl;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *gnlh = nlmsg_data(nlh);
 	struct nlattr *tb[SNODE_A_EVENT_MAX + 1];
-	struct snode_event ev;
+	struct snode_event *ev = nl->ev;
 	int ret;
 
 	if (nlh->nlmsg_type != nl->family)
@@ -30,64 +32,86 @@ static int snode_ev_valid(struct nl_msg *msg, void *arg)
 	if (genlmsg_parse(nlh, 0, tb, SNODE_A_EVENT_MAX, NULL) < 0)
 		return NL_SKIP;
 
-	memset(&ev, 0, sizeof(ev));
-	ev.cmd = gnlh->cmd;
-	ev.dev_index = snode_nl_u32(tb, SNODE_A_EVENT_DEV_INDEX, 0);
-	snode_nl_str(tb, SNODE_A_EVENT_DEV_NAME, ev.dev_name,
-		     sizeof(ev.dev_name));
-	ev.timestamp = snode_nl_u64(tb, SNODE_A_EVENT_TIMESTAMP);
-	ev.hw_timestamp = snode_nl_u64(tb, SNODE_A_EVENT_HW_TIMESTAMP);
-	ev.suppressed = snode_nl_u32(tb, SNODE_A_EVENT_SUPPRESSED, 0);
-	ev.node.route_port = SNODE_NONE;
-	ev.prev_route_port = SNODE_NONE;
+	/* zero at the caller's size too: fields it knows and we do not */
+	memset(ev, 0, nl->ev_size > sizeof(*ev) ? nl->ev_size : sizeof(*ev));
+	ev->type = gnlh->cmd;
+	ev->dev_index = lsn_nl_u32(tb, SNODE_A_EVENT_DEV_INDEX, 0);
+	lsn_nl_str(tb, SNODE_A_EVENT_DEV_NAME, ev->dev_name,
+		   sizeof(ev->dev_name));
+	ev->timestamp = lsn_nl_u64(tb, SNODE_A_EVENT_TIMESTAMP);
+	ev->hw_timestamp = lsn_nl_u64(tb, SNODE_A_EVENT_HW_TIMESTAMP);
+	ev->suppressed = lsn_nl_u32(tb, SNODE_A_EVENT_SUPPRESSED, 0);
 
-	if (tb[SNODE_A_EVENT_LINK]) {
-		struct nlattr *lt[SNODE_A_LINK_MAX + 1];
+	switch (ev->type) {
+	case SNODE_CMD_LINK_STATE_NTF:
+	case SNODE_CMD_LINK_BER_NTF:
+		if (tb[SNODE_A_EVENT_LINK]) {
+			struct nlattr *lt[SNODE_A_LINK_MAX + 1];
 
-		if (nla_parse_nested(lt, SNODE_A_LINK_MAX,
-				     tb[SNODE_A_EVENT_LINK], NULL) < 0)
-			return NL_SKIP;
-		snode_nl_parse_link_info(lt, &ev.link);
-		ev.link.dev_index = ev.dev_index;
-		memcpy(ev.link.dev_name, ev.dev_name, sizeof(ev.dev_name));
+			if (nla_parse_nested(lt, SNODE_A_LINK_MAX,
+					     tb[SNODE_A_EVENT_LINK], NULL) < 0)
+				return NL_SKIP;
+			lsn_nl_parse_link_info(lt, &ev->link);
+		}
+		ev->link.dev_index = ev->dev_index;
+		memcpy(ev->link.dev_name, ev->dev_name, sizeof(ev->dev_name));
+		break;
+	case SNODE_CMD_NODE_STATE_NTF:
+		ev->node.route_port = SNODE_NONE;
+		ev->node.prev_route_port = SNODE_NONE;
+		if (tb[SNODE_A_EVENT_NODE]) {
+			struct nlattr *nt[SNODE_A_NODE_MAX + 1];
+
+			if (nla_parse_nested(nt, SNODE_A_NODE_MAX,
+					     tb[SNODE_A_EVENT_NODE], NULL) < 0)
+				return NL_SKIP;
+			ev->node.id = lsn_nl_u32(nt, SNODE_A_NODE_ID, 0);
+			ev->node.state = lsn_nl_u32(nt, SNODE_A_NODE_STATE, 0);
+			ev->node.route_port =
+				lsn_nl_u32(nt, SNODE_A_NODE_ROUTE_PORT,
+					   SNODE_NONE);
+			ev->node.prev_state =
+				lsn_nl_u32(nt, SNODE_A_NODE_PREV_STATE, 0);
+			ev->node.prev_route_port =
+				lsn_nl_u32(nt, SNODE_A_NODE_PREV_ROUTE_PORT,
+					   SNODE_NONE);
+		}
+		break;
+	case SNODE_CMD_WINDOW_REVOKED_NTF:
+		if (tb[SNODE_A_EVENT_WINDOW]) {
+			struct nlattr *wt[SNODE_A_WINDOW_MAX + 1];
+
+			if (nla_parse_nested(wt, SNODE_A_WINDOW_MAX,
+					     tb[SNODE_A_EVENT_WINDOW], NULL) < 0)
+				return NL_SKIP;
+			ev->window.att_index =
+				lsn_nl_u32(wt, SNODE_A_WINDOW_INDEX, 0);
+			ev->window.node = lsn_nl_u32(wt, SNODE_A_WINDOW_NODE, 0);
+			ev->window.export_id =
+				lsn_nl_u32(wt, SNODE_A_WINDOW_EXPORT_ID, 0);
+			ev->window.epoch = lsn_nl_u32(wt, SNODE_A_WINDOW_EPOCH, 0);
+			ev->window.reason =
+				lsn_nl_u32(wt, SNODE_A_WINDOW_REVOKE_REASON, 0);
+		}
+		break;
+	case SNODE_CMD_ACCESS_VIOLATION_NTF:
+		ev->access.offset = lsn_nl_u64(tb, SNODE_A_EVENT_ACCESS_OFFSET);
+		ev->access.write = !!tb[SNODE_A_EVENT_ACCESS_WRITE];
+		break;
+	case SNODE_CMD_THERMAL_NTF:
+		if (tb[SNODE_A_EVENT_TEMP])
+			ev->thermal.temp =
+				(int32_t)nla_get_u32(tb[SNODE_A_EVENT_TEMP]);
+		ev->thermal.power = lsn_nl_u32(tb, SNODE_A_EVENT_POWER, 0);
+		ev->thermal.alarm = lsn_nl_u32(tb, SNODE_A_EVENT_THERMAL_ALARM,
+					       0);
+		break;
+	default:
+		break;	/* a newer kernel's event: the common part only */
 	}
-	if (tb[SNODE_A_EVENT_NODE]) {
-		struct nlattr *nt[SNODE_A_NODE_MAX + 1];
-
-		if (nla_parse_nested(nt, SNODE_A_NODE_MAX,
-				     tb[SNODE_A_EVENT_NODE], NULL) < 0)
-			return NL_SKIP;
-		ev.node.dev_index = ev.dev_index;
-		ev.node.id = snode_nl_u32(nt, SNODE_A_NODE_ID, 0);
-		ev.node.state = snode_nl_u32(nt, SNODE_A_NODE_STATE, 0);
-		ev.node.route_port = snode_nl_u32(nt, SNODE_A_NODE_ROUTE_PORT,
-						  SNODE_NONE);
-		ev.prev_state = snode_nl_u32(nt, SNODE_A_NODE_PREV_STATE, 0);
-		ev.prev_route_port = snode_nl_u32(nt,
-						  SNODE_A_NODE_PREV_ROUTE_PORT,
-						  SNODE_NONE);
-	}
-	if (tb[SNODE_A_EVENT_WINDOW]) {
-		struct nlattr *wt[SNODE_A_WINDOW_MAX + 1];
-
-		if (nla_parse_nested(wt, SNODE_A_WINDOW_MAX,
-				     tb[SNODE_A_EVENT_WINDOW], NULL) < 0)
-			return NL_SKIP;
-		ev.att_index = snode_nl_u32(wt, SNODE_A_WINDOW_INDEX, 0);
-		ev.window_node = snode_nl_u32(wt, SNODE_A_WINDOW_NODE, 0);
-		ev.export_id = snode_nl_u32(wt, SNODE_A_WINDOW_EXPORT_ID, 0);
-		ev.epoch = snode_nl_u32(wt, SNODE_A_WINDOW_EPOCH, 0);
-		ev.reason = snode_nl_u32(wt, SNODE_A_WINDOW_REVOKE_REASON, 0);
-	}
-	ev.access_offset = snode_nl_u64(tb, SNODE_A_EVENT_ACCESS_OFFSET);
-	ev.access_write = !!tb[SNODE_A_EVENT_ACCESS_WRITE];
-	if (tb[SNODE_A_EVENT_TEMP])
-		ev.temp = (int32_t)nla_get_u32(tb[SNODE_A_EVENT_TEMP]);
-	ev.power = snode_nl_u32(tb, SNODE_A_EVENT_POWER, 0);
-	ev.thermal_alarm = snode_nl_u32(tb, SNODE_A_EVENT_THERMAL_ALARM, 0);
 
 	nl->ev_count++;
-	ret = nl->ev_fn(ctx, &ev, nl->ev_arg);
+	ret = nl->ev_fn(ctx, ev, nl->ev_arg);
 	if (ret) {
 		nl->ev_stop = ret;
 		return NL_STOP;
@@ -96,30 +120,43 @@ static int snode_ev_valid(struct nl_msg *msg, void *arg)
 }
 
 /* Notifications carry no sequence number of ours. */
-static int snode_ev_seq(struct nl_msg *msg, void *arg)
+static int lsn_ev_seq(struct nl_msg *msg, void *arg)
 {
 	return NL_OK;
 }
 
 SNODE_EXPORT int snode_event_subscribe(struct snode_ctx *ctx,
-				       snode_event_fn fn, void *arg)
+				       snode_event_fn fn, void *arg,
+				       size_t ev_size)
 {
-	struct snode_nl *nl;
+	struct lsn_nl *nl;
 	int ret = 0, grp;
 
-	nl = snode_nl_get(ctx, &ret);
-	if (!nl)
+	if (!fn || ev_size < offsetof(struct snode_event, link) ||
+	    ev_size > 65536)
+		return -EINVAL;
+	pthread_mutex_lock(&ctx->lock);
+	nl = lsn_nl_get(ctx, &ret);
+	if (!nl) {
+		pthread_mutex_unlock(&ctx->lock);
 		return ret;
-	if (nl->ev_sk)
+	}
+	if (nl->ev_sk) {
+		pthread_mutex_unlock(&ctx->lock);
 		return -EBUSY;
+	}
 	grp = genl_ctrl_resolve_grp(nl->sk, SNODE_FAMILY_NAME,
 				    SNODE_MCGRP_EVENTS);
+	pthread_mutex_unlock(&ctx->lock);
 	if (grp < 0)
-		return snode_nl_errno(grp);
+		return lsn_nl_errno(grp);
 
 	nl->ev_sk = nl_socket_alloc();
 	nl->ev_cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!nl->ev_sk || !nl->ev_cb) {
+	nl->ev = calloc(1, ev_size > sizeof(*nl->ev) ? ev_size :
+						       sizeof(*nl->ev));
+	nl->ev_size = ev_size;
+	if (!nl->ev_sk || !nl->ev_cb || !nl->ev) {
 		ret = -ENOMEM;
 		goto err;
 	}
@@ -134,14 +171,14 @@ SNODE_EXPORT int snode_event_subscribe(struct snode_ctx *ctx,
 	ret = nl_socket_set_nonblocking(nl->ev_sk);
 	if (ret < 0)
 		goto err_nl;
-	nl_cb_set(nl->ev_cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, snode_ev_seq, NULL);
-	nl_cb_set(nl->ev_cb, NL_CB_VALID, NL_CB_CUSTOM, snode_ev_valid, ctx);
+	nl_cb_set(nl->ev_cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, lsn_ev_seq, NULL);
+	nl_cb_set(nl->ev_cb, NL_CB_VALID, NL_CB_CUSTOM, lsn_ev_valid, ctx);
 	nl->ev_fn = fn;
 	nl->ev_arg = arg;
 	return nl_socket_get_fd(nl->ev_sk);
 
 err_nl:
-	ret = snode_nl_errno(ret);
+	ret = lsn_nl_errno(ret);
 err:
 	snode_event_unsubscribe(ctx);
 	return ret;
@@ -149,7 +186,7 @@ err:
 
 SNODE_EXPORT int snode_event_process(struct snode_ctx *ctx)
 {
-	struct snode_nl *nl = ctx->nl;
+	struct lsn_nl *nl = ctx->nl;
 	int ret, n = 0;
 
 	if (!nl || !nl->ev_sk)
@@ -167,15 +204,15 @@ SNODE_EXPORT int snode_event_process(struct snode_ctx *ctx)
 		if (ret == -NLE_NOMEM)
 			return -ENOBUFS;
 		if (ret < 0) {
-			snode_dbg(ctx, "events: %s\n", nl_geterror(ret));
-			return snode_nl_errno(ret);
+			lsn_dbg(ctx, "events: %s\n", nl_geterror(ret));
+			return lsn_nl_errno(ret);
 		}
 	}
 }
 
 SNODE_EXPORT void snode_event_unsubscribe(struct snode_ctx *ctx)
 {
-	struct snode_nl *nl = ctx->nl;
+	struct lsn_nl *nl = ctx->nl;
 
 	if (!nl)
 		return;
@@ -183,7 +220,9 @@ SNODE_EXPORT void snode_event_unsubscribe(struct snode_ctx *ctx)
 		nl_socket_free(nl->ev_sk);
 	if (nl->ev_cb)
 		nl_cb_put(nl->ev_cb);
+	free(nl->ev);
 	nl->ev_sk = NULL;
 	nl->ev_cb = NULL;
+	nl->ev = NULL;
 	nl->ev_fn = NULL;
 }

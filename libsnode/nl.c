@@ -2,11 +2,13 @@
 /*
  * libsnode netlink: the "snode" generic-netlink family over libnl-genl-3.
  *
- * Every request goes through snode_nl_request(): it opens the socket and
+ * Every request goes through lsn_nl_request(): it opens the socket and
  * resolves the family on first use, sends one message, feeds each reply
  * to a parser, retries a dump the kernel flagged as interrupted, and turns
  * the kernel's error (with its extended-ack message, logged) into a
- * negative errno.
+ * negative errno. The request socket is the context's, so a request holds
+ * the context's lock from send to last reply: threads sharing a context
+ * take turns instead of reading each other's replies.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,12 +27,12 @@
 #endif
 
 /* A dump that keeps being interrupted by changes gives up after this. */
-#define SNODE_NL_DUMP_TRIES	5
+#define LSN_NL_DUMP_TRIES	5
 
 /* One request: what to parse replies with, and how it ended. */
-struct snode_nl_req {
+struct lsn_nl_req {
 	struct snode_ctx *ctx;
-	int (*parse)(struct snode_nl_req *req, struct nlattr **tb);
+	int (*parse)(struct lsn_nl_req *req, struct nlattr **tb);
 	void *arg;
 	int maxattr;
 	int err;
@@ -38,49 +40,13 @@ struct snode_nl_req {
 	int intr;
 };
 
-static void snode_nl_free_links(struct snode_nl *nl)
+void lsn_nl_free(struct snode_ctx *ctx)
 {
-	struct snode_link *l, *next;
-
-	for (l = nl->links; l; l = next) {
-		next = l->next;
-		free(l);
-	}
-	nl->links = NULL;
-}
-
-static void snode_nl_free_nodes(struct snode_nl *nl)
-{
-	struct snode_node *n, *next;
-
-	for (n = nl->nodes; n; n = next) {
-		next = n->next;
-		free(n);
-	}
-	nl->nodes = NULL;
-}
-
-static void snode_nl_free_windows(struct snode_nl *nl)
-{
-	struct snode_window *w, *next;
-
-	for (w = nl->windows; w; w = next) {
-		next = w->next;
-		free(w);
-	}
-	nl->windows = NULL;
-}
-
-void snode_nl_free(struct snode_ctx *ctx)
-{
-	struct snode_nl *nl = ctx->nl;
+	struct lsn_nl *nl = ctx->nl;
 
 	if (!nl)
 		return;
 	snode_event_unsubscribe(ctx);
-	snode_nl_free_links(nl);
-	snode_nl_free_nodes(nl);
-	snode_nl_free_windows(nl);
 	if (nl->sk)
 		nl_socket_free(nl->sk);
 	free(nl);
@@ -88,7 +54,7 @@ void snode_nl_free(struct snode_ctx *ctx)
 }
 
 /* libnl's own errors, for the few that are not the kernel's errno */
-int snode_nl_errno(int nlerr)
+int lsn_nl_errno(int nlerr)
 {
 	switch (-nlerr) {
 	case NLE_NOMEM:
@@ -106,11 +72,11 @@ int snode_nl_errno(int nlerr)
 
 /*
  * The netlink state of a context, connected and with the family resolved;
- * NULL with *err set when that fails.
+ * NULL with *err set when that fails. Called with ctx->lock held.
  */
-struct snode_nl *snode_nl_get(struct snode_ctx *ctx, int *err)
+struct lsn_nl *lsn_nl_get(struct snode_ctx *ctx, int *err)
 {
-	struct snode_nl *nl = ctx->nl;
+	struct lsn_nl *nl = ctx->nl;
 	int one = 1, ret;
 
 	if (nl && nl->sk)
@@ -137,7 +103,7 @@ struct snode_nl *snode_nl_get(struct snode_ctx *ctx, int *err)
 	nl_socket_enable_msg_peek(nl->sk);
 	ret = genl_ctrl_resolve(nl->sk, SNODE_FAMILY_NAME);
 	if (ret < 0) {
-		snode_dbg(ctx, "family %s: %s\n", SNODE_FAMILY_NAME,
+		lsn_dbg(ctx, "family %s: %s\n", SNODE_FAMILY_NAME,
 			  nl_geterror(ret));
 		goto err;
 	}
@@ -147,13 +113,13 @@ struct snode_nl *snode_nl_get(struct snode_ctx *ctx, int *err)
 err:
 	nl_socket_free(nl->sk);
 	nl->sk = NULL;
-	*err = snode_nl_errno(ret);
+	*err = lsn_nl_errno(ret);
 	return NULL;
 }
 
-static int snode_nl_valid(struct nl_msg *msg, void *arg)
+static int lsn_nl_valid(struct nl_msg *msg, void *arg)
 {
-	struct snode_nl_req *req = arg;
+	struct lsn_nl_req *req = arg;
 	struct nlattr *tb[req->maxattr + 1];
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	int ret;
@@ -162,7 +128,7 @@ static int snode_nl_valid(struct nl_msg *msg, void *arg)
 		return NL_OK;
 	ret = genlmsg_parse(nlh, 0, tb, req->maxattr, NULL);
 	if (ret < 0) {
-		req->err = snode_nl_errno(ret);
+		req->err = lsn_nl_errno(ret);
 		return NL_STOP;
 	}
 	ret = req->parse(req, tb);
@@ -173,11 +139,11 @@ static int snode_nl_valid(struct nl_msg *msg, void *arg)
 	return NL_OK;
 }
 
-static int snode_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
+static int lsn_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
 			  void *arg)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)((char *)e - NLMSG_HDRLEN);
-	struct snode_nl_req *req = arg;
+	struct lsn_nl_req *req = arg;
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
 	size_t off = sizeof(*e);
 
@@ -193,15 +159,15 @@ static int snode_nl_error(struct sockaddr_nl *nla, struct nlmsgerr *e,
 	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off),
 		      nlh->nlmsg_len - NLMSG_HDRLEN - off, NULL) == 0 &&
 	    tb[NLMSGERR_ATTR_MSG])
-		snode_info(req->ctx, "kernel: %s\n",
+		lsn_info(req->ctx, "kernel: %s\n",
 			  nla_get_string(tb[NLMSGERR_ATTR_MSG]));
 	return NL_STOP;
 }
 
-static int snode_nl_finish(struct nl_msg *msg, void *arg)
+static int lsn_nl_finish(struct nl_msg *msg, void *arg)
 {
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct snode_nl_req *req = arg;
+	struct lsn_nl_req *req = arg;
 
 	/* a dump that failed carries its errno in the DONE message */
 	if (nlh->nlmsg_type == NLMSG_DONE &&
@@ -212,9 +178,9 @@ static int snode_nl_finish(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
-static int snode_nl_intr(struct nl_msg *msg, void *arg)
+static int lsn_nl_intr(struct nl_msg *msg, void *arg)
 {
-	struct snode_nl_req *req = arg;
+	struct lsn_nl_req *req = arg;
 
 	/* read the rest, then start over */
 	req->intr = 1;
@@ -226,30 +192,34 @@ static int snode_nl_intr(struct nl_msg *msg, void *arg)
  * NULL), as a dump if @dump, and parse every reply with req->parse. A dump
  * the kernel flags as interrupted is retried, after req->reset (if any).
  */
-static int snode_nl_request(struct snode_ctx *ctx, uint8_t cmd, int dump,
+static int lsn_nl_request(struct snode_ctx *ctx, uint8_t cmd, int dump,
 			    int (*fill)(struct nl_msg *msg, void *arg),
-			    void *fill_arg, struct snode_nl_req *req,
-			    void (*reset)(struct snode_nl_req *req))
+			    void *fill_arg, struct lsn_nl_req *req,
+			    void (*reset)(struct lsn_nl_req *req))
 {
-	struct snode_nl *nl;
+	struct lsn_nl *nl;
 	struct nl_msg *msg;
 	struct nl_cb *cb;
 	int ret = 0, tries;
 
-	nl = snode_nl_get(ctx, &ret);
-	if (!nl)
-		return ret;
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb)
 		return -ENOMEM;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, snode_nl_valid, req);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, snode_nl_finish, req);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, snode_nl_finish, req);
-	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, snode_nl_intr, req);
-	nl_cb_err(cb, NL_CB_CUSTOM, snode_nl_error, req);
+	pthread_mutex_lock(&ctx->lock);
+	nl = lsn_nl_get(ctx, &ret);
+	if (!nl) {
+		pthread_mutex_unlock(&ctx->lock);
+		nl_cb_put(cb);
+		return ret;
+	}
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, lsn_nl_valid, req);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, lsn_nl_finish, req);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, lsn_nl_finish, req);
+	nl_cb_set(cb, NL_CB_DUMP_INTR, NL_CB_CUSTOM, lsn_nl_intr, req);
+	nl_cb_err(cb, NL_CB_CUSTOM, lsn_nl_error, req);
 	req->ctx = ctx;
 
-	for (tries = 0; tries < SNODE_NL_DUMP_TRIES; tries++) {
+	for (tries = 0; tries < LSN_NL_DUMP_TRIES; tries++) {
 		req->err = 0;
 		req->done = 0;
 		req->intr = 0;
@@ -269,21 +239,22 @@ static int snode_nl_request(struct snode_ctx *ctx, uint8_t cmd, int dump,
 		ret = nl_send_auto(nl->sk, msg);
 		nlmsg_free(msg);
 		if (ret < 0) {
-			ret = snode_nl_errno(ret);
+			ret = lsn_nl_errno(ret);
 			break;
 		}
 		ret = 0;
 		while (!req->done && ret >= 0)
 			ret = nl_recvmsgs(nl->sk, cb);
 		if (ret < 0 && !req->err)
-			req->err = snode_nl_errno(ret);
+			req->err = lsn_nl_errno(ret);
 		ret = req->err;
 		if (ret || !req->intr)
 			break;
-		snode_dbg(ctx, "dump of command %u interrupted, again\n", cmd);
+		lsn_dbg(ctx, "dump of command %u interrupted, again\n", cmd);
 		if (reset)
 			reset(req);
 	}
+	pthread_mutex_unlock(&ctx->lock);
 	if (!ret && req->intr)
 		ret = -EAGAIN;
 	nl_cb_put(cb);
@@ -291,7 +262,7 @@ static int snode_nl_request(struct snode_ctx *ctx, uint8_t cmd, int dump,
 }
 
 /* Attributes of the request: dev-index and port, or dev-index alone. */
-struct snode_nl_obj {
+struct lsn_nl_obj {
 	int dev_attr;
 	int dev_index;		/* < 0: none */
 	int sub_attr;
@@ -305,9 +276,9 @@ struct snode_nl_obj {
 	int has_u32;
 };
 
-static int snode_nl_fill_obj(struct nl_msg *msg, void *arg)
+static int lsn_nl_fill_obj(struct nl_msg *msg, void *arg)
 {
-	struct snode_nl_obj *o = arg;
+	struct lsn_nl_obj *o = arg;
 
 	if (o->dev_index >= 0 &&
 	    nla_put_u32(msg, o->dev_attr, (uint32_t)o->dev_index) < 0)
@@ -340,208 +311,201 @@ SNODE_EXPORT uint64_t snode_ber_from_double(double ber)
 /* ------------------------------------------------------------------ */
 /* devices                                                             */
 
-static int snode_nl_parse_dev(struct snode_nl_req *req, struct nlattr **tb)
+static int lsn_nl_parse_dev(struct lsn_nl_req *req, struct nlattr **tb)
 {
 	struct snode_dev_status *st = req->arg;
 
 	memset(st, 0, sizeof(*st));
-	st->state = snode_nl_u32(tb, SNODE_A_DEV_STATE, 0);
-	st->node_id = snode_nl_u32(tb, SNODE_A_DEV_NODE_ID, SNODE_NODE_ID_NONE);
-	st->fabric_id = snode_nl_u32(tb, SNODE_A_DEV_FABRIC_ID, 0);
-	st->hw_version = snode_nl_u32(tb, SNODE_A_DEV_HW_VERSION, 0);
-	st->fw_version = snode_nl_u32(tb, SNODE_A_DEV_FW_VERSION, 0);
-	st->caps = snode_nl_u32(tb, SNODE_A_DEV_CAPS, 0);
-	st->nports = snode_nl_u32(tb, SNODE_A_DEV_NPORTS, 0);
-	st->max_nodes = snode_nl_u32(tb, SNODE_A_DEV_MAX_NODES, 0);
-	st->att_entries = snode_nl_u32(tb, SNODE_A_DEV_ATT_ENTRIES, 0);
-	st->export_entries = snode_nl_u32(tb, SNODE_A_DEV_EXPORT_ENTRIES, 0);
-	st->pool_size = snode_nl_u64(tb, SNODE_A_DEV_POOL_SIZE);
-	st->aperture_size = snode_nl_u64(tb, SNODE_A_DEV_APERTURE_SIZE);
-	st->ber_threshold = snode_nl_u64(tb, SNODE_A_DEV_BER_THRESHOLD);
+	st->state = lsn_nl_u32(tb, SNODE_A_DEV_STATE, 0);
+	st->node_id = lsn_nl_u32(tb, SNODE_A_DEV_NODE_ID, SNODE_NODE_ID_NONE);
+	st->fabric_id = lsn_nl_u32(tb, SNODE_A_DEV_FABRIC_ID, 0);
+	st->hw_version = lsn_nl_u32(tb, SNODE_A_DEV_HW_VERSION, 0);
+	st->fw_version = lsn_nl_u32(tb, SNODE_A_DEV_FW_VERSION, 0);
+	st->caps = lsn_nl_u32(tb, SNODE_A_DEV_CAPS, 0);
+	st->nports = lsn_nl_u32(tb, SNODE_A_DEV_NPORTS, 0);
+	st->max_nodes = lsn_nl_u32(tb, SNODE_A_DEV_MAX_NODES, 0);
+	st->att_entries = lsn_nl_u32(tb, SNODE_A_DEV_ATT_ENTRIES, 0);
+	st->export_entries = lsn_nl_u32(tb, SNODE_A_DEV_EXPORT_ENTRIES, 0);
+	st->pool_size = lsn_nl_u64(tb, SNODE_A_DEV_POOL_SIZE);
+	st->aperture_size = lsn_nl_u64(tb, SNODE_A_DEV_APERTURE_SIZE);
+	st->ber_threshold = lsn_nl_u64(tb, SNODE_A_DEV_BER_THRESHOLD);
 	st->throttled = !!tb[SNODE_A_DEV_THROTTLED];
-	snode_nl_str(tb, SNODE_A_DEV_SERIAL, st->serial, sizeof(st->serial));
-	snode_nl_str(tb, SNODE_A_DEV_FW_NAME, st->fw_name, sizeof(st->fw_name));
+	lsn_nl_str(tb, SNODE_A_DEV_SERIAL, st->serial, sizeof(st->serial));
+	lsn_nl_str(tb, SNODE_A_DEV_FW_NAME, st->fw_name, sizeof(st->fw_name));
 	return 0;
 }
 
 SNODE_EXPORT int snode_dev_get_status(struct snode_dev *dev,
-				      struct snode_dev_status *st)
+				      struct snode_dev_status *out,
+				      size_t size)
 {
-	struct snode_nl_obj o = {
+	struct snode_dev_status st;
+	int ret;
+
+	struct lsn_nl_obj o = {
 		.dev_attr = SNODE_A_DEV_INDEX,
 		.dev_index = dev->index,
 	};
-	struct snode_nl_req req = {
-		.parse = snode_nl_parse_dev,
-		.arg = st,
+	struct lsn_nl_req req = {
+		.parse = lsn_nl_parse_dev,
+		.arg = &st,
 		.maxattr = SNODE_A_DEV_MAX,
 	};
 
-	return snode_nl_request(dev->ctx, SNODE_CMD_DEV_GET, 0,
-				snode_nl_fill_obj, &o, &req, NULL);
+	ret = lsn_nl_request(dev->ctx, SNODE_CMD_DEV_GET, 0, lsn_nl_fill_obj,
+			     &o, &req, NULL);
+	if (ret < 0)
+		return ret;
+	lsn_copy_out(out, size, &st, sizeof(st));
+	return 0;
 }
 
 SNODE_EXPORT int snode_dev_set_ber_threshold(struct snode_dev *dev,
 					     uint64_t ber)
 {
-	struct snode_nl_obj o = {
+	struct lsn_nl_obj o = {
 		.dev_attr = SNODE_A_DEV_INDEX,
 		.dev_index = dev->index,
 		.u64_attr = SNODE_A_DEV_BER_THRESHOLD,
 		.u64 = ber,
 		.has_u64 = 1,
 	};
-	struct snode_nl_req req = { .maxattr = SNODE_A_DEV_MAX };
+	struct lsn_nl_req req = { .maxattr = SNODE_A_DEV_MAX };
 
-	return snode_nl_request(dev->ctx, SNODE_CMD_DEV_SET, 0,
-				snode_nl_fill_obj, &o, &req, NULL);
+	return lsn_nl_request(dev->ctx, SNODE_CMD_DEV_SET, 0,
+				lsn_nl_fill_obj, &o, &req, NULL);
 }
 
 /* ------------------------------------------------------------------ */
 /* links                                                               */
 
 /* Link attributes, as replies and notifications carry them. */
-void snode_nl_parse_link_info(struct nlattr **tb, struct snode_link_info *li)
+void lsn_nl_parse_link_info(struct nlattr **tb, struct snode_link_info *li)
 {
 	memset(li, 0, sizeof(*li));
-	li->dev_index = snode_nl_u32(tb, SNODE_A_LINK_DEV_INDEX, 0);
-	snode_nl_str(tb, SNODE_A_LINK_DEV_NAME, li->dev_name,
+	li->dev_index = lsn_nl_u32(tb, SNODE_A_LINK_DEV_INDEX, 0);
+	lsn_nl_str(tb, SNODE_A_LINK_DEV_NAME, li->dev_name,
 		     sizeof(li->dev_name));
-	li->port = snode_nl_u32(tb, SNODE_A_LINK_PORT, 0);
-	li->admin_state = snode_nl_u32(tb, SNODE_A_LINK_ADMIN_STATE, 0);
-	li->oper_state = snode_nl_u32(tb, SNODE_A_LINK_OPER_STATE, 0);
-	li->lanes = snode_nl_u32(tb, SNODE_A_LINK_LANES, 0);
-	li->max_lanes = snode_nl_u32(tb, SNODE_A_LINK_MAX_LANES, 0);
-	li->speed = snode_nl_u32(tb, SNODE_A_LINK_SPEED, 0);
-	li->peer_node = snode_nl_u32(tb, SNODE_A_LINK_PEER_NODE, SNODE_NONE);
-	li->peer_port = snode_nl_u32(tb, SNODE_A_LINK_PEER_PORT, SNODE_NONE);
-	li->peer_switch = snode_nl_u32(tb, SNODE_A_LINK_PEER_SWITCH,
+	li->port = lsn_nl_u32(tb, SNODE_A_LINK_PORT, 0);
+	li->admin_state = lsn_nl_u32(tb, SNODE_A_LINK_ADMIN_STATE, 0);
+	li->oper_state = lsn_nl_u32(tb, SNODE_A_LINK_OPER_STATE, 0);
+	li->lanes = lsn_nl_u32(tb, SNODE_A_LINK_LANES, 0);
+	li->max_lanes = lsn_nl_u32(tb, SNODE_A_LINK_MAX_LANES, 0);
+	li->speed = lsn_nl_u32(tb, SNODE_A_LINK_SPEED, 0);
+	li->peer_node = lsn_nl_u32(tb, SNODE_A_LINK_PEER_NODE, SNODE_NONE);
+	li->peer_port = lsn_nl_u32(tb, SNODE_A_LINK_PEER_PORT, SNODE_NONE);
+	li->peer_switch = lsn_nl_u32(tb, SNODE_A_LINK_PEER_SWITCH,
 				       SNODE_NONE);
-	li->crc_errors = snode_nl_u64(tb, SNODE_A_LINK_CRC_ERRORS);
-	li->replays = snode_nl_u64(tb, SNODE_A_LINK_REPLAYS);
-	li->recoveries = snode_nl_u64(tb, SNODE_A_LINK_RECOVERIES);
-	li->down_events = snode_nl_u64(tb, SNODE_A_LINK_DOWN_EVENTS);
-	li->tx_bytes = snode_nl_u64(tb, SNODE_A_LINK_TX_BYTES);
-	li->rx_bytes = snode_nl_u64(tb, SNODE_A_LINK_RX_BYTES);
-	li->tx_msgs = snode_nl_u64(tb, SNODE_A_LINK_TX_MSGS);
-	li->rx_msgs = snode_nl_u64(tb, SNODE_A_LINK_RX_MSGS);
-	li->ber = snode_nl_u64(tb, SNODE_A_LINK_BER);
-	li->ber_threshold = snode_nl_u64(tb, SNODE_A_LINK_BER_THRESHOLD);
-	li->ber_alarm = snode_nl_u32(tb, SNODE_A_LINK_BER_ALARM, 0) != 0;
+	li->crc_errors = lsn_nl_u64(tb, SNODE_A_LINK_CRC_ERRORS);
+	li->replays = lsn_nl_u64(tb, SNODE_A_LINK_REPLAYS);
+	li->recoveries = lsn_nl_u64(tb, SNODE_A_LINK_RECOVERIES);
+	li->down_events = lsn_nl_u64(tb, SNODE_A_LINK_DOWN_EVENTS);
+	li->tx_bytes = lsn_nl_u64(tb, SNODE_A_LINK_TX_BYTES);
+	li->rx_bytes = lsn_nl_u64(tb, SNODE_A_LINK_RX_BYTES);
+	li->tx_msgs = lsn_nl_u64(tb, SNODE_A_LINK_TX_MSGS);
+	li->rx_msgs = lsn_nl_u64(tb, SNODE_A_LINK_RX_MSGS);
+	li->ber = lsn_nl_u64(tb, SNODE_A_LINK_BER);
+	li->ber_threshold = lsn_nl_u64(tb, SNODE_A_LINK_BER_THRESHOLD);
+	li->ber_alarm = lsn_nl_u32(tb, SNODE_A_LINK_BER_ALARM, 0) != 0;
 }
 
-/* Append to the list whose tail pointer is req->arg. */
-static int snode_nl_parse_link(struct snode_nl_req *req, struct nlattr **tb)
+/* Every list parser appends to the snapshot that is req->arg. */
+static void lsn_nl_reset_list(struct lsn_nl_req *req)
 {
-	struct snode_link ***tail = req->arg;
-	struct snode_link *l = calloc(1, sizeof(*l));
-
-	if (!l)
-		return -ENOMEM;
-	snode_nl_parse_link_info(tb, &l->info);
-	**tail = l;
-	*tail = &l->next;
-	return 0;
+	lsn_iter_clear(req->arg);
 }
 
-static void snode_nl_reset_links(struct snode_nl_req *req)
+static int lsn_nl_parse_link(struct lsn_nl_req *req, struct nlattr **tb)
 {
-	struct snode_nl *nl = req->ctx->nl;
-	struct snode_link ***tail = req->arg;
+	struct snode_link_info li;
 
-	snode_nl_free_links(nl);
-	*tail = &nl->links;
+	lsn_nl_parse_link_info(tb, &li);
+	return lsn_iter_append(req->arg, &li, sizeof(li));
 }
 
-static int snode_nl_links(struct snode_ctx *ctx, int dump,
-			  struct snode_nl_obj *o)
+/* A dump (or one object) into a new snapshot of @entry_size entries. */
+static int lsn_nl_list(struct snode_ctx *ctx, uint8_t cmd, int dump,
+		       struct lsn_nl_obj *o, int maxattr,
+		       int (*parse)(struct lsn_nl_req *req, struct nlattr **tb),
+		       size_t entry_size, struct lsn_iter **out)
 {
-	struct snode_link **tail;
-	struct snode_nl_req req = {
-		.parse = snode_nl_parse_link,
-		.arg = &tail,
-		.maxattr = SNODE_A_LINK_MAX,
+	struct lsn_iter *it = lsn_iter_new(entry_size);
+	struct lsn_nl_req req = {
+		.parse = parse,
+		.arg = it,
+		.maxattr = maxattr,
 	};
-	struct snode_link *l;
-	struct snode_nl *nl;
-	int ret = 0, n = 0;
+	int ret;
 
-	nl = snode_nl_get(ctx, &ret);
-	if (!nl)
-		return ret;
-	snode_nl_free_links(nl);
-	tail = &nl->links;
-	ret = snode_nl_request(ctx, SNODE_CMD_LINK_GET, dump, snode_nl_fill_obj,
-			       o, &req, snode_nl_reset_links);
+	if (!it)
+		return entry_size ? -ENOMEM : -EINVAL;
+	ret = lsn_nl_request(ctx, cmd, dump, lsn_nl_fill_obj, o, &req,
+			     lsn_nl_reset_list);
 	if (ret < 0) {
-		snode_nl_free_links(nl);
+		lsn_iter_free(it);
 		return ret;
 	}
-	for (l = nl->links; l; l = l->next)
-		n++;
-	return n;
+	*out = it;
+	return (int)it->count;
 }
 
-SNODE_EXPORT int snode_link_list(struct snode_ctx *ctx, int dev_index)
+SNODE_EXPORT int snode_link_list(struct snode_ctx *ctx, int dev_index,
+				 size_t info_size,
+				 struct snode_link_iter **iter)
 {
-	struct snode_nl_obj o = {
+	struct lsn_nl_obj o = {
 		.dev_attr = SNODE_A_LINK_DEV_INDEX,
 		.dev_index = dev_index,
 	};
 
-	return snode_nl_links(ctx, 1, &o);
+	return lsn_nl_list(ctx, SNODE_CMD_LINK_GET, 1, &o, SNODE_A_LINK_MAX,
+			   lsn_nl_parse_link, info_size,
+			   (struct lsn_iter **)iter);
 }
 
+LSN_ITER_FUNCS(link, snode_link_info)
+
 SNODE_EXPORT int snode_link_get(struct snode_ctx *ctx, unsigned int dev_index,
-				unsigned int port, struct snode_link **link)
+				unsigned int port, struct snode_link_info *info,
+				size_t size)
 {
-	struct snode_nl_obj o = {
+	struct lsn_nl_obj o = {
 		.dev_attr = SNODE_A_LINK_DEV_INDEX,
 		.dev_index = (int)dev_index,
 		.sub_attr = SNODE_A_LINK_PORT,
 		.sub = port,
 		.has_sub = 1,
 	};
-	int ret = snode_nl_links(ctx, 0, &o);
+	struct lsn_iter *it;
+	int ret;
 
+	ret = lsn_nl_list(ctx, SNODE_CMD_LINK_GET, 0, &o, SNODE_A_LINK_MAX,
+			  lsn_nl_parse_link, sizeof(struct snode_link_info),
+			  &it);
 	if (ret < 0)
 		return ret;
-	*link = ctx->nl->links;
-	return *link ? 0 : -EPROTO;
+	if (ret)
+		lsn_copy_out(info, size, it->entries, it->entry_size);
+	lsn_iter_free(it);
+	return ret ? 0 : -EPROTO;
 }
 
-SNODE_EXPORT struct snode_link *snode_link_get_first(struct snode_ctx *ctx)
+static int lsn_nl_link_op(struct snode_ctx *ctx, uint8_t cmd,
+			    struct lsn_nl_obj *o)
 {
-	return ctx->nl ? ctx->nl->links : NULL;
-}
-
-SNODE_EXPORT struct snode_link *snode_link_get_next(struct snode_link *link)
-{
-	return link->next;
-}
-
-SNODE_EXPORT const struct snode_link_info *
-snode_link_get_info(struct snode_link *link)
-{
-	return &link->info;
-}
-
-static int snode_nl_link_op(struct snode_ctx *ctx, uint8_t cmd,
-			    struct snode_nl_obj *o)
-{
-	struct snode_nl_req req = { .maxattr = SNODE_A_LINK_MAX };
+	struct lsn_nl_req req = { .maxattr = SNODE_A_LINK_MAX };
 
 	o->dev_attr = SNODE_A_LINK_DEV_INDEX;
 	o->sub_attr = SNODE_A_LINK_PORT;
 	o->has_sub = 1;
-	return snode_nl_request(ctx, cmd, 0, snode_nl_fill_obj, o, &req, NULL);
+	return lsn_nl_request(ctx, cmd, 0, lsn_nl_fill_obj, o, &req, NULL);
 }
 
 SNODE_EXPORT int snode_link_set_state(struct snode_ctx *ctx,
 				      unsigned int dev_index,
 				      unsigned int port, int up)
 {
-	struct snode_nl_obj o = {
+	struct lsn_nl_obj o = {
 		.dev_index = (int)dev_index,
 		.sub = port,
 		.u32_attr = SNODE_A_LINK_ADMIN_STATE,
@@ -550,14 +514,14 @@ SNODE_EXPORT int snode_link_set_state(struct snode_ctx *ctx,
 		.has_u32 = 1,
 	};
 
-	return snode_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
+	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
 }
 
 SNODE_EXPORT int snode_link_set_ber_threshold(struct snode_ctx *ctx,
 					      unsigned int dev_index,
 					      unsigned int port, uint64_t ber)
 {
-	struct snode_nl_obj o = {
+	struct lsn_nl_obj o = {
 		.dev_index = (int)dev_index,
 		.sub = port,
 		.u64_attr = SNODE_A_LINK_BER_THRESHOLD,
@@ -565,186 +529,94 @@ SNODE_EXPORT int snode_link_set_ber_threshold(struct snode_ctx *ctx,
 		.has_u64 = 1,
 	};
 
-	return snode_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
+	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
 }
 
 SNODE_EXPORT int snode_link_reset(struct snode_ctx *ctx,
 				  unsigned int dev_index, unsigned int port)
 {
-	struct snode_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
+	struct lsn_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
 
-	return snode_nl_link_op(ctx, SNODE_CMD_LINK_RESET, &o);
+	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_RESET, &o);
 }
 
 SNODE_EXPORT int snode_link_clear(struct snode_ctx *ctx,
 				  unsigned int dev_index, unsigned int port)
 {
-	struct snode_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
+	struct lsn_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
 
-	return snode_nl_link_op(ctx, SNODE_CMD_LINK_CLEAR, &o);
+	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_CLEAR, &o);
 }
 
 /* ------------------------------------------------------------------ */
 /* nodes                                                               */
 
-static int snode_nl_parse_node(struct snode_nl_req *req, struct nlattr **tb)
+static int lsn_nl_parse_node(struct lsn_nl_req *req, struct nlattr **tb)
 {
-	struct snode_node ***tail = req->arg;
-	struct snode_node *n = calloc(1, sizeof(*n));
+	struct snode_node_info ni = {
+		.dev_index = lsn_nl_u32(tb, SNODE_A_NODE_DEV_INDEX, 0),
+		.id = lsn_nl_u32(tb, SNODE_A_NODE_ID, 0),
+		.state = lsn_nl_u32(tb, SNODE_A_NODE_STATE, 0),
+		.route_port = lsn_nl_u32(tb, SNODE_A_NODE_ROUTE_PORT,
+					 SNODE_NONE),
+	};
 
-	if (!n)
-		return -ENOMEM;
-	n->info.dev_index = snode_nl_u32(tb, SNODE_A_NODE_DEV_INDEX, 0);
-	n->info.id = snode_nl_u32(tb, SNODE_A_NODE_ID, 0);
-	n->info.state = snode_nl_u32(tb, SNODE_A_NODE_STATE, 0);
-	n->info.route_port = snode_nl_u32(tb, SNODE_A_NODE_ROUTE_PORT,
-					  SNODE_NONE);
-	**tail = n;
-	*tail = &n->next;
-	return 0;
+	return lsn_iter_append(req->arg, &ni, sizeof(ni));
 }
 
-static void snode_nl_reset_nodes(struct snode_nl_req *req)
+SNODE_EXPORT int snode_node_list(struct snode_ctx *ctx, int dev_index,
+				 size_t info_size,
+				 struct snode_node_iter **iter)
 {
-	struct snode_nl *nl = req->ctx->nl;
-	struct snode_node ***tail = req->arg;
-
-	snode_nl_free_nodes(nl);
-	*tail = &nl->nodes;
-}
-
-SNODE_EXPORT int snode_node_list(struct snode_ctx *ctx, int dev_index)
-{
-	struct snode_nl_obj o = {
+	struct lsn_nl_obj o = {
 		.dev_attr = SNODE_A_NODE_DEV_INDEX,
 		.dev_index = dev_index,
 	};
-	struct snode_node **tail;
-	struct snode_nl_req req = {
-		.parse = snode_nl_parse_node,
-		.arg = &tail,
-		.maxattr = SNODE_A_NODE_MAX,
-	};
-	struct snode_node *n;
-	struct snode_nl *nl;
-	int ret = 0, count = 0;
 
-	nl = snode_nl_get(ctx, &ret);
-	if (!nl)
-		return ret;
-	snode_nl_free_nodes(nl);
-	tail = &nl->nodes;
-	ret = snode_nl_request(ctx, SNODE_CMD_NODE_GET, 1, snode_nl_fill_obj,
-			       &o, &req, snode_nl_reset_nodes);
-	if (ret < 0) {
-		snode_nl_free_nodes(nl);
-		return ret;
-	}
-	for (n = nl->nodes; n; n = n->next)
-		count++;
-	return count;
+	return lsn_nl_list(ctx, SNODE_CMD_NODE_GET, 1, &o, SNODE_A_NODE_MAX,
+			   lsn_nl_parse_node, info_size,
+			   (struct lsn_iter **)iter);
 }
 
-SNODE_EXPORT struct snode_node *snode_node_get_first(struct snode_ctx *ctx)
-{
-	return ctx->nl ? ctx->nl->nodes : NULL;
-}
-
-SNODE_EXPORT struct snode_node *snode_node_get_next(struct snode_node *node)
-{
-	return node->next;
-}
-
-SNODE_EXPORT const struct snode_node_info *
-snode_node_get_info(struct snode_node *node)
-{
-	return &node->info;
-}
+LSN_ITER_FUNCS(node, snode_node_info)
 
 /* ------------------------------------------------------------------ */
 /* windows                                                             */
 
-static int snode_nl_parse_window(struct snode_nl_req *req, struct nlattr **tb)
+static int lsn_nl_parse_window(struct lsn_nl_req *req, struct nlattr **tb)
 {
-	struct snode_window ***tail = req->arg;
-	struct snode_window *w = calloc(1, sizeof(*w));
+	struct snode_window_info wi;
 
-	if (!w)
-		return -ENOMEM;
-	w->info.dev_index = snode_nl_u32(tb, SNODE_A_WINDOW_DEV_INDEX, 0);
-	w->info.kind = snode_nl_u32(tb, SNODE_A_WINDOW_KIND, 0);
-	w->info.index = snode_nl_u32(tb, SNODE_A_WINDOW_INDEX, SNODE_NONE);
-	w->info.node = snode_nl_u32(tb, SNODE_A_WINDOW_NODE, SNODE_NONE);
-	w->info.export_id = snode_nl_u32(tb, SNODE_A_WINDOW_EXPORT_ID,
-					 SNODE_NONE);
-	w->info.offset = snode_nl_u64(tb, SNODE_A_WINDOW_OFFSET);
-	w->info.export_offset = snode_nl_u64(tb, SNODE_A_WINDOW_EXPORT_OFFSET);
-	w->info.length = snode_nl_u64(tb, SNODE_A_WINDOW_LENGTH);
-	w->info.perm = snode_nl_u32(tb, SNODE_A_WINDOW_PERM, 0);
-	w->info.epoch = snode_nl_u32(tb, SNODE_A_WINDOW_EPOCH, 0);
-	w->info.state = snode_nl_u32(tb, SNODE_A_WINDOW_STATE, 0);
-	w->info.reason = snode_nl_u32(tb, SNODE_A_WINDOW_REVOKE_REASON, 0);
-	w->info.pid = (int)snode_nl_u32(tb, SNODE_A_WINDOW_PID, 0);
-	snode_nl_str(tb, SNODE_A_WINDOW_COMM, w->info.comm,
-		     sizeof(w->info.comm));
-	**tail = w;
-	*tail = &w->next;
-	return 0;
+	memset(&wi, 0, sizeof(wi));
+	wi.dev_index = lsn_nl_u32(tb, SNODE_A_WINDOW_DEV_INDEX, 0);
+	wi.kind = lsn_nl_u32(tb, SNODE_A_WINDOW_KIND, 0);
+	wi.index = lsn_nl_u32(tb, SNODE_A_WINDOW_INDEX, SNODE_NONE);
+	wi.node = lsn_nl_u32(tb, SNODE_A_WINDOW_NODE, SNODE_NONE);
+	wi.export_id = lsn_nl_u32(tb, SNODE_A_WINDOW_EXPORT_ID, SNODE_NONE);
+	wi.offset = lsn_nl_u64(tb, SNODE_A_WINDOW_OFFSET);
+	wi.export_offset = lsn_nl_u64(tb, SNODE_A_WINDOW_EXPORT_OFFSET);
+	wi.length = lsn_nl_u64(tb, SNODE_A_WINDOW_LENGTH);
+	wi.perm = lsn_nl_u32(tb, SNODE_A_WINDOW_PERM, 0);
+	wi.epoch = lsn_nl_u32(tb, SNODE_A_WINDOW_EPOCH, 0);
+	wi.state = lsn_nl_u32(tb, SNODE_A_WINDOW_STATE, 0);
+	wi.reason = lsn_nl_u32(tb, SNODE_A_WINDOW_REVOKE_REASON, 0);
+	wi.pid = (int)lsn_nl_u32(tb, SNODE_A_WINDOW_PID, 0);
+	lsn_nl_str(tb, SNODE_A_WINDOW_COMM, wi.comm, sizeof(wi.comm));
+	return lsn_iter_append(req->arg, &wi, sizeof(wi));
 }
 
-static void snode_nl_reset_windows(struct snode_nl_req *req)
+SNODE_EXPORT int snode_window_list(struct snode_ctx *ctx, int dev_index,
+				   size_t info_size,
+				   struct snode_window_iter **iter)
 {
-	struct snode_nl *nl = req->ctx->nl;
-	struct snode_window ***tail = req->arg;
-
-	snode_nl_free_windows(nl);
-	*tail = &nl->windows;
-}
-
-SNODE_EXPORT int snode_window_list(struct snode_ctx *ctx, int dev_index)
-{
-	struct snode_nl_obj o = {
+	struct lsn_nl_obj o = {
 		.dev_attr = SNODE_A_WINDOW_DEV_INDEX,
 		.dev_index = dev_index,
 	};
-	struct snode_window **tail;
-	struct snode_nl_req req = {
-		.parse = snode_nl_parse_window,
-		.arg = &tail,
-		.maxattr = SNODE_A_WINDOW_MAX,
-	};
-	struct snode_window *w;
-	struct snode_nl *nl;
-	int ret = 0, count = 0;
 
-	nl = snode_nl_get(ctx, &ret);
-	if (!nl)
-		return ret;
-	snode_nl_free_windows(nl);
-	tail = &nl->windows;
-	ret = snode_nl_request(ctx, SNODE_CMD_WINDOW_GET, 1, snode_nl_fill_obj,
-			       &o, &req, snode_nl_reset_windows);
-	if (ret < 0) {
-		snode_nl_free_windows(nl);
-		return ret;
-	}
-	for (w = nl->windows; w; w = w->next)
-		count++;
-	return count;
+	return lsn_nl_list(ctx, SNODE_CMD_WINDOW_GET, 1, &o,
+			   SNODE_A_WINDOW_MAX, lsn_nl_parse_window, info_size,
+			   (struct lsn_iter **)iter);
 }
 
-SNODE_EXPORT struct snode_window *snode_window_get_first(struct snode_ctx *ctx)
-{
-	return ctx->nl ? ctx->nl->windows : NULL;
-}
-
-SNODE_EXPORT struct snode_window *snode_window_get_next(struct snode_window *w)
-{
-	return w->next;
-}
-
-SNODE_EXPORT const struct snode_window_info *
-snode_window_get_info(struct snode_window *w)
-{
-	return &w->info;
-}
+LSN_ITER_FUNCS(window, snode_window_info)

@@ -1,55 +1,137 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libsnode internals shared between the library's files.
+ * libsnode internals shared between the library's files. Nothing here is
+ * exported: internal functions are named lsn_*, the symbol map exports only
+ * snode_*, and the objects are built with -fvisibility=hidden, so a static
+ * link does not put internal names in the snode_ namespace either.
  */
 #ifndef LIBSNODE_PRIVATE_H
 #define LIBSNODE_PRIVATE_H
 
+#include <pthread.h>
+#include <stddef.h>
 #include <syslog.h>
 
 #include "libsnode.h"
 
 #define SNODE_EXPORT __attribute__((visibility("default")))
+#define LSN_HIDDEN __attribute__((visibility("hidden")))
 
 struct snode_dev {
 	struct snode_ctx *ctx;
 	struct snode_dev *next;
 	int index;		/* N of /dev/snodeN */
-	int fd;			/* opened on first use, -1 before */
+	int fd;			/* opened on first use under ctx->lock, -1 before */
 	char name[32];		/* "snodeN" */
 };
 
 struct snode_ctx {
-	int refcount;
-	int log_priority;
+	int refcount;			/* atomic */
+	int log_priority;		/* atomic */
+	pthread_mutex_t lock;		/* protects dev->fd opening and nl */
 	snode_log_fn log_fn;
-	struct snode_dev *devs;	/* sorted by index */
+	void *log_data;
+	void *userdata;
+	struct snode_dev *devs;		/* sorted by index, fixed after snode_new() */
 	const char *sysfs_class;	/* /sys/class/snode, or $SNODE_SYSFS */
 	const char *dev_dir;		/* /dev, or $SNODE_DEVDIR */
-	struct snode_nl *nl;		/* netlink state (nl.c), on first use */
+	struct lsn_nl *nl;		/* netlink state (nl.c), on first use */
 };
 
-void snode_log(struct snode_ctx *ctx, int priority, const char *file,
-	       int line, const char *fn, const char *format, ...)
+LSN_HIDDEN void lsn_log(struct snode_ctx *ctx, int priority, const char *file,
+			int line, const char *fn, const char *format, ...)
 	__attribute__((format(printf, 6, 7)));
 
-#define snode_log_cond(ctx, prio, ...)					\
+#define lsn_log_cond(ctx, prio, ...)					\
 	do {								\
-		if ((ctx)->log_priority >= (prio))			\
-			snode_log(ctx, prio, __FILE__, __LINE__,	\
-				  __func__, __VA_ARGS__);		\
+		if (__atomic_load_n(&(ctx)->log_priority,		\
+				    __ATOMIC_RELAXED) >= (prio))	\
+			lsn_log(ctx, prio, __FILE__, __LINE__,		\
+				__func__, __VA_ARGS__);			\
 	} while (0)
-#define snode_dbg(ctx, ...)  snode_log_cond(ctx, LOG_DEBUG, __VA_ARGS__)
-#define snode_info(ctx, ...) snode_log_cond(ctx, LOG_INFO, __VA_ARGS__)
-#define snode_err(ctx, ...)  snode_log_cond(ctx, LOG_ERR, __VA_ARGS__)
+#define lsn_dbg(ctx, ...)  lsn_log_cond(ctx, LOG_DEBUG, __VA_ARGS__)
+#define lsn_info(ctx, ...) lsn_log_cond(ctx, LOG_INFO, __VA_ARGS__)
+#define lsn_err(ctx, ...)  lsn_log_cond(ctx, LOG_ERR, __VA_ARGS__)
 
-int snode_dev_ioctl(struct snode_dev *dev, unsigned long cmd, void *arg);
+/*
+ * Copy a library-filled struct of @have bytes to the caller's @dst of
+ * @size bytes: the common prefix, and zeroes past what the library knows.
+ */
+LSN_HIDDEN void lsn_copy_out(void *dst, size_t size, const void *src,
+			     size_t have);
 
-/* msg.c: the files the driver hands out (endpoints, DMA queues) */
-int snode_fd_ioctl(struct snode_ctx *ctx, int fd, unsigned long cmd, void *arg);
-int snode_fd_wait(int fd, int timeout_ms);
+/* dev.c: the one ioctl helper, for /dev/snodeN and the files it hands out */
+LSN_HIDDEN int lsn_ioctl(struct snode_ctx *ctx, int fd, unsigned long cmd,
+			 void *arg);
+LSN_HIDDEN int lsn_dev_ioctl(struct snode_dev *dev, unsigned long cmd,
+			     void *arg);
+LSN_HIDDEN int lsn_fd_wait(int fd, int timeout_ms);
+/* a growable struct, size first, at the caller's @size (zeroed first) */
+LSN_HIDDEN int lsn_ioctl_sized(struct snode_ctx *ctx, int fd,
+			       unsigned long cmd, void *arg, size_t size);
+
+/*
+ * A snapshot: an array of @count entries of the caller's @entry_size each.
+ * Every iterator type of the API is one of these.
+ */
+struct lsn_iter {
+	void *entries;
+	size_t entry_size;
+	unsigned int count;
+	unsigned int room;
+	uint64_t pool_size;	/* snode_mem_iter only */
+	uint64_t pool_free;
+};
+
+/* The public iterator types: the same snapshot, typed for the caller. */
+struct snode_mem_iter { struct lsn_iter it; };
+struct snode_msg_iter { struct lsn_iter it; };
+struct snode_link_iter { struct lsn_iter it; };
+struct snode_node_iter { struct lsn_iter it; };
+struct snode_window_iter { struct lsn_iter it; };
+
+/*
+ * The public functions of one iterator type, all thin wrappers:
+ * snode_<name>_iter_get_first(), snode_<name>_iter_get_next() and
+ * snode_<name>_iter_free().
+ */
+#define LSN_ITER_FUNCS(name, entry)					\
+SNODE_EXPORT const struct entry *					\
+snode_##name##_iter_get_first(struct snode_##name##_iter *iter)	\
+{									\
+	return lsn_iter_first(&iter->it);				\
+}									\
+SNODE_EXPORT const struct entry *					\
+snode_##name##_iter_get_next(struct snode_##name##_iter *iter,	\
+			     const struct entry *prev)			\
+{									\
+	return lsn_iter_next(&iter->it, prev);				\
+}									\
+SNODE_EXPORT void snode_##name##_iter_free(struct snode_##name##_iter *iter) \
+{									\
+	if (iter)							\
+		lsn_iter_free(&iter->it);				\
+}
+
+LSN_HIDDEN struct lsn_iter *lsn_iter_new(size_t entry_size);
+LSN_HIDDEN int lsn_iter_append(struct lsn_iter *it, const void *src,
+			       size_t have);
+LSN_HIDDEN void lsn_iter_clear(struct lsn_iter *it);
+LSN_HIDDEN const void *lsn_iter_first(const struct lsn_iter *it);
+LSN_HIDDEN const void *lsn_iter_next(const struct lsn_iter *it,
+				     const void *entry);
+LSN_HIDDEN void lsn_iter_free(struct lsn_iter *it);
+
+/*
+ * The one count-then-fetch helper of the list ioctls: @cmd's struct has
+ * its count and entries fields at @count and @entries; entries are fetched
+ * at the iterator's entry size (the kernel zero-fills what it does not know).
+ */
+LSN_HIDDEN int lsn_ioctl_list(struct snode_dev *dev, unsigned long cmd,
+			      void *arg, __u32 *count, __u64 *entries,
+			      struct lsn_iter *it);
 
 /* nl.c */
-void snode_nl_free(struct snode_ctx *ctx);
+LSN_HIDDEN void lsn_nl_free(struct snode_ctx *ctx);
 
 #endif /* LIBSNODE_PRIVATE_H */

@@ -13,11 +13,15 @@
 set -euo pipefail
 
 PACKAGES=(
+	abigail-tools
 	bc
 	bison
 	build-essential
 	busybox-static
 	cpio
+	debhelper
+	dh-dkms
+	dkms
 	dpkg-dev
 	dwarves
 	flex
@@ -32,6 +36,8 @@ PACKAGES=(
 	libpixman-1-dev
 	libsensors-dev
 	libssl-dev
+	lintian
+	linux-source-6.1
 	lm-sensors
 	lz4
 	meson

@@ -42,6 +42,8 @@
 
 #include <linux/snode.h>
 
+#include "snode_utils.h"
+
 #define SNODE_DEV	"/dev/snode0"
 
 static int dev_fd;
@@ -101,18 +103,9 @@ static const char *probe(volatile uint64_t *p, bool store, uint64_t *val)
 static int import(uint32_t node, uint32_t id, uint64_t key, uint64_t len,
 		  uint32_t flags)
 {
-	struct snode_mem_import cmd = {
-		.size = sizeof(cmd),
-		.flags = flags,
-		.node = node,
-		.export_id = id,
-		.key = key,
-		.length = len,
-	};
+	int fd = sn_import(dev_fd, flags, node, id, key, 0, len);
 
-	if (ioctl(dev_fd, SNODE_IOCTL_MEM_IMPORT, &cmd))
-		return -errno;
-	return cmd.out_fd;
+	return fd < 0 ? -errno : fd;
 }
 
 /* Check the sim pattern of a window at export offset 0; 0 if it holds. */

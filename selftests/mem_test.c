@@ -15,6 +15,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,6 +35,7 @@
 #include <linux/snode.h>
 
 #include "kselftest_harness.h"
+#include "snode_test.h"
 
 #define SNODE_DEV		"/dev/snode0"
 #define SNODE_RESET		"/sys/class/snode/snode0/device/reset"
@@ -42,17 +45,6 @@
 #define SZ_64M			0x4000000ULL
 #define PEER_WAIT_S		240
 
-#ifndef offsetofend
-#define offsetofend(TYPE, MEMBER) \
-	(offsetof(TYPE, MEMBER) + sizeof(((TYPE *)0)->MEMBER))
-#endif
-
-#define EXPECT_ERRNO(expected_errno, cmd)		\
-	({						\
-		int _ret = (cmd);			\
-		EXPECT_EQ(-1, _ret);			\
-		EXPECT_EQ(expected_errno, errno);	\
-	})
 
 /* ---- helpers, in threes: _x() returns, test_x() asserts, test_err_x() fails */
 
@@ -108,32 +100,13 @@ static int _snode_unexport(int fd, uint32_t export_id)
 #define test_err_snode_unexport(_errno, id) \
 	EXPECT_ERRNO(_errno, _snode_unexport(self->fd, id))
 
-/* Returns the import's fd, or -1 with errno. */
-static int _snode_import(int fd, uint32_t flags, uint32_t node,
-			 uint32_t export_id, uint64_t key, uint64_t offset,
-			 uint64_t length)
-{
-	struct snode_mem_import cmd = {
-		.size = sizeof(cmd),
-		.flags = flags,
-		.node = node,
-		.export_id = export_id,
-		.key = key,
-		.offset = offset,
-		.length = length,
-	};
-
-	if (ioctl(fd, SNODE_IOCTL_MEM_IMPORT, &cmd))
-		return -1;
-	return cmd.out_fd;
-}
 #define test_snode_import(ifd, flags, node, id, key, off, len)		\
 	do {								\
-		ifd = _snode_import(self->fd, flags, node, id, key, off, len); \
+		ifd = sn_import(self->fd, flags, node, id, key, off, len); \
 		ASSERT_LE(0, ifd);					\
 	} while (0)
 #define test_err_snode_import(_errno, flags, node, id, key, off, len)	\
-	EXPECT_ERRNO(_errno, _snode_import(self->fd, flags, node, id, key, \
+	EXPECT_ERRNO(_errno, sn_import(self->fd, flags, node, id, key, \
 					   off, len))
 
 static int _snode_status(int ifd, struct snode_import_status *st)
@@ -214,14 +187,6 @@ static int probe(volatile uint64_t *p, bool write, uint64_t *val)
 	return sig;
 }
 
-static uint64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000ULL + ts.tv_nsec / 1000000;
-}
-
 /* Minor page faults of this process so far. */
 static long minflt(void)
 {
@@ -231,12 +196,6 @@ static long minflt(void)
 	return ru.ru_minflt;
 }
 
-/* 6.1's harness runs a test's body even after its setup called SKIP() */
-#define SKIP_IF_SKIPPED()						\
-	do {								\
-		if (_metadata->skip)					\
-			return;						\
-	} while (0)
 
 /* ---- the single-node fixture ------------------------------------------ */
 
@@ -247,11 +206,8 @@ FIXTURE(mem) {
 
 FIXTURE_SETUP(mem)
 {
-	self->fd = open(SNODE_DEV, O_RDWR);
+	self->fd = sn_open_info(SNODE_DEV, &self->info);
 	ASSERT_LE(0, self->fd);
-	memset(&self->info, 0, sizeof(self->info));
-	self->info.size = sizeof(self->info);
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_INFO, &self->info));
 	if (!(self->info.out_caps & SNODE_CAP_ATT) ||
 	    !(self->info.out_caps & SNODE_CAP_EXPORT))
 		SKIP(return, "the NIC has no ATT or export table");
@@ -605,8 +561,191 @@ TEST_F(mem, read_only_file)
 	ASSERT_LE(0, ro);
 	EXPECT_ERRNO(EPERM, _snode_alloc(ro, SZ_4K, NULL));
 	EXPECT_ERRNO(EPERM, _snode_export(ro, &exp));
-	EXPECT_ERRNO(EPERM, _snode_import(ro, 0, NODE, 0, 1, 0, SZ_4K));
+	EXPECT_ERRNO(EPERM, sn_import(ro, 0, NODE, 0, 1, 0, SZ_4K));
 	close(ro);
+}
+
+/* ---- who may do what: root, a member of group snode, an outsider -------- */
+
+#define SNODE_GID	900	/* group "snode" in the guests' /etc/group */
+#define MEMBER_UID	1000
+#define OUTSIDER_UID	1001
+#define LIST_MAX	512
+
+static int become(uid_t uid, bool member)
+{
+	gid_t snode_gid = SNODE_GID;
+
+	if (setgroups(member ? 1 : 0, &snode_gid) ||
+	    setresgid(uid, uid, uid) || setresuid(uid, uid, uid))
+		return -1;
+	return 0;
+}
+
+/* The EXPORTS entry of export @id as @fd's caller sees it. */
+static int find_export(int fd, uint32_t id, struct snode_mem_entry *out)
+{
+	static struct snode_mem_entry e[LIST_MAX];
+	uint32_t n = LIST_MAX, i;
+
+	if (_snode_list(fd, SNODE_MEM_LIST_EXPORTS, e, &n, NULL))
+		return -errno;
+	for (i = 0; i < n && i < LIST_MAX; i++) {
+		if (e[i].export_id == id) {
+			*out = e[i];
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static bool entry_hidden(const struct snode_mem_entry *e)
+{
+	return (e->flags & SNODE_MEM_ENTRY_HIDDEN) && !e->pid && !e->comm[0] &&
+	       !e->offset && !(e->flags & SNODE_MEM_ENTRY_KEY) && !e->key;
+}
+
+/* An outsider: /dev/snode0 (mode 0660, group snode) does not open. */
+static int outsider(void)
+{
+	if (become(OUTSIDER_UID, false))
+		return 10;
+	if (open(SNODE_DEV, O_RDWR) >= 0 || errno != EACCES)
+		return 11;
+	if (open(SNODE_DEV, O_RDONLY) >= 0 || errno != EACCES)
+		return 12;
+	return 0;
+}
+
+/*
+ * A member: sees that root's export exists, not whose it is nor where it
+ * sits; cannot withdraw or free it; sees its own in full; changes nothing
+ * through a read-only open. Leaves an export for root to look at, and
+ * waits on @ctl.
+ */
+static int member(uint32_t root_id, uint64_t root_off, int ctl[2])
+{
+	struct snode_mem_export mine = { .length = SZ_4K };
+	struct snode_mem_export more = { .length = SZ_4K };
+	struct snode_mem_entry e;
+	uint64_t off, msg[2];
+	int fd, ro;
+
+	if (become(MEMBER_UID, true))
+		return 20;
+	fd = open(SNODE_DEV, O_RDWR);
+	if (fd < 0)
+		return 21;
+	if (find_export(fd, root_id, &e) || !entry_hidden(&e))
+		return 22;
+	if (_snode_unexport(fd, root_id) != -1 || errno != ENOENT)
+		return 23;
+	if (_snode_free(fd, root_off) != -1 || errno != ENOENT)
+		return 24;
+	if (_snode_alloc(fd, SZ_4K, &off))
+		return 25;
+	mine.alloc = off;
+	if (_snode_export(fd, &mine))
+		return 26;
+	if (find_export(fd, mine.out_export_id, &e) ||
+	    (e.flags & SNODE_MEM_ENTRY_HIDDEN) || e.pid != getpid() ||
+	    e.offset != off || !(e.flags & SNODE_MEM_ENTRY_KEY))
+		return 27;
+
+	ro = open(SNODE_DEV, O_RDONLY);
+	if (ro < 0)
+		return 30;
+	more.alloc = off;
+	if (_snode_alloc(ro, SZ_4K, NULL) != -1 || errno != EPERM)
+		return 31;
+	if (_snode_export(ro, &more) != -1 || errno != EPERM)
+		return 32;
+	if (_snode_unexport(ro, mine.out_export_id) != -1 || errno != EPERM)
+		return 33;
+	if (_snode_free(ro, off) != -1 || errno != EPERM)
+		return 34;
+	if (sn_import(ro, 0, 0, mine.out_export_id, mine.out_key, 0, SZ_4K) !=
+	    -1 || errno != EPERM)
+		return 35;
+	/* reading is allowed, with the same view */
+	if (find_export(ro, root_id, &e) || !entry_hidden(&e))
+		return 36;
+
+	msg[0] = mine.out_export_id;
+	msg[1] = off;
+	if (write(ctl[1], msg, sizeof(msg)) != sizeof(msg) ||
+	    read(ctl[0], msg, 1) != 1)
+		return 40;
+	return 0;
+}
+
+TEST_F(mem, three_identities)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	struct snode_mem_entry e;
+	int to_child[2], to_root[2], ctl[2], status;
+	uint64_t off, msg[2];
+	struct stat st;
+	pid_t pid;
+
+	SKIP_IF_SKIPPED();
+	if (getuid())
+		SKIP(return, "needs root to change identities");
+	ASSERT_EQ(0, stat(SNODE_DEV, &st));
+	/* what udev/60-snode.rules sets; the guests have no udev */
+	ASSERT_EQ(0, chown(SNODE_DEV, 0, SNODE_GID));
+	ASSERT_EQ(0, chmod(SNODE_DEV, 0660));
+
+	test_snode_alloc(SZ_4K, &off);
+	exp.alloc = off;
+	test_snode_export(&exp);
+	ASSERT_EQ(0, find_export(self->fd, exp.out_export_id, &e));
+	EXPECT_FALSE(e.flags & SNODE_MEM_ENTRY_HIDDEN);
+	EXPECT_EQ(getpid(), e.pid);
+	EXPECT_EQ(off, e.offset);
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(outsider());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	ASSERT_EQ(0, pipe(to_child));
+	ASSERT_EQ(0, pipe(to_root));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		ctl[0] = to_child[0];
+		ctl[1] = to_root[1];
+		_exit(member(exp.out_export_id, off, ctl));
+	}
+	/* a child that fails early closes its ends: the read returns 0 */
+	close(to_root[1]);
+	close(to_child[0]);
+	if (read(to_root[0], msg, sizeof(msg)) == sizeof(msg)) {
+		/* root (CAP_NET_ADMIN) sees the member's export in full */
+		ASSERT_EQ(0, find_export(self->fd, msg[0], &e));
+		EXPECT_FALSE(e.flags & SNODE_MEM_ENTRY_HIDDEN);
+		EXPECT_EQ(pid, e.pid);
+		EXPECT_EQ(msg[1], e.offset);
+		/* ownership is per file: not even root withdraws it */
+		test_err_snode_unexport(ENOENT, msg[0]);
+	}
+	signal(SIGPIPE, SIG_IGN);
+	if (write(to_child[1], "x", 1) != 1)
+		TH_LOG("the member child is gone already");
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+
+	close(to_child[1]);
+	close(to_root[0]);
+	test_snode_unexport(exp.out_export_id);
+	test_snode_free(off);
+	EXPECT_EQ(0, chown(SNODE_DEV, st.st_uid, st.st_gid));
+	EXPECT_EQ(0, chmod(SNODE_DEV, st.st_mode & 07777));
 }
 
 /* ---- exports ---------------------------------------------------------------- */
@@ -693,7 +832,12 @@ TEST_F(mem, export_table_full)
 	uint32_t i;
 	uint64_t off;
 
+	long cap;
+
 	SKIP_IF_SKIPPED();
+	/* one file fills the whole table: lift the per-file cap */
+	cap = set_param("max_exports", 0);
+	ASSERT_LE(0, cap);
 
 	test_snode_alloc(SZ_4K, &off);
 	exp.alloc = off;
@@ -702,6 +846,62 @@ TEST_F(mem, export_table_full)
 		test_snode_export(&exp);
 	}
 	test_err_snode_export(ENOSPC, &exp);
+	EXPECT_LE(0, set_param("max_exports", cap));
+}
+
+/*
+ * A file holds at most max_exports exports and max_imports imports
+ * (EMFILE beyond); other files are not affected, and closing an import
+ * or withdrawing an export makes room.
+ */
+TEST_F(mem, per_file_caps)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	long old_exports, old_imports;
+	int other, imp, imp2;
+	uint64_t off, other_off;
+	uint32_t ids[3];
+	int i;
+
+	SKIP_IF_SKIPPED();
+	old_exports = set_param("max_exports", 2);
+	ASSERT_LE(0, old_exports);
+	old_imports = set_param("max_imports", 1);
+	ASSERT_LE(0, old_imports);
+	other = open(SNODE_DEV, O_RDWR);
+	ASSERT_LE(0, other);
+
+	test_snode_alloc(SZ_4K, &off);
+	exp.alloc = off;
+	for (i = 0; i < 2; i++) {
+		test_snode_export(&exp);
+		ids[i] = exp.out_export_id;
+	}
+	test_err_snode_export(EMFILE, &exp);
+	/* another file's exports do not count */
+	ASSERT_EQ(0, _snode_alloc(other, SZ_4K, &other_off));
+	exp.alloc = other_off;
+	EXPECT_EQ(0, _snode_export(other, &exp));
+	ids[2] = exp.out_export_id;
+	/* withdrawing one makes room */
+	test_snode_unexport(ids[0]);
+	exp.alloc = off;
+	test_snode_export(&exp);
+	ids[0] = exp.out_export_id;
+
+	test_snode_import(imp, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
+	test_err_snode_import(EMFILE, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
+	imp2 = sn_import(other, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
+	EXPECT_LE(0, imp2);
+	close(imp2);
+	/* closing an import makes room */
+	close(imp);
+	test_snode_import(imp, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
+	close(imp);
+
+	close(other);
+	EXPECT_LE(0, set_param("max_exports", old_exports));
+	EXPECT_LE(0, set_param("max_imports", old_imports));
 }
 
 /* ---- imports (of this node's own exports) -------------------------------------- */
@@ -838,8 +1038,36 @@ TEST_F(mem, import_errors)
 	/* and one that lists this node admits it */
 	exp.nodes = (uintptr_t)&self->info.out_node_id;
 	test_snode_export(&exp);
-	EXPECT_LE(0, _snode_import(self->fd, 0, NODE, exp.out_export_id,
+	EXPECT_LE(0, sn_import(self->fd, 0, NODE, exp.out_export_id,
 				   0x7b, 0, SZ_4K));
+}
+
+/*
+ * An offset inside an export has 28 + 12 bits in an ATT entry: from 2^40
+ * on it is refused up front, not cut down to another offset.
+ */
+TEST_F(mem, import_offset_beyond_att)
+{
+	struct snode_mem_export exp;
+	uint64_t *local;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_64K, 0, 0x7d, &exp);
+	ASSERT_NE(NULL, local);
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x7d,
+			      1ULL << 40, SZ_4K);
+	/* 2^40 + 0 would alias offset 0 of the export if it were truncated */
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x7d,
+			      (1ULL << 40) + SZ_64K, SZ_4K);
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x7d,
+			      1ULL << 63, SZ_4K);
+	test_err_snode_import(EINVAL, 0, NODE, exp.out_export_id, 0x7d,
+			      ~0ULL & ~(SZ_4K - 1), SZ_4K);
+	/* the last offset the entry can hold gets to the exporter, who says no */
+	test_err_snode_import(ERANGE, 0, NODE, exp.out_export_id, 0x7d,
+			      (1ULL << 40) - SZ_4K, SZ_4K);
+	test_snode_unexport(exp.out_export_id);
 }
 
 /* a read-only import can never be written */
@@ -991,6 +1219,47 @@ TEST_F(mem, revoke_unexport)
 		      true);
 	/* the exporter's own memory is untouched */
 	EXPECT_EQ(1, local[0]);
+	munmap(win, SZ_2M);
+	close(ifd);
+}
+
+/* A window's life in tracepoints: it is set, faulted in, revoked. */
+TEST_F(mem, trace_window_life)
+{
+	const char *fault, *revoke;
+	struct snode_import_status st;
+	struct snode_mem_export exp;
+	char want[64], reason[32];
+	uint64_t *local, *win;
+	char *trace;
+	int ifd, ret;
+
+	SKIP_IF_SKIPPED();
+	ret = trace_start();
+	if (ret == -ENOENT)
+		SKIP(return, "this kernel has no event tracing");
+	ASSERT_EQ(0, ret);
+
+	local = export_local(self->fd, SZ_2M, SNODE_EXPORT_WRITE, 0x81, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x81, 0, SZ_2M);
+	test_snode_status(ifd, &st);
+	win = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	win[0] = 1;
+	test_snode_unexport(exp.out_export_id);
+	EXPECT_NE(0, wait_revoked(ifd, 10000));
+	trace = trace_stop();
+	ASSERT_NE(NULL, trace);
+
+	snprintf(want, sizeof(want), "snode0 att %u ", st.out_att_index);
+	snprintf(reason, sizeof(reason), "reason %u ",
+		 SNODE_IMPORT_REASON_UNEXPORT);
+	fault = trace_find(trace, 3, "snode_window_fault: ", want, "active 1");
+	revoke = trace_find(trace, 3, "snode_window_revoke: ", want, reason);
+	trace_expect_order(_metadata, trace, fault, revoke);
+	free(trace);
 	munmap(win, SZ_2M);
 	close(ifd);
 }
@@ -1264,6 +1533,309 @@ TEST_F(mem, list_entry_size)
 	test_snode_free(off);
 }
 
+/*
+ * entry_size from the first version's size (88, through comm) to 4096:
+ * smaller is EINVAL even with nothing to write, larger too (the kernel
+ * used to zero-fill whatever size it was given, gigabytes included); the
+ * count out is the number of entries, and exactly min(count in, count
+ * out) entries are written.
+ */
+TEST_F(mem, list_entry_size_bounds)
+{
+	const size_t v0 = offsetofend(struct snode_mem_entry, comm);
+	struct snode_mem_list cmd = {
+		.size = sizeof(cmd),
+		.type = SNODE_MEM_LIST_ALLOCS,
+	};
+	uint8_t *buf = malloc(4 * 4096);
+	uint64_t off[3];
+	size_t j;
+	int i;
+
+	SKIP_IF_SKIPPED();
+
+	ASSERT_NE(NULL, buf);
+	ASSERT_EQ(88, v0);
+	for (i = 0; i < 3; i++)
+		test_snode_alloc(SZ_4K, &off[i]);
+
+	cmd.entry_size = 0;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.entry_size = v0 - 1;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.entry_size = 4097;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.entries = (uintptr_t)buf;
+	cmd.count = 1;
+	cmd.entry_size = 4097;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.count = 1;
+	cmd.entry_size = 1u << 31;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	cmd.count = 1;
+	cmd.entry_size = UINT32_MAX;
+	EXPECT_ERRNO(EINVAL, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+
+	/* the first version's size: packed, count in < count out */
+	memset(buf, 0xa5, 4 * 4096);
+	cmd.count = 2;
+	cmd.entry_size = v0;
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	EXPECT_LE(3, cmd.count);
+	for (i = 0; i < 2; i++)
+		EXPECT_EQ(SNODE_MEM_LIST_ALLOCS,
+			  ((struct snode_mem_entry *)(buf + i * v0))->type);
+	EXPECT_EQ(0xa5, buf[2 * v0]);
+
+	/* a page per entry, the most: zero past what the kernel knows */
+	memset(buf, 0xa5, 4 * 4096);
+	cmd.count = 4;
+	cmd.entry_size = 4096;
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_MEM_LIST, &cmd));
+	ASSERT_LE(3, cmd.count);
+	ASSERT_GE(4, cmd.count);
+	for (i = 0; i < (int)cmd.count; i++) {
+		uint8_t *e = buf + i * 4096;
+
+		EXPECT_EQ(SNODE_MEM_LIST_ALLOCS, ((struct snode_mem_entry *)e)->type);
+		for (j = sizeof(struct snode_mem_entry); j < 4096; j++)
+			if (e[j])
+				break;
+		EXPECT_EQ(4096, j);
+	}
+	if (cmd.count < 4)
+		EXPECT_EQ(0xa5, buf[cmd.count * 4096]);
+	for (i = 0; i < 3; i++)
+		test_snode_free(off[i]);
+	free(buf);
+}
+
+/* ---- mremap and fork of windows ---------------------------------------------- */
+
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+/*
+ * A window, mapped at a 2 MiB boundary (huge entries on 6.12) inside a
+ * PROT_NONE reservation of our own: whatever mremap() does, nothing but
+ * the window is ever mapped there.
+ */
+static uint64_t *map_reserved(int ifd, uint64_t len, void **resv,
+			      uint64_t *resv_len)
+{
+	uint8_t *r, *p;
+
+	*resv_len = 4 * len + SZ_2M;
+	r = mmap(NULL, *resv_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+		 MAP_NORESERVE, -1, 0);
+	if (r == MAP_FAILED)
+		return NULL;
+	*resv = r;
+	r = (uint8_t *)(((uintptr_t)r + SZ_2M - 1) & ~(SZ_2M - 1));
+	p = mmap(r, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, ifd,
+		 0);
+	return p == MAP_FAILED ? NULL : (uint64_t *)p;
+}
+
+/*
+ * mremap() of a window: it can never grow (VM_DONTEXPAND, as vfio and
+ * iommufd do) - not in place, not by moving, not as a second mapping of
+ * the same pages - and never keeps its pages at the old place
+ * (MREMAP_DONTUNMAP). It can shrink and move; the moved mapping reaches
+ * the same memory, and a revocation still finds and zaps it.
+ */
+TEST_F(mem, mremap_window)
+{
+	const uint64_t len = SZ_2M;
+	struct snode_mem_export exp;
+	uint64_t *local, *win, *moved, resv_len, val;
+	uint8_t *dst;
+	void *resv;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, len, SNODE_EXPORT_WRITE, 0x8a, &exp);
+	ASSERT_NE(NULL, local);
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x8a, 0, len);
+	win = map_reserved(ifd, len, &resv, &resv_len);
+	ASSERT_NE(NULL, win);
+	local[0] = 0xa1;
+	local[len / 16] = 0xa2;
+	EXPECT_EQ(0xa1, win[0]);
+
+	/* no growth of any kind */
+	EXPECT_EQ(MAP_FAILED, mremap(win, len, 2 * len, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(MAP_FAILED, mremap(win, len, 2 * len, MREMAP_MAYMOVE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(MAP_FAILED, mremap(win, 0, len, MREMAP_MAYMOVE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(MAP_FAILED, mremap(win, len, len, MREMAP_MAYMOVE |
+				     MREMAP_DONTUNMAP));
+	EXPECT_EQ(EINVAL, errno);
+	/* the window is intact, and nothing is mapped behind it */
+	EXPECT_EQ(0xa1, win[0]);
+	EXPECT_EQ(SIGSEGV, probe(win + len / 8, false, &val));
+
+	/* shrink to half: the rest is gone */
+	ASSERT_EQ(win, mremap(win, len, len / 2, 0));
+	EXPECT_EQ(0xa1, win[0]);
+	EXPECT_EQ(SIGSEGV, probe(win + len / 16, false, &val));
+
+	/* move the half elsewhere, not 2 MiB aligned */
+	dst = (uint8_t *)win + len + SZ_64K;
+	moved = mremap(win, len / 2, len / 2, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       dst);
+	ASSERT_EQ((void *)dst, (void *)moved);
+	EXPECT_EQ(SIGSEGV, probe(win, false, &val));
+	EXPECT_EQ(0xa1, moved[0]);
+	moved[1] = 0xb1;
+	EXPECT_EQ(0xb1, local[1]);
+	/* and growing the moved mapping is refused as well */
+	EXPECT_EQ(MAP_FAILED, mremap(moved, len / 2, len, 0));
+	EXPECT_EQ(EFAULT, errno);
+
+	/* a revocation zaps the mapping where it is now */
+	test_snode_unexport(exp.out_export_id);
+	check_revoked(_metadata, ifd, moved, SNODE_IMPORT_REASON_UNEXPORT,
+		      false, true);
+	EXPECT_EQ(SIGSEGV, probe(win, false, &val));
+	EXPECT_EQ(0xb1, local[1]);
+	munmap(resv, resv_len);
+	close(ifd);
+}
+
+/* The same for a mapping of the process's own pool allocation. */
+TEST_F(mem, mremap_pool)
+{
+	uint64_t *p, *moved, off, resv_len = 4 * SZ_2M, val;
+	uint8_t *resv;
+
+	SKIP_IF_SKIPPED();
+
+	resv = mmap(NULL, resv_len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS |
+		    MAP_NORESERVE, -1, 0);
+	ASSERT_NE(MAP_FAILED, resv);
+	test_snode_alloc(SZ_64K, &off);
+	p = mmap(resv, SZ_64K, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+		 self->fd, off);
+	ASSERT_NE(MAP_FAILED, p);
+	p[0] = 0xc1;
+	EXPECT_EQ(MAP_FAILED, mremap(p, SZ_64K, 2 * SZ_64K, 0));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(MAP_FAILED, mremap(p, SZ_64K, 2 * SZ_64K, MREMAP_MAYMOVE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(MAP_FAILED, mremap(p, 0, SZ_64K, MREMAP_MAYMOVE));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_EQ(SIGSEGV, probe(p + SZ_64K / 8, false, &val));
+	moved = mremap(p, SZ_64K, SZ_64K, MREMAP_MAYMOVE | MREMAP_FIXED,
+		       resv + SZ_2M);
+	ASSERT_EQ((void *)(resv + SZ_2M), (void *)moved);
+	EXPECT_EQ(0xc1, moved[0]);
+	/* the moved mapping still holds the allocation: freeing it is safe */
+	test_snode_free(off);
+	moved[1] = 0xc2;
+	EXPECT_EQ(0xc2, moved[1]);
+	munmap(resv, resv_len);
+}
+
+/*
+ * fork() copies a window's page table entries into the child, and the
+ * child's mapping is one more mapping of the import's file: a revocation
+ * zaps it as it zaps the parent's, and the child then gets SIGBUS (or
+ * zeros) like the parent, never the old memory.
+ */
+static void revoke_after_fork(struct __test_metadata *_metadata, int fd,
+			      uint32_t node, uint32_t import_flags,
+			      uint64_t key)
+{
+	const uint64_t len = SZ_2M;
+	const bool zero = import_flags & SNODE_IMPORT_ZERO_PAGE_ON_REVOKE;
+	struct snode_mem_export exp;
+	int ready[2], go[2], status, ifd;
+	uint64_t *local, *win, val;
+	pid_t pid;
+	char c;
+
+	local = export_local(fd, len, SNODE_EXPORT_WRITE, key, &exp);
+	ASSERT_NE(NULL, local);
+	ifd = sn_import(fd, import_flags | SNODE_IMPORT_WRITE, node,
+			    exp.out_export_id, key, 0, len);
+	ASSERT_LE(0, ifd);
+	win = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	local[0] = 0xd1;
+	local[len / 16] = 0xd2;
+	/* the parent's entries for the first half exist before the fork */
+	EXPECT_EQ(0xd1, win[0]);
+	ASSERT_EQ(0, pipe(ready));
+	ASSERT_EQ(0, pipe(go));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int bad = 0;
+
+		/* copied entries, and one the child faults in itself */
+		bad |= win[0] != 0xd1;
+		bad |= win[len / 16] != 0xd2;
+		win[2] = 0xd3;
+		if (write(ready[1], "r", 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(100);
+		/* revoked: SIGBUS or zeros, wherever the entry came from */
+		val = 7;
+		if (zero)
+			bad |= (probe(win, false, &val) != 0 || val) << 1;
+		else
+			bad |= (probe(win, false, &val) != SIGBUS) << 1;
+		val = 7;
+		if (zero)
+			bad |= (probe(win + len / 16, false, &val) != 0 || val) << 2;
+		else
+			bad |= (probe(win + len / 16, false, &val) != SIGBUS) << 2;
+		val = 7;
+		bad |= (probe(win + 2, true, &val) != SIGBUS) << 3;
+		_exit(bad);
+	}
+	ASSERT_EQ(1, read(ready[0], &c, 1));
+	EXPECT_EQ(0xd3, local[2]);
+	ASSERT_EQ(0, _snode_unexport(fd, exp.out_export_id));
+	check_revoked(_metadata, ifd, win, SNODE_IMPORT_REASON_UNEXPORT, zero,
+		      true);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status)) {
+		TH_LOG("child: bits %#x (1 data before, 2/4 load, 8 store after revocation)",
+		       WEXITSTATUS(status));
+	}
+	/* the child's stores went nowhere after the revocation */
+	EXPECT_EQ(0xd3, local[2]);
+	EXPECT_EQ(0xd1, local[0]);
+	munmap(win, len);
+	close(ifd);
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+}
+
+TEST_F(mem, revoke_after_fork)
+{
+	SKIP_IF_SKIPPED();
+	revoke_after_fork(_metadata, self->fd, NODE, 0, 0x8b);
+}
+
+TEST_F(mem, revoke_after_fork_zero_page)
+{
+	SKIP_IF_SKIPPED();
+	revoke_after_fork(_metadata, self->fd, NODE,
+			  SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, 0x8c);
+}
+
 /* ---- two nodes --------------------------------------------------------------- */
 
 /*
@@ -1298,7 +1870,7 @@ static int pair_import_id(struct pair *p, uint32_t id, uint64_t key,
 	int ifd;
 
 	for (;;) {
-		ifd = _snode_import(p->fd, flags, p->peer, id, key, 0, len);
+		ifd = sn_import(p->fd, flags, p->peer, id, key, 0, len);
 		if (ifd >= 0)
 			return ifd;
 		if ((errno != ENOENT && errno != EKEYREJECTED &&
@@ -1373,11 +1945,8 @@ FIXTURE_SETUP(peer)
 	self->peer = peer_node();
 	if (self->peer < 0)
 		SKIP(return, "SNODE_PEER is not set: no peer node");
-	self->fd = open(SNODE_DEV, O_RDWR);
+	self->fd = sn_open_info(SNODE_DEV, &self->info);
 	ASSERT_LE(0, self->fd);
-	memset(&self->info, 0, sizeof(self->info));
-	self->info.size = sizeof(self->info);
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_INFO, &self->info));
 }
 
 FIXTURE_TEARDOWN(peer)
@@ -1559,7 +2128,7 @@ TEST_F_TIMEOUT(peer, permissions, 600)
 	test_err_snode_import(EKEYREJECTED, 0, p.peer, 0, 0x9e1, 0, SZ_4K);
 	test_err_snode_import(EROFS, SNODE_IMPORT_WRITE, p.peer, 1, 0x9e1, 0,
 			      SZ_4K);
-	EXPECT_LE(0, _snode_import(self->fd, 0, p.peer, 1, 0x9e1, 0, SZ_4K));
+	EXPECT_LE(0, sn_import(self->fd, 0, p.peer, 1, 0x9e1, 0, SZ_4K));
 	test_err_snode_import(EACCES, 0, p.peer, 2, 0x9e2, 0, SZ_4K);
 	__atomic_store_n(&ctl[PAIR_CTL + 1], 1, __ATOMIC_RELEASE);
 }

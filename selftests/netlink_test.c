@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -32,272 +33,11 @@
 #include <linux/snode.h>
 
 #include "kselftest_harness.h"
-
-#ifndef SOL_NETLINK
-#define SOL_NETLINK 270
-#endif
+#include "snode_test.h"
+#include "snode_nl.h"
 
 #define SNODE_CLASS	"/sys/class/snode"
-#define BUF_LEN		(64 * 1024)
-#define MAX_ATTR	64
 #define UNPRIV_UID	1000
-
-struct nl {
-	int fd;
-	uint16_t family;
-	uint32_t events_grp;
-	uint32_t seq;
-	char extack[256];	/* message of the last error */
-	unsigned int recvs;	/* recv() calls of the last request */
-	bool intr;		/* the last dump was flagged NLM_F_DUMP_INTR */
-};
-
-/* One parsed message: its command and top-level attributes. */
-struct msg {
-	uint8_t cmd;
-	struct nlattr *tb[MAX_ATTR + 1];
-};
-
-typedef int (*msg_fn)(const struct msg *m, void *arg);
-
-static void parse_attrs(struct nlattr **tb, int max, void *data, int len)
-{
-	struct nlattr *a;
-
-	memset(tb, 0, sizeof(*tb) * (max + 1));
-	for (a = data; len >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) &&
-	     a->nla_len <= len;
-	     len -= NLA_ALIGN(a->nla_len),
-	     a = (void *)((char *)a + NLA_ALIGN(a->nla_len))) {
-		int type = a->nla_type & NLA_TYPE_MASK;
-
-		if (type <= max)
-			tb[type] = a;
-	}
-}
-
-static void *nla_data(const struct nlattr *a)
-{
-	return (char *)a + NLA_HDRLEN;
-}
-
-static uint32_t get_u32(const struct msg *m, int attr)
-{
-	return m->tb[attr] ? *(uint32_t *)nla_data(m->tb[attr]) : UINT32_MAX;
-}
-
-static uint64_t get_u64(const struct msg *m, int attr)
-{
-	uint64_t v;
-
-	if (!m->tb[attr])
-		return UINT64_MAX;
-	memcpy(&v, nla_data(m->tb[attr]), sizeof(v));
-	return v;
-}
-
-/* A request under construction. */
-struct req {
-	struct nlmsghdr nlh;
-	struct genlmsghdr genl;
-	char attrs[512];
-};
-
-static void req_init(struct req *r, uint16_t type, uint8_t cmd, uint16_t flags)
-{
-	memset(r, 0, sizeof(*r));
-	r->nlh.nlmsg_len = NLMSG_LENGTH(GENL_HDRLEN);
-	r->nlh.nlmsg_type = type;
-	r->nlh.nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	r->genl.cmd = cmd;
-	r->genl.version = 1;
-}
-
-static void req_put(struct req *r, uint16_t type, const void *data, int len)
-{
-	struct nlattr *a = (void *)((char *)r + NLMSG_ALIGN(r->nlh.nlmsg_len));
-
-	a->nla_type = type;
-	a->nla_len = NLA_HDRLEN + len;
-	memcpy(nla_data(a), data, len);
-	r->nlh.nlmsg_len = NLMSG_ALIGN(r->nlh.nlmsg_len) + NLA_ALIGN(a->nla_len);
-}
-
-static void req_u32(struct req *r, uint16_t type, uint32_t v)
-{
-	req_put(r, type, &v, sizeof(v));
-}
-
-static void req_u64(struct req *r, uint16_t type, uint64_t v)
-{
-	req_put(r, type, &v, sizeof(v));
-}
-
-static int nl_open(struct nl *nl)
-{
-	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	int one = 1;
-
-	memset(nl, 0, sizeof(*nl));
-	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
-	if (nl->fd < 0)
-		return -errno;
-	if (bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
-	setsockopt(nl->fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	return 0;
-}
-
-static void nl_error(struct nl *nl, struct nlmsghdr *h)
-{
-	struct nlmsgerr *e = NLMSG_DATA(h);
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	int off = sizeof(*e);
-
-	nl->extack[0] = '\0';
-	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	if (!(h->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - sizeof(e->msg);
-	parse_attrs(tb, NLMSGERR_ATTR_MAX, (char *)e + off,
-		    h->nlmsg_len - NLMSG_HDRLEN - off);
-	if (tb[NLMSGERR_ATTR_MSG])
-		snprintf(nl->extack, sizeof(nl->extack), "%s",
-			 (char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
-}
-
-/* The extended ack of a failed dump follows the error in its DONE. */
-static void nl_error_done(struct nl *nl, struct nlmsghdr *h)
-{
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	int off = sizeof(int);
-
-	nl->extack[0] = '\0';
-	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
-		return;
-	parse_attrs(tb, NLMSGERR_ATTR_MAX, (char *)NLMSG_DATA(h) + off,
-		    h->nlmsg_len - NLMSG_HDRLEN - off);
-	if (tb[NLMSGERR_ATTR_MSG])
-		snprintf(nl->extack, sizeof(nl->extack), "%s",
-			 (char *)nla_data(tb[NLMSGERR_ATTR_MSG]));
-}
-
-/*
- * Send @r and read replies with a @bufsize buffer until the ack or the end
- * of the dump, calling @fn (may be NULL) for each. Returns 0 or -errno.
- */
-static int nl_do(struct nl *nl, struct req *r, size_t bufsize, msg_fn fn,
-		 void *arg)
-{
-	char *buf = malloc(bufsize);
-	int ret = 0, done = 0;
-
-	if (!buf)
-		return -ENOMEM;
-	r->nlh.nlmsg_seq = ++nl->seq;
-	nl->recvs = 0;
-	nl->intr = false;
-	nl->extack[0] = '\0';
-	if (send(nl->fd, r, r->nlh.nlmsg_len, 0) < 0) {
-		free(buf);
-		return -errno;
-	}
-	while (!done) {
-		ssize_t n = recv(nl->fd, buf, bufsize, 0);
-		struct nlmsghdr *h;
-
-		if (n < 0) {
-			ret = -errno;
-			break;
-		}
-		nl->recvs++;
-		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			struct msg m;
-
-			if (h->nlmsg_seq != nl->seq)
-				continue;
-			if (h->nlmsg_flags & NLM_F_DUMP_INTR)
-				nl->intr = true;
-			if (h->nlmsg_type == NLMSG_DONE) {
-				/* a dump that failed says so in its DONE */
-				if (h->nlmsg_len >= NLMSG_LENGTH(sizeof(int)) &&
-				    *(int *)NLMSG_DATA(h) < 0) {
-					ret = *(int *)NLMSG_DATA(h);
-					nl_error_done(nl, h);
-				}
-				done = 1;
-				break;
-			}
-			if (h->nlmsg_type == NLMSG_ERROR) {
-				ret = ((struct nlmsgerr *)NLMSG_DATA(h))->error;
-				if (ret)
-					nl_error(nl, h);
-				done = 1;
-				break;
-			}
-			m.cmd = ((struct genlmsghdr *)NLMSG_DATA(h))->cmd;
-			parse_attrs(m.tb, MAX_ATTR,
-				    (char *)NLMSG_DATA(h) + GENL_HDRLEN,
-				    h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-			if (fn && !ret)
-				ret = fn(&m, arg);
-		}
-	}
-	free(buf);
-	return ret;
-}
-
-struct family_arg {
-	struct nl *nl;
-};
-
-static int family_cb(const struct msg *m, void *arg)
-{
-	struct nl *nl = arg;
-	struct nlattr *grp;
-	int len;
-
-	if (!m->tb[CTRL_ATTR_FAMILY_ID])
-		return -EPROTO;
-	nl->family = *(uint16_t *)nla_data(m->tb[CTRL_ATTR_FAMILY_ID]);
-	if (!m->tb[CTRL_ATTR_MCAST_GROUPS])
-		return 0;
-	grp = nla_data(m->tb[CTRL_ATTR_MCAST_GROUPS]);
-	len = m->tb[CTRL_ATTR_MCAST_GROUPS]->nla_len - NLA_HDRLEN;
-	while (len >= NLA_HDRLEN && grp->nla_len <= len) {
-		struct nlattr *tb[CTRL_ATTR_MCAST_GRP_MAX + 1];
-
-		parse_attrs(tb, CTRL_ATTR_MCAST_GRP_MAX, nla_data(grp),
-			    grp->nla_len - NLA_HDRLEN);
-		if (tb[CTRL_ATTR_MCAST_GRP_NAME] && tb[CTRL_ATTR_MCAST_GRP_ID] &&
-		    !strcmp(nla_data(tb[CTRL_ATTR_MCAST_GRP_NAME]),
-			    SNODE_MCGRP_EVENTS))
-			nl->events_grp =
-				*(uint32_t *)nla_data(tb[CTRL_ATTR_MCAST_GRP_ID]);
-		len -= NLA_ALIGN(grp->nla_len);
-		grp = (void *)((char *)grp + NLA_ALIGN(grp->nla_len));
-	}
-	return 0;
-}
-
-static int nl_resolve(struct nl *nl)
-{
-	struct req r;
-
-	req_init(&r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 0);
-	r.genl.version = 2;
-	req_put(&r, CTRL_ATTR_FAMILY_NAME, SNODE_FAMILY_NAME,
-		sizeof(SNODE_FAMILY_NAME));
-	return nl_do(nl, &r, BUF_LEN, family_cb, nl);
-}
-
-static int nl_subscribe(struct nl *nl)
-{
-	int grp = nl->events_grp;
-
-	return setsockopt(nl->fd, SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, &grp,
-			  sizeof(grp)) ? -errno : 0;
-}
 
 /*
  * Wait up to @ms for a notification @cmd about @port, skipping others;
@@ -350,169 +90,6 @@ static int nl_wait_event(struct nl *nl, uint8_t cmd, uint32_t port, int ms,
 
 /* ------------------------------------------------------------------ */
 
-#define TEST_MAX_DEVS	16
-#define TEST_MAX_LINKS	64
-#define TEST_MAX_NODES	4096
-
-struct dev_ent {
-	uint32_t index;
-	char name[32];
-	uint32_t node_id;
-	uint32_t nports;
-	uint32_t max_nodes;
-};
-
-struct link_ent {
-	uint32_t dev, port, admin, oper, lanes, speed, peer_node, peer_switch;
-	uint64_t crc, replays, recoveries, down_events, ber, threshold;
-	uint32_t alarm;
-};
-
-struct node_ent {
-	uint32_t dev, id, state, route;
-};
-
-struct table {
-	unsigned int n;
-	struct dev_ent dev[TEST_MAX_DEVS];
-	struct link_ent link[TEST_MAX_LINKS];
-	struct node_ent node[TEST_MAX_NODES];
-};
-
-static int dev_cb(const struct msg *m, void *arg)
-{
-	struct table *t = arg;
-	struct dev_ent *d;
-
-	if (m->cmd != SNODE_CMD_DEV_GET || t->n >= TEST_MAX_DEVS)
-		return -EPROTO;
-	d = &t->dev[t->n++];
-	d->index = get_u32(m, SNODE_A_DEV_INDEX);
-	snprintf(d->name, sizeof(d->name), "%s",
-		 m->tb[SNODE_A_DEV_NAME] ?
-		 (char *)nla_data(m->tb[SNODE_A_DEV_NAME]) : "");
-	d->node_id = get_u32(m, SNODE_A_DEV_NODE_ID);
-	d->nports = get_u32(m, SNODE_A_DEV_NPORTS);
-	d->max_nodes = get_u32(m, SNODE_A_DEV_MAX_NODES);
-	return 0;
-}
-
-static void link_fill(struct link_ent *l, const struct msg *m)
-{
-	l->dev = get_u32(m, SNODE_A_LINK_DEV_INDEX);
-	l->port = get_u32(m, SNODE_A_LINK_PORT);
-	l->admin = get_u32(m, SNODE_A_LINK_ADMIN_STATE);
-	l->oper = get_u32(m, SNODE_A_LINK_OPER_STATE);
-	l->lanes = get_u32(m, SNODE_A_LINK_LANES);
-	l->speed = get_u32(m, SNODE_A_LINK_SPEED);
-	l->peer_node = get_u32(m, SNODE_A_LINK_PEER_NODE);
-	l->peer_switch = get_u32(m, SNODE_A_LINK_PEER_SWITCH);
-	l->crc = get_u64(m, SNODE_A_LINK_CRC_ERRORS);
-	l->replays = get_u64(m, SNODE_A_LINK_REPLAYS);
-	l->recoveries = get_u64(m, SNODE_A_LINK_RECOVERIES);
-	l->down_events = get_u64(m, SNODE_A_LINK_DOWN_EVENTS);
-	l->ber = get_u64(m, SNODE_A_LINK_BER);
-	l->threshold = get_u64(m, SNODE_A_LINK_BER_THRESHOLD);
-	l->alarm = get_u32(m, SNODE_A_LINK_BER_ALARM);
-}
-
-static int link_cb(const struct msg *m, void *arg)
-{
-	struct table *t = arg;
-
-	if (m->cmd != SNODE_CMD_LINK_GET || t->n >= TEST_MAX_LINKS)
-		return -EPROTO;
-	link_fill(&t->link[t->n++], m);
-	return 0;
-}
-
-static int node_cb(const struct msg *m, void *arg)
-{
-	struct table *t = arg;
-	struct node_ent *e;
-
-	if (m->cmd != SNODE_CMD_NODE_GET || t->n >= TEST_MAX_NODES)
-		return -EPROTO;
-	e = &t->node[t->n++];
-	e->dev = get_u32(m, SNODE_A_NODE_DEV_INDEX);
-	e->id = get_u32(m, SNODE_A_NODE_ID);
-	e->state = get_u32(m, SNODE_A_NODE_STATE);
-	e->route = get_u32(m, SNODE_A_NODE_ROUTE_PORT);
-	return 0;
-}
-
-static int dump(struct nl *nl, uint8_t cmd, size_t bufsize, msg_fn fn,
-		struct table *t)
-{
-	struct req r;
-
-	t->n = 0;
-	req_init(&r, nl->family, cmd, NLM_F_DUMP);
-	return nl_do(nl, &r, bufsize, fn, t);
-}
-
-static int link_get(struct nl *nl, uint32_t dev, uint32_t port,
-		    struct link_ent *out)
-{
-	struct table *t = calloc(1, sizeof(*t));
-	struct req r;
-	int ret;
-
-	req_init(&r, nl->family, SNODE_CMD_LINK_GET, 0);
-	req_u32(&r, SNODE_A_LINK_DEV_INDEX, dev);
-	req_u32(&r, SNODE_A_LINK_PORT, port);
-	ret = nl_do(nl, &r, BUF_LEN, link_cb, t);
-	if (!ret && t->n != 1)
-		ret = -EPROTO;
-	if (!ret)
-		*out = t->link[0];
-	free(t);
-	return ret;
-}
-
-static int link_op(struct nl *nl, uint8_t cmd, uint32_t dev, uint32_t port)
-{
-	struct req r;
-
-	req_init(&r, nl->family, cmd, 0);
-	req_u32(&r, SNODE_A_LINK_DEV_INDEX, dev);
-	req_u32(&r, SNODE_A_LINK_PORT, port);
-	return nl_do(nl, &r, BUF_LEN, NULL, NULL);
-}
-
-static int link_set_u32(struct nl *nl, uint32_t dev, uint32_t port,
-			int attr, uint32_t v)
-{
-	struct req r;
-
-	req_init(&r, nl->family, SNODE_CMD_LINK_SET, 0);
-	req_u32(&r, SNODE_A_LINK_DEV_INDEX, dev);
-	req_u32(&r, SNODE_A_LINK_PORT, port);
-	req_u32(&r, attr, v);
-	return nl_do(nl, &r, BUF_LEN, NULL, NULL);
-}
-
-static int link_set_threshold(struct nl *nl, uint32_t dev, uint32_t port,
-			      uint64_t v)
-{
-	struct req r;
-
-	req_init(&r, nl->family, SNODE_CMD_LINK_SET, 0);
-	req_u32(&r, SNODE_A_LINK_DEV_INDEX, dev);
-	req_u32(&r, SNODE_A_LINK_PORT, port);
-	req_u64(&r, SNODE_A_LINK_BER_THRESHOLD, v);
-	return nl_do(nl, &r, BUF_LEN, NULL, NULL);
-}
-
-static int dev_set_threshold(struct nl *nl, uint32_t dev, uint64_t v)
-{
-	struct req r;
-
-	req_init(&r, nl->family, SNODE_CMD_DEV_SET, 0);
-	req_u32(&r, SNODE_A_DEV_INDEX, dev);
-	req_u64(&r, SNODE_A_DEV_BER_THRESHOLD, v);
-	return nl_do(nl, &r, BUF_LEN, NULL, NULL);
-}
 
 static int read_u32_file(const char *path, uint32_t *v)
 {
@@ -526,19 +103,6 @@ static int read_u32_file(const char *path, uint32_t *v)
 	return ok ? 0 : -EINVAL;
 }
 
-/* Wait until a get of the link says @oper, up to @ms. */
-static int wait_oper(struct nl *nl, uint32_t dev, uint32_t port,
-		     uint32_t oper, int ms)
-{
-	struct link_ent l;
-
-	for (; ms > 0; ms -= 100) {
-		if (!link_get(nl, dev, port, &l) && l.oper == oper)
-			return 0;
-		usleep(100 * 1000);
-	}
-	return -ETIMEDOUT;
-}
 
 FIXTURE(nl) {
 	struct nl nl;
@@ -808,9 +372,7 @@ TEST_F(nl, link_set_needs_something)
 {
 	struct req r;
 
-	req_init(&r, self->nl.family, SNODE_CMD_LINK_SET, 0);
-	req_u32(&r, SNODE_A_LINK_DEV_INDEX, self->dev.index);
-	req_u32(&r, SNODE_A_LINK_PORT, 0);
+	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, self->dev.index, 0);
 	EXPECT_EQ(-EINVAL, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 	/* the policy's range check */
 	EXPECT_EQ(-ERANGE, link_set_u32(&self->nl, self->dev.index, 0,
@@ -889,7 +451,10 @@ TEST_F(nl, link_reset_and_clear)
 	EXPECT_EQ(0, after.replays);
 }
 
-/* Anyone may read everything; changes need CAP_NET_ADMIN. */
+/*
+ * Anyone may read the tables; changes and the events group need
+ * CAP_NET_ADMIN.
+ */
 TEST_F(nl, unprivileged_reads_but_cannot_change)
 {
 	uint32_t port = self->dev.nports - 1, dev = self->dev.index;
@@ -928,8 +493,8 @@ TEST_F(nl, unprivileged_reads_but_cannot_change)
 		if (dev_set_threshold(&self->nl, dev, 1) != -EPERM)
 			_exit(24);
 		req_init(&r, self->nl.family, SNODE_CMD_DEV_GET, 0);
-		/* a subscription to the events group is open to all */
-		if (nl_subscribe(&self->nl))
+		/* events name other users' objects: CAP_NET_ADMIN only */
+		if (nl_subscribe(&self->nl) != -EPERM)
 			_exit(30);
 		_exit(0);
 	}
@@ -996,6 +561,230 @@ TEST_F(nl, window_dump_shows_import)
 	EXPECT_TRUE(w.found);
 	EXPECT_GE(w.n, 2);	/* the import and its ATT entry */
 	close(imp.out_fd);
+	close(fd);
+}
+
+struct hidden_arg {
+	unsigned int n;
+	unsigned int leaks;
+};
+
+/* Count windows, and those that show an owner or a pool offset. */
+static int window_hidden_cb(const struct msg *m, void *arg)
+{
+	struct hidden_arg *h = arg;
+
+	if (m->cmd != SNODE_CMD_WINDOW_GET)
+		return -EPROTO;
+	h->n++;
+	if (m->tb[SNODE_A_WINDOW_PID] || m->tb[SNODE_A_WINDOW_COMM] ||
+	    m->tb[SNODE_A_WINDOW_EXPORT_OFFSET] ||
+	    (get_u32(m, SNODE_A_WINDOW_KIND) == SNODE_WINDOW_KIND_EXPORT &&
+	     m->tb[SNODE_A_WINDOW_OFFSET]))
+		h->leaks++;
+	return 0;
+}
+
+/* A window dump by @uid on @nl, in a child; 0 or the step that failed. */
+static int window_dump_as(struct nl *parent, uint32_t dev, uid_t uid,
+			  bool own_socket, struct hidden_arg *out)
+{
+	struct hidden_arg *h;
+	int status;
+	pid_t pid;
+
+	h = mmap(NULL, sizeof(*h), PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (h == MAP_FAILED)
+		return 1;
+	memset(h, 0, sizeof(*h));
+	pid = fork();
+	if (pid < 0)
+		return 2;
+	if (!pid) {
+		struct nl nl = *parent;
+		struct req r;
+
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid))
+			_exit(10);
+		if (own_socket) {
+			if (nl_open(&nl))
+				_exit(11);
+			nl.family = parent->family;
+		}
+		req_init(&r, nl.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+		req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, dev);
+		_exit(nl_do(&nl, &r, BUF_LEN, window_hidden_cb, h) ? 12 : 0);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return 3;
+	*out = *h;
+	munmap(h, sizeof(*h));
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Another user sees that root's windows exist, not who owns them or where
+ * they sit in the pool; root sees both. A root socket handed to the
+ * unprivileged process shows it no more.
+ */
+TEST_F(nl, window_dump_hides_other_users_owners)
+{
+	struct snode_mem_import imp = {
+		.size = sizeof(imp),
+		.flags = SNODE_IMPORT_WRITE,
+		.node = 1,
+		.export_id = 0,
+		.key = 0x5100,
+		.length = 65536,
+	};
+	struct hidden_arg h;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	if (ioctl(fd, SNODE_IOCTL_MEM_IMPORT, &imp))
+		SKIP(close(fd); return, "no export 0 on node 1 to import (%s)",
+		     strerror(errno));
+
+	ASSERT_EQ(0, window_dump_as(&self->nl, self->dev.index, 0, false, &h));
+	EXPECT_GE(h.leaks, 2);	/* the import and its ATT entry */
+	ASSERT_EQ(0, window_dump_as(&self->nl, self->dev.index, UNPRIV_UID,
+				    true, &h));
+	EXPECT_GE(h.n, 2);
+	EXPECT_EQ(0, h.leaks);
+	ASSERT_EQ(0, window_dump_as(&self->nl, self->dev.index, UNPRIV_UID,
+				    false, &h));
+	EXPECT_GE(h.n, 2);
+	EXPECT_EQ(0, h.leaks);
+	close(imp.out_fd);
+	close(fd);
+}
+
+/* ---- the family is never serialised by one NIC ------------------------- */
+
+/*
+ * A request that waits for a NIC (here held 5 s at the point where
+ * LINK_GET asks the device, as a NIC that does not answer would) does not
+ * hold up other requests: any user could otherwise stall the family.
+ */
+TEST_F(nl, slow_nic_does_not_serialise_family)
+{
+	uint64_t t0, took;
+	struct link_ent l;
+	int status;
+	pid_t pid;
+	struct req r;
+
+	if (set_delay("nl_devcmd", 0))
+		SKIP(return, "no race-point delays in debugfs");
+	ASSERT_EQ(0, set_delay("nl_devcmd", 5000 * 1000));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct nl nl;
+
+		if (nl_open(&nl))
+			_exit(2);
+		nl.family = self->nl.family;
+		_exit(link_get(&nl, self->dev.index, 0, &l) ? 1 : 0);
+	}
+	usleep(500 * 1000);	/* the child is inside LINK_GET now */
+	t0 = now_ms();
+	self->t->n = 0;
+	req_init(&r, self->nl.family, SNODE_CMD_DEV_GET, 0);
+	req_u32(&r, SNODE_A_DEV_INDEX, self->dev.index);
+	EXPECT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, dev_cb, self->t));
+	took = now_ms() - t0;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	set_delay("nl_devcmd", 0);
+	TH_LOG("DEV_GET took %llu ms beside a 5 s LINK_GET",
+	       (unsigned long long)took);
+	/* serialised, it would wait about 4.5 s */
+	EXPECT_LT(took, 2500);
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* ---- a window dump that a table change cuts is flagged -------------------- */
+
+#define DUMP_IMPORTS	40
+
+struct intr_arg {
+	int close_fd;		/* closed on the first message: a change */
+	unsigned int n;
+};
+
+static int intr_cb(const struct msg *m, void *arg)
+{
+	struct intr_arg *a = arg;
+
+	if (a->close_fd >= 0) {
+		close(a->close_fd);
+		a->close_fd = -1;
+	}
+	a->n++;
+	return 0;
+}
+
+/*
+ * A window dump over several buffers, with an import closed after the
+ * first one arrived, reports NLM_F_DUMP_INTR; one without a change does not.
+ */
+TEST_F(nl, window_dump_flags_change)
+{
+	struct snode_mem_import imp = {
+		.size = sizeof(imp),
+		.node = 1,
+		.export_id = 0,
+		.key = 0x5100,
+		.length = 65536,
+	};
+	struct intr_arg a = { .close_fd = -1 };
+	int fds[DUMP_IMPORTS], fd, i, tries;
+	char path[64];
+	struct req r;
+	struct nl small;
+
+	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	for (i = 0; i < DUMP_IMPORTS; i++) {
+		if (ioctl(fd, SNODE_IOCTL_MEM_IMPORT, &imp))
+			break;
+		fds[i] = imp.out_fd;
+	}
+	if (i < DUMP_IMPORTS) {
+		while (i--)
+			close(fds[i]);
+		close(fd);
+		SKIP(return, "cannot import node 1's export 0 %d times (%s)",
+		     DUMP_IMPORTS, strerror(errno));
+	}
+	/* read with 4 KiB only, so that the dump takes several buffers */
+	ASSERT_EQ(0, nl_open(&small));
+	small.family = self->nl.family;
+	for (tries = 0; tries < 5; tries++) {
+		req_init(&r, small.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+		req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, self->dev.index);
+		a.n = 0;
+		ASSERT_EQ(0, nl_do(&small, &r, 4096, intr_cb, &a));
+		if (!small.intr)
+			break;
+	}
+	EXPECT_FALSE(small.intr);
+	EXPECT_LT(2, small.recvs);
+	TH_LOG("%u windows in %u buffers", a.n, small.recvs);
+
+	a.close_fd = fds[DUMP_IMPORTS - 1];
+	req_init(&r, small.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+	req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, self->dev.index);
+	ASSERT_EQ(0, nl_do(&small, &r, 4096, intr_cb, &a));
+	EXPECT_TRUE(small.intr);
+	close(small.fd);
+	for (i = 0; i < DUMP_IMPORTS - 1; i++)
+		close(fds[i]);
 	close(fd);
 }
 

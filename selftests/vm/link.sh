@@ -5,12 +5,13 @@
 # its events, failover and snodectl, driven from the host by fault
 # injection through the fabric manager.
 #
-# Usage: selftests/vm/link.sh 6.1|6.12
+# Usage: selftests/vm/link.sh 6.1|6.12|debug
 #
 # Boots tools/emu/topologies/256-sim.topo (one VM, node 0, facing 256
 # simulated nodes on two switch planes) under the given guest kernel and
 # checks:
-#   - the netlink_test kselftests (each case is one test here)
+#   - netlink_test of the kselftest collection, run by run_kselftest.sh
+#     (each case is one test here)
 #   - snodectl dev show / link status / node list, text and JSON, agree
 #     with the fabric manager's own tables (snode-fm ctl show ... -j)
 #   - a second client that knows only the YAML spec (the kernel's YNL
@@ -28,52 +29,18 @@
 #   - snodectl health, and its message when snode.ko is not loaded
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
-# Needs: make modules-guest selftests snodectl qemu kernels (make check-build).
+# Needs: make all modules-guest selftests (and the kernels).
 # The supernode runs in its own state directory (SNODE_VM_UP), so other
 # suites' supernodes are left alone.
 
 set -u
 
-TOP=$(cd "$(dirname "$0")/../.." && pwd)
-KERNEL=${1:-}
-case "$KERNEL" in
-6.1|6.12) ;;
-*) echo "usage: $0 6.1|6.12" >&2; exit 2 ;;
-esac
-
-BUILD=${SNODE_BUILD:-$TOP/build}
-VM=$TOP/tools/emu/vm/snode-vm
+. "$(dirname "$0")/lib.sh"
+vm_suite link "6.1|6.12|debug" "${1:-}"
 TOPO=$TOP/tools/emu/topologies/256-sim.topo
-FM=${SNODE_FM:-$BUILD/tools/snode-fm}
-export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/up-link-$KERNEL}
-export SNODE_FM_DIR=$SNODE_VM_UP
-LOG=$BUILD/check/link-$KERNEL
 YNL_STAGED=/usr/lib/snode/ynl
 NODES=256
-mkdir -p "$LOG"
-
-n=0
-failed=0
-
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
-check() { # check NAME COMMAND...: one TAP line from the command's status
-	local name=$1
-	shift
-	if "$@"; then ok "$name"; else not_ok "$name"; fi
-}
-
-# Run a guest command; its output without the "[nodeN] " prefix on stdout.
-gexec() {
-	"$VM" exec --node 0 --timeout 180 -- "$*" 2>>"$LOG/exec.err" |
-		sed -u 's/^\[node[0-9]*\] //'
-	return "${PIPESTATUS[0]}"
-}
-
-fmctl() {
-	"$FM" ctl --dir "$SNODE_FM_DIR" "$@" >>"$LOG/fm-ctl.log" 2>&1
-}
+GEXEC_TIMEOUT=180
 
 # A python predicate over JSON texts given as arguments: exit status.
 pycheck() {
@@ -81,93 +48,41 @@ pycheck() {
 $1" "${@:2}" 2>>"$LOG/py.err"
 }
 
-finish() {
-	gexec "dmesg" >"$LOG/dmesg" 2>&1
-	"$VM" down >>"$LOG/vm.log" 2>&1
-	check "$KERNEL: snode-vm down" [ $? -eq 0 ]
-	echo "1..$n"
-	[ "$failed" -eq 0 ]
-	exit $?
+finish_hook() {
+	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
 }
 
-# --- prerequisites -----------------------------------------------------------
-missing=
-for f in "$BUILD/qemu/qemu-system-x86_64" "$FM" \
-	"$BUILD/stage/k$KERNEL/lib/snode/snode.ko" \
-	"$BUILD/stage/common/usr/bin/snodectl" \
-	"$BUILD/stage/common/usr/lib/snode/selftests/netlink_test" \
-	"$BUILD/stage/common/usr/lib/snode/selftests/link_stream"; do
-	[ -e "$f" ] || missing="$missing ${f#"$TOP"/}"
-done
-if [ -n "$missing" ]; then
-	not_ok "$KERNEL: prerequisites present (missing:$missing; run make check-build)"
-	echo "1..$n"
-	exit 1
-fi
-ok "$KERNEL: prerequisites present"
+require "$BUILD/stage/common/usr/bin/snodectl" "$BUILD/stage/common$KSFT_BIN/link_stream"
 
 nl_check() { make -s -C "$TOP" nl-check >>"$LOG/nl-check.log" 2>&1; }
 check "$KERNEL: uapi/linux/snode.h netlink block is what snode.yaml renders (make nl-check)" \
 	nl_check
 
-# Only ever take down the supernode of this suite.
-"$VM" down >/dev/null 2>&1
-if ! "$VM" up --topology "$TOPO" --kernel "$KERNEL" >"$LOG/vm.log" 2>&1; then
-	not_ok "$KERNEL: snode-vm up 256-sim (see ${LOG#"$TOP"/}/vm.log)"
-	echo "1..$n"
-	exit 1
-fi
-ok "$KERNEL: snode-vm up 256-sim"
+vm_up 256-sim --topology "$TOPO" || finish
 
-gexec "insmod /lib/snode/snode.ko" >>"$LOG/insmod" 2>&1
+gexec 0 "insmod /lib/snode/snode.ko" >>"$LOG/insmod" 2>&1
 check "$KERNEL: insmod snode.ko" [ $? -eq 0 ]
 
 # --- kselftests ------------------------------------------------------------------
-run_kselftest() {
-	local prog=$1 line rc seen=0 name
-	gexec "/usr/lib/snode/selftests/$prog" >"$LOG/$prog.tap" 2>&1
-	rc=$?
-	while IFS= read -r line; do
-		case "$line" in
-		"ok "[0-9]*" "*"# SKIP"*)
-			name=${line#ok * }
-			skip "$KERNEL: $prog ${name%% # SKIP*}" "${name#* # SKIP }"
-			seen=1 ;;
-		"ok "[0-9]*" "*)
-			ok "$KERNEL: $prog ${line#ok * }"
-			seen=1 ;;
-		"not ok "[0-9]*" "*)
-			not_ok "$KERNEL: $prog ${line#not ok * }"
-			seen=1 ;;
-		"1..0 # SKIP"*)
-			skip "$KERNEL: $prog" "${line#1..0 # SKIP }"
-			seen=1 ;;
-		esac
-	done <"$LOG/$prog.tap"
-	if [ "$seen" -eq 0 ] || { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ] &&
-		! grep -q '^not ok' "$LOG/$prog.tap"; }; then
-		not_ok "$KERNEL: $prog ran (status $rc)"
-	fi
-}
-run_kselftest netlink_test
+ksft_run "$KERNEL: netlink_test" 0 300 netlink_test
 
 # --- snodectl against the fabric manager ---------------------------------------
 # Let the links settle: the tests above took port 1 down and up.
 sleep 1
 fmctl link ber 0.0 0
 fmctl link ber 0.1 0
-gexec "snodectl link clear snode0 0 && snodectl link clear snode0 1" >/dev/null
+gexec 0 "snodectl link clear snode0 0 && snodectl link clear snode0 1" >/dev/null
 
-out=$(gexec "snodectl dev show")
+out=$(gexec 0 "snodectl dev show")
 echo "$out" >"$LOG/dev-show"
 check "$KERNEL: snodectl dev show: snode0 attached as node 0 of fabric 5" \
 	grep -q '^snode0: attached node 0 fabric 5 ports 2' <<<"$out"
-dev_json=$(gexec "snodectl -j dev show")
+dev_json=$(gexec 0 "snodectl -j dev show")
 check "$KERNEL: snodectl -j dev show parses (node 0, 2 ports)" pycheck '
 d = json.loads(sys.argv[1])["devices"]
 sys.exit(0 if len(d) == 1 and d[0]["node"] == 0 and d[0]["ports"] == 2 else 1)' "$dev_json"
 
-links_json=$(gexec "snodectl -j link status")
+links_json=$(gexec 0 "snodectl -j link status")
 fm_links=$("$FM" ctl --dir "$SNODE_FM_DIR" show links -j 2>>"$LOG/fm-ctl.log")
 echo "$links_json" >"$LOG/links.json"
 echo "$fm_links" >"$LOG/fm-links.json"
@@ -191,7 +106,7 @@ for x in l:
 print(bad, file=sys.stderr)
 sys.exit(1 if bad else 0)' "$links_json" "$fm_links"
 
-nodes_json=$(gexec "snodectl -j node list")
+nodes_json=$(gexec 0 "snodectl -j node list")
 fm_nodes=$("$FM" ctl --dir "$SNODE_FM_DIR" show nodes from 0 -j 2>>"$LOG/fm-ctl.log")
 echo "$nodes_json" >"$LOG/nodes.json"
 echo "$fm_nodes" >"$LOG/fm-nodes.json"
@@ -202,18 +117,18 @@ got = {x["node"]: (x["state"], x.get("route_port")) for x in n}
 want = {i: (x["view"], x.get("route_port")) for i, x in fm.items()}
 sys.exit(0 if len(n) == int(sys.argv[3]) and got == want else 1)' \
 	"$nodes_json" "$fm_nodes" "$NODES"
-out=$(gexec "snodectl node list | grep -c ' up route-port 0$'")
+out=$(gexec 0 "snodectl node list | grep -c ' up route-port 0$'")
 check "$KERNEL: snodectl node list text: $NODES lines 'up route-port 0' ($out)" \
 	[ "$out" = "$NODES" ]
 
 # --- the YAML spec alone: the kernel's YNL client --------------------------------
-if gexec "test -x $YNL_STAGED/ynl-cli" >/dev/null; then
+if gexec 0 "test -x $YNL_STAGED/ynl-cli" >/dev/null; then
 	ynl="$YNL_STAGED/ynl-cli --output-json"
-	ynl_links=$(gexec "$ynl --dump link-get")
-	ynl_devs=$(gexec "$ynl --dump dev-get")
+	ynl_links=$(gexec 0 "$ynl --dump link-get")
+	ynl_devs=$(gexec 0 "$ynl --dump dev-get")
 	# --dbg-small-recv reads with 4000-byte buffers: several skbs
-	ynl_small=$(gexec "$ynl --dump node-get --dbg-small-recv 2>&1 | grep -E '^(Recv|\[)'")
-	links_json=$(gexec "snodectl -j link status")
+	ynl_small=$(gexec 0 "$ynl --dump node-get --dbg-small-recv 2>&1 | grep -E '^(Recv|\[)'")
+	links_json=$(gexec 0 "snodectl -j link status")
 	echo "$ynl_links" >"$LOG/ynl-links.json"
 	echo "$ynl_devs" >"$LOG/ynl-devs.json"
 	check "$KERNEL: YNL (spec only) dumps devices, and they agree with snodectl dev show" pycheck '
@@ -245,7 +160,7 @@ fi
 # --- events ------------------------------------------------------------------------
 # The guest's monitor writes one JSON object per event; the host reads them.
 mon_start() {
-	gexec "rm -f /tmp/ev.json /tmp/ev.err
+	gexec 0 "rm -f /tmp/ev.json /tmp/ev.err
 		snodectl -j monitor >/tmp/ev.json 2>/tmp/ev.err &
 		for i in \$(seq 100); do
 			grep -q monitoring /tmp/ev.err 2>/dev/null && exit 0
@@ -260,7 +175,7 @@ events_wait() {
 	local t=$1 pred=$2 i
 	for ((i = 0; i < t; i++)); do
 		# a failover notifies every node: fetch only the ones checked
-		gexec "grep -E '\"event\":\"(link|thermal|window|access)|\"node\":(1|9|$NODES),' /tmp/ev.json" >"$LOG/ev.json"
+		gexec 0 "grep -E '\"event\":\"(link|thermal|window|access)|\"node\":(1|9|$NODES),' /tmp/ev.json" >"$LOG/ev.json"
 		if python3 -c "import json, sys
 ev = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
 $pred" "$LOG/ev.json" "${@:3}" 2>>"$LOG/py.err"; then
@@ -293,6 +208,11 @@ sleep 1.2
 fmctl link lanes 0.1 2
 check "$KERNEL: monitor: lanes degraded to 2" events_wait 10 '
 sys.exit(0 if any(e["event"] == "link-state" and e["port"] == 1 and e["state"] == "degraded" and e["lanes"] == 2 for e in ev) else 1)'
+out=$(gexec 0 "snodectl health; echo status \$?")
+echo "$out" >"$LOG/health-degraded"
+check "$KERNEL: snodectl health: a degraded link is a warning, exit status 1" \
+	grep -q '^overall: warning' <<<"$out"
+grep -q '^status 1$' <<<"$out" || not_ok "$KERNEL: snodectl health exit status 1 when warning"
 sleep 1.2
 fmctl link lanes 0.1 max
 check "$KERNEL: monitor: lanes restored" events_wait 10 '
@@ -314,7 +234,7 @@ sys.exit(0 if any(e["event"] == "thermal" and e["temp"] == 95000 and "temp-max" 
 fmctl node temp 0 40000
 
 # --- BER: counters follow the model, alarms once per crossing -------------------
-gexec "snodectl link clear snode0 1" >/dev/null
+gexec 0 "snodectl link clear snode0 1" >/dev/null
 sleep 0.5
 t0=$(date +%s.%N)
 fmctl link ber 0.1 1e-9
@@ -322,7 +242,7 @@ sleep 3
 fmctl link ber 0.1 0
 t1=$(date +%s.%N)
 sleep 0.6
-guest=$(gexec "snodectl -j link show snode0 1")
+guest=$(gexec 0 "snodectl -j link show snode0 1")
 fm_links=$("$FM" ctl --dir "$SNODE_FM_DIR" show links -j 2>>"$LOG/fm-ctl.log")
 echo "$guest" >"$LOG/ber-guest.json"
 echo "$fm_links" >"$LOG/ber-fm.json"
@@ -338,9 +258,9 @@ ok = (g["crc_errors"] == f["crc_errors"] and g["replays"] == g["crc_errors"] and
       abs(g["crc_errors"] - rate * t) <= rate * 0.3 + 1 and g["crc_errors"] > 0)
 sys.exit(0 if ok else 1)' "$guest" "$fm_links" "$t0" "$t1"
 
-gexec "snodectl link clear snode0 1" >/dev/null
+gexec 0 "snodectl link clear snode0 1" >/dev/null
 sleep 0.5
-out=$(gexec "snodectl -j link show snode0 1")
+out=$(gexec 0 "snodectl -j link show snode0 1")
 fm_links=$("$FM" ctl --dir "$SNODE_FM_DIR" show links -j 2>>"$LOG/fm-ctl.log")
 check "$KERNEL: snodectl link clear zeroes the counters (both ends)" pycheck '
 g = json.loads(sys.argv[1])["links"][0]
@@ -348,7 +268,7 @@ f = [x for x in json.loads(sys.argv[2]) if x["a"] == "0.1"][0]
 sys.exit(0 if g["crc_errors"] == g["replays"] == g["down_events"] == f["crc_errors"] == 0 else 1)' \
 	"$out" "$fm_links"
 
-gexec "snodectl link threshold snode0 1 1e-10" >/dev/null
+gexec 0 "snodectl link threshold snode0 1 1e-10" >/dev/null
 fmctl link ber 0.1 1e-9
 sleep 1.5
 fmctl link ber 0.1 1e-8
@@ -358,15 +278,15 @@ sleep 2.5
 check "$KERNEL: BER threshold: exactly one raise and one clear for one crossing each way" events_wait 5 '
 b = [e for e in ev if e["event"] == "link-ber" and e["port"] == 1]
 sys.exit(0 if [e["alarm"] for e in b] == ["raised", "cleared"] else 1)'
-out=$(gexec "snodectl link status snode0" | grep 'port 1 ')
+out=$(gexec 0 "snodectl link status snode0" | grep 'port 1 ')
 check "$KERNEL: link status verdict ok once the BER is back to 0" \
 	grep -q ' ok$' <<<"$out"
-gexec "snodectl link threshold snode0 1 off" >/dev/null
+gexec 0 "snodectl link threshold snode0 1 off" >/dev/null
 
 # --- failover under traffic, then no path at all ----------------------------------
 # Node 1's export 0 (64K, key 0x5100, read-write) through port 0; plane 0
 # goes away while the stream runs.
-gexec "rm -f /tmp/stream.*; /usr/lib/snode/selftests/link_stream 1 0 0x5100 65536 12 /tmp/stream.ready >/tmp/stream.out 2>&1 &
+gexec 0 "rm -f /tmp/stream.*; $KSFT_BIN/link_stream 1 0 0x5100 65536 12 /tmp/stream.ready >/tmp/stream.out 2>&1 &
 	for i in \$(seq 100); do test -f /tmp/stream.ready && exit 0; sleep 0.1; done; exit 1" >/dev/null
 check "$KERNEL: stream through node 1's window started" [ $? -eq 0 ]
 sleep 2
@@ -375,37 +295,37 @@ check "$KERNEL: failover: node events say failover, route 0 -> 1 (nodes 1, $NODE
 f = {e["node"] for e in ev if e["event"] == "node-state" and e["change"] == "failover" and
      e.get("prev_route_port") == 0 and e.get("route_port") == 1}
 sys.exit(0 if {1, int(sys.argv[2])} <= f else 1)' "$NODES"
-out=$(gexec "snodectl node list | grep -c ' up route-port 1$'")
+out=$(gexec 0 "snodectl node list | grep -c ' up route-port 1$'")
 check "$KERNEL: failover: snodectl node list shows route-port 1 for all ($out)" \
 	[ "$out" = "$NODES" ]
 sleep 11
-out=$(gexec "cat /tmp/stream.out")
+out=$(gexec 0 "cat /tmp/stream.out")
 echo "$out" >"$LOG/stream-failover"
 check "$KERNEL: failover: the stream kept every byte and its window ($out)" \
 	grep -Eq '^rounds [1-9][0-9]* bytes [0-9]+ mismatches 0 state active' <<<"$out"
 
-gexec "rm -f /tmp/stream.*; /usr/lib/snode/selftests/link_stream 1 0 0x5100 65536 30 /tmp/stream.ready >/tmp/stream.out 2>&1 &
+gexec 0 "rm -f /tmp/stream.*; $KSFT_BIN/link_stream 1 0 0x5100 65536 30 /tmp/stream.ready >/tmp/stream.out 2>&1 &
 	for i in \$(seq 100); do test -f /tmp/stream.ready && exit 0; sleep 0.1; done; exit 1" >/dev/null
 sleep 1
 fmctl link down 0.1
 check "$KERNEL: no path: node events say unreachable (nodes 1, $NODES)" events_wait 15 '
 u = {e["node"] for e in ev if e["event"] == "node-state" and e["state"] == "unreachable"}
 sys.exit(0 if {1, int(sys.argv[2])} <= u else 1)' "$NODES"
-out=$(gexec "snodectl node list | grep -c ' unreachable route-port -$'")
+out=$(gexec 0 "snodectl node list | grep -c ' unreachable route-port -$'")
 check "$KERNEL: no path: snodectl node list shows all unreachable ($out)" \
 	[ "$out" = "$NODES" ]
 check "$KERNEL: no path: window-revoked event, reason unreachable" events_wait 10 '
 sys.exit(0 if any(e["event"] == "window-revoked" and e["node"] == 1 and e["reason"] == "unreachable" for e in ev) else 1)'
 sleep 2
-out=$(gexec "cat /tmp/stream.out")
+out=$(gexec 0 "cat /tmp/stream.out")
 echo "$out" >"$LOG/stream-revoked"
 check "$KERNEL: no path: the stream saw its window revoked, no byte wrong ($out)" \
 	grep -Eq '^rounds [0-9]+ bytes [0-9]+ mismatches 0 state revoked reason 4' <<<"$out"
-out=$(gexec "snodectl health; echo status \$?")
+out=$(gexec 0 "snodectl health; echo status \$?")
 echo "$out" >"$LOG/health-down"
-check "$KERNEL: snodectl health: critical with no link up, exit status 1" \
+check "$KERNEL: snodectl health: critical with no link up, exit status 2" \
 	grep -q '^overall: critical' <<<"$out"
-grep -q '^status 1' <<<"$out" || not_ok "$KERNEL: snodectl health exit status 1 when critical"
+grep -q '^status 2$' <<<"$out" || not_ok "$KERNEL: snodectl health exit status 2 when critical"
 
 fmctl link up 0.0
 fmctl link up 0.1
@@ -415,29 +335,34 @@ for e in ev:
     if e["event"] == "node-state":
         r[e["node"]] = (e["state"], e.get("route_port"))
 sys.exit(0 if r and all(v == ("up", 0) for v in r.values()) else 1)'
-out=$(gexec "snodectl node list | grep -c ' up route-port 0$'")
+out=$(gexec 0 "snodectl node list | grep -c ' up route-port 0$'")
 check "$KERNEL: paths back: snodectl node list shows route-port 0 for all ($out)" \
 	[ "$out" = "$NODES" ]
-out=$(gexec "snodectl health; echo status \$?")
+out=$(gexec 0 "snodectl health; echo status \$?")
 echo "$out" >"$LOG/health-ok"
 check "$KERNEL: snodectl health: ok, exit status 0" \
 	grep -q '^status 0' <<<"$out"
-gexec "killall snodectl" >/dev/null 2>&1
+gexec 0 "killall snodectl" >/dev/null 2>&1
 
 # --- permissions and errors -------------------------------------------------------
-out=$(gexec "su user -s /bin/sh -c 'snodectl link status && snodectl node list | wc -l && snodectl dev show' 2>&1")
+out=$(gexec 0 "su user -s /bin/sh -c 'snodectl link status && snodectl node list | wc -l && snodectl dev show' 2>&1")
 check "$KERNEL: unprivileged user reads links, nodes and devices" \
 	grep -q "^$NODES\$" <<<"$out"
-out=$(gexec "su user -s /bin/sh -c 'snodectl link set snode0 1 state down; echo status \$?' 2>&1")
+out=$(gexec 0 "su user -s /bin/sh -c 'snodectl link set snode0 1 state down; echo status \$?' 2>&1")
 echo "$out" >"$LOG/unpriv"
 check "$KERNEL: unprivileged link set: EPERM, message names CAP_NET_ADMIN, exit 1" \
 	grep -q 'needs CAP_NET_ADMIN' <<<"$out"
 grep -q '^status 1' <<<"$out" || not_ok "$KERNEL: unprivileged link set exits 1"
-out=$(gexec "snodectl -j link show snode0 1")
+out=$(gexec 0 "snodectl link show snode0 7 2>&1; echo status \$?")
+echo "$out" >"$LOG/extack"
+check "$KERNEL: snodectl shows the kernel's extack: 'Error: no such port ...', exit 1" \
+	grep -q '^Error: no such port on this snode device\.$' <<<"$out"
+grep -q '^status 1$' <<<"$out" || not_ok "$KERNEL: link show of a missing port exits 1"
+out=$(gexec 0 "snodectl -j link show snode0 1")
 check "$KERNEL: ... and the link stayed up" pycheck '
 sys.exit(0 if json.loads(sys.argv[1])["links"][0]["state"] == "up" else 1)' "$out"
 
-out=$(gexec "rmmod snode && snodectl link status; echo status \$?; insmod /lib/snode/snode.ko" 2>&1)
+out=$(gexec 0 "rmmod snode && snodectl link status; echo status \$?; insmod /lib/snode/snode.ko" 2>&1)
 echo "$out" >"$LOG/not-loaded"
 check "$KERNEL: without snode.ko: 'snode.ko not loaded', exit 1" \
 	grep -q 'snode.ko not loaded' <<<"$out"

@@ -36,7 +36,7 @@ static uint32_t node_id(struct snode_dev *dev)
 {
 	struct snode_info info;
 
-	if (snode_dev_get_info(dev, &info) < 0)
+	if (snode_dev_get_info(dev, &info, sizeof(info)) < 0)
 		return SNODE_NODE_ID_NONE;
 	return info.out_node_id;
 }
@@ -113,7 +113,7 @@ static int demo_import(struct snode_dev *dev, const char *str)
 	pfd.events = POLLPRI;
 	if (poll(&pfd, 1, TIMEOUT_S * 1000) != 1)
 		return fail("wait for the exporter", -ETIMEDOUT);
-	snode_import_status(imp, &st);
+	snode_import_status(imp, &st, sizeof(st));
 	printf("node %u: the window was revoked (reason %u: %s); an access now gets SIGBUS\n",
 	       me, st.out_reason,
 	       st.out_reason == SNODE_IMPORT_REASON_UNEXPORT ?

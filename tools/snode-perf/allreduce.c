@@ -69,13 +69,12 @@ struct ar_report {
 	bool ok;
 };
 
-static int ar_help(void)
+void perf_allreduce_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: snode-perf allreduce nodes LIST [ size BYTES ] [ iters N ]\n"
 		"LIST := comma-separated node ids, this node among them (2 to %d)\n"
 		"BYTES := vector size (default 4M); N default 10\n", AR_MAX_RANKS);
-	return 2;
 }
 
 static int ar_send(struct ar *ar, const struct ar_msg *m, unsigned int tries)
@@ -237,17 +236,20 @@ static bool ar_check(const struct ar *ar, double *checksum)
 	return ok;
 }
 
-static void ar_json(FILE *f, const void *arg)
+static void ar_json(const void *arg)
 {
 	const struct ar_report *r = arg;
 
-	fprintf(f, "{\n  \"benchmark\": \"allreduce\",\n  \"ranks\": %u,\n  \"rank\": %u,\n"
-		"  \"size\": %llu,\n  \"iters\": %u,\n  \"time_us\": %.1f,\n"
-		"  \"algbw_GBps\": %.4f,\n  \"busbw_GBps\": %.4f,\n"
-		"  \"checksum\": %.17g,\n  \"verified\": %s\n}\n",
-		r->ar->n, r->ar->rank, (unsigned long long)r->ar->size,
-		r->ar->iters, r->time_us, r->algbw, r->busbw, r->checksum,
-		r->ok ? "true" : "false");
+	print_str("benchmark", NULL, "allreduce");
+	print_u64("ranks", NULL, r->ar->n);
+	print_u64("rank", NULL, r->ar->rank);
+	print_u64("size", NULL, r->ar->size);
+	print_u64("iters", NULL, r->ar->iters);
+	print_double("time_us", NULL, r->time_us);
+	print_double("algbw_GBps", NULL, r->algbw);
+	print_double("busbw_GBps", NULL, r->busbw);
+	print_double("checksum", NULL, r->checksum);
+	print_bool("verified", NULL, r->ok);
 }
 
 static int ar_parse(struct ar *ar, uint32_t self)
@@ -261,22 +263,22 @@ static int ar_parse(struct ar *ar, uint32_t self)
 	while ((w = perf_arg_next(ar->p))) {
 		v = perf_arg_next(ar->p);
 		if (!v)
-			return ar_help();
+			return perf_usage(perf_allreduce_help);
 		if (!strcmp(w, "nodes")) {
 			for (s = (char *)v; *s && ar->n < AR_MAX_RANKS; s = e) {
 				ar->nodes[ar->n++] = strtoul(s, &e, 0);
 				if (*e == ',')
 					e++;
 				else if (*e)
-					return ar_help();
+					return perf_usage(perf_allreduce_help);
 			}
 		} else if (!strcmp(w, "size")) {
 			if (perf_parse_size(v, &ar->size))
-				return ar_help();
+				return perf_usage(perf_allreduce_help);
 		} else if (!strcmp(w, "iters")) {
 			ar->iters = strtoul(v, NULL, 0);
 		} else {
-			return ar_help();
+			return perf_usage(perf_allreduce_help);
 		}
 	}
 	for (i = 0; i < ar->n && ar->nodes[i] != self; i++)
@@ -292,7 +294,7 @@ static int ar_parse(struct ar *ar, uint32_t self)
 	ar->chunk = ar->size / ar->n / sizeof(double) * sizeof(double);
 	ar->size = ar->chunk * ar->n;
 	ar->slots_len = 2 * (ar->n - 1) * ar->chunk;
-	return ar->chunk ? 0 : ar_help();
+	return ar->chunk ? 0 : perf_usage(perf_allreduce_help);
 }
 
 int perf_allreduce(struct perf *p)
@@ -306,7 +308,7 @@ int perf_allreduce(struct perf *p)
 	uint32_t it;
 	int ret;
 
-	ret = snode_dev_get_info(p->dev, &info);
+	ret = snode_dev_get_info(p->dev, &info, sizeof(info));
 	if (ret < 0)
 		return perf_lib_err("info", ret);
 	ret = ar_parse(&ar, info.out_node_id);

@@ -34,13 +34,12 @@ struct dma_report {
 	struct dma_row rows[MAX_SIZES];
 };
 
-static int dma_help(void)
+void perf_dma_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: snode-perf dma [ handle HANDLE ] [ max BYTES ]\n"
 		"HANDLE := snode:v1:NODE:EXPORT:KEY (default: export from this node)\n"
 		"BYTES  := largest copy, 4K to 256M (default 64M)\n");
-	return 2;
 }
 
 /* MB/s of DMA copies of @size, as many in flight as the queue allows. */
@@ -106,22 +105,30 @@ static double cpu_sample(uint8_t *win, uint8_t *buf, uint64_t size,
 	return bytes / t / 1e6;
 }
 
-static void dma_json(FILE *f, const void *arg)
+static void dma_json(const void *arg)
 {
 	const struct dma_report *r = arg;
 	unsigned int i;
 
-	fprintf(f, "{\n  \"benchmark\": \"dma\",\n  \"node\": %u,\n  \"window\": \"%s\",\n  \"unit\": \"MB/s\",\n  \"rows\": [\n",
-		r->node, r->handle);
+	print_str("benchmark", NULL, "dma");
+	print_u64("node", NULL, r->node);
+	print_str("window", NULL, r->handle);
+	print_str("unit", NULL, "MB/s");
+	print_open_array("rows");
 	for (i = 0; i < r->n; i++) {
 		const struct dma_row *w = &r->rows[i];
 
-		fprintf(f, "    { \"size\": %llu, \"dma_to\": %.1f, \"memcpy_to\": %.1f, \"ratio_to\": %.3f, \"dma_from\": %.1f, \"memcpy_from\": %.1f, \"ratio_from\": %.3f }%s\n",
-			(unsigned long long)w->size, w->dma_to, w->cpu_to,
-			w->dma_to / w->cpu_to, w->dma_from, w->cpu_from,
-			w->dma_from / w->cpu_from, i + 1 < r->n ? "," : "");
+		print_open_object(NULL);
+		print_u64("size", NULL, w->size);
+		print_double("dma_to", NULL, w->dma_to);
+		print_double("memcpy_to", NULL, w->cpu_to);
+		print_double("ratio_to", NULL, w->dma_to / w->cpu_to);
+		print_double("dma_from", NULL, w->dma_from);
+		print_double("memcpy_from", NULL, w->cpu_from);
+		print_double("ratio_from", NULL, w->dma_from / w->cpu_from);
+		print_close_object();
 	}
-	fprintf(f, "  ]\n}\n");
+	print_close_array();
 }
 
 /* The window: imported from @handle, or exported from this node first. */
@@ -162,20 +169,20 @@ int perf_dma(struct perf *p)
 	while ((w = perf_arg_next(p))) {
 		v = perf_arg_next(p);
 		if (!v)
-			return dma_help();
+			return perf_usage(perf_dma_help);
 		if (!strcmp(w, "handle")) {
 			if (snode_handle_from_str(v, &h) < 0)
 				return perf_err("\"%s\" is not a handle", v);
 			have = true;
 		} else if (!strcmp(w, "max")) {
 			if (perf_parse_size(v, &max) || max > 256 * MIB)
-				return dma_help();
+				return perf_usage(perf_dma_help);
 		} else {
-			return dma_help();
+			return perf_usage(perf_dma_help);
 		}
 	}
 	span = max;
-	ret = snode_dev_get_info(p->dev, &info);
+	ret = snode_dev_get_info(p->dev, &info, sizeof(info));
 	if (ret < 0)
 		return perf_lib_err("info", ret);
 	rep.node = info.out_node_id;

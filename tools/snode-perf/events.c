@@ -45,7 +45,7 @@ static int events_cb(struct snode_ctx *ctx, const struct snode_event *ev,
 {
 	struct events_wait *w = arg;
 
-	if (ev->cmd == SNODE_CMD_LINK_STATE_NTF &&
+	if (ev->type == SNODE_CMD_LINK_STATE_NTF &&
 	    ev->dev_index == w->dev_index && ev->link.port == w->port &&
 	    ev->link.oper_state == w->oper)
 		w->seen = true;
@@ -74,15 +74,24 @@ static int events_wait(struct perf *p, int fd, struct events_wait *w)
 	return 0;
 }
 
-static void events_json(FILE *f, const void *arg)
+static void events_json(const void *arg)
 {
 	const struct events_report *r = arg;
 
-	fprintf(f, "{\n  \"nodes\": %u,\n  \"links\": %u,\n", r->nodes, r->links);
-	perf_lat_json(f, "event_latency", &r->event, false);
-	perf_lat_json(f, "node_dump", &r->node_dump, false);
-	perf_lat_json(f, "link_dump", &r->link_dump, true);
-	fprintf(f, "}\n");
+	print_u64("nodes", NULL, r->nodes);
+	print_u64("links", NULL, r->links);
+	perf_lat_json("event_latency", &r->event);
+	perf_lat_json("node_dump", &r->node_dump);
+	perf_lat_json("link_dump", &r->link_dump);
+}
+
+void perf_events_help(FILE *f)
+{
+	fprintf(f,
+		"Usage: snode-perf events [ count N ]  (default %d)\n"
+		"Times a link fault injected through the fabric to its netlink\n"
+		"notification, and the node and link dumps.\n",
+		EVENTS_DEFAULT_COUNT);
 }
 
 int perf_events(struct perf *p)
@@ -91,6 +100,8 @@ int perf_events(struct perf *p)
 	struct events_wait w = { 0 };
 	struct events_report r = { 0 };
 	struct snode_dev_status st;
+	struct snode_node_iter *nodes;
+	struct snode_link_iter *links;
 	double *lat, last = 0;
 	const char *a;
 	int fd, ret;
@@ -99,18 +110,19 @@ int perf_events(struct perf *p)
 		if (!strcmp(a, "count") && (a = perf_arg_next(p)))
 			count = strtoul(a, NULL, 0);
 		else
-			return perf_err("usage: snode-perf events [ count N ]");
+			return perf_usage(perf_events_help);
 	}
 	if (!count)
-		return perf_err("count must be at least 1");
-	ret = snode_dev_get_status(p->dev, &st);
+		return perf_usage(perf_events_help);
+	ret = snode_dev_get_status(p->dev, &st, sizeof(st));
 	if (ret < 0)
 		return perf_lib_err("snode_dev_get_status", ret);
 	lat = calloc(2 * count + DUMPS, sizeof(*lat));
 	if (!lat)
 		return perf_err("out of memory");
 
-	fd = snode_event_subscribe(p->ctx, events_cb, &w);
+	fd = snode_event_subscribe(p->ctx, events_cb, &w,
+				   sizeof(struct snode_event));
 	if (fd < 0) {
 		free(lat);
 		return perf_lib_err("snode_event_subscribe", fd);
@@ -144,10 +156,12 @@ int perf_events(struct perf *p)
 	for (i = 0; i < DUMPS; i++) {
 		double t0 = perf_now();
 
-		ret = snode_node_list(p->ctx, -1);
+		ret = snode_node_list(p->ctx, -1, sizeof(struct snode_node_info),
+				      &nodes);
 		lat[i] = (perf_now() - t0) * 1e6;
 		if (ret < 0)
 			break;
+		snode_node_iter_free(nodes);
 		r.nodes = ret;
 	}
 	if (ret >= 0)
@@ -155,10 +169,13 @@ int perf_events(struct perf *p)
 	for (i = 0; ret >= 0 && i < DUMPS; i++) {
 		double t0 = perf_now();
 
-		ret = snode_link_list(p->ctx, -1);
+		ret = snode_link_list(p->ctx, -1, sizeof(struct snode_link_info),
+				      &links);
 		lat[i] = (perf_now() - t0) * 1e6;
-		if (ret >= 0)
+		if (ret >= 0) {
+			snode_link_iter_free(links);
 			r.links = ret;
+		}
 	}
 	if (ret >= 0)
 		perf_lat_compute(lat, DUMPS, &r.link_dump);

@@ -37,12 +37,15 @@ void perf_lat_compute(double *v, unsigned int n, struct perf_lat *lat)
 	lat->mean = sum / n;
 }
 
-void perf_lat_json(FILE *f, const char *key, const struct perf_lat *lat,
-		   bool last)
+void perf_lat_json(const char *key, const struct perf_lat *lat)
 {
-	fprintf(f, "  \"%s\": { \"n\": %u, \"min_us\": %.2f, \"median_us\": %.2f, \"p99_us\": %.2f, \"mean_us\": %.2f }%s\n",
-		key, lat->n, lat->min, lat->median, lat->p99, lat->mean,
-		last ? "" : ",");
+	print_open_object(key);
+	print_u64("n", NULL, lat->n);
+	print_double("min_us", NULL, lat->min);
+	print_double("median_us", NULL, lat->median);
+	print_double("p99_us", NULL, lat->p99);
+	print_double("mean_us", NULL, lat->mean);
+	print_close_object();
 }
 
 void perf_lat_print(const char *label, const struct perf_lat *lat)
@@ -52,23 +55,30 @@ void perf_lat_print(const char *label, const struct perf_lat *lat)
 }
 
 /*
- * Hand a JSON report built by @fn to stdout (-j) and to the -o file; text
- * goes to stdout otherwise, printed by the caller.
+ * Build the JSON report with @fn through the tools' print path and hand it
+ * to stdout (-j) and to the -o file (always pretty); text goes to stdout
+ * otherwise, printed by the caller.
  */
-int perf_json_report(struct perf *p, void (*fn)(FILE *f, const void *arg),
+int perf_json_report(struct perf *p, void (*fn)(const void *arg),
 		     const void *arg)
 {
+	int ret = 0;
 	FILE *f;
 
-	if (p->json)
-		fn(stdout, arg);
-	if (!p->json_file)
+	if (!p->json && !p->json_file)
 		return 0;
-	f = fopen(p->json_file, "w");
-	if (!f)
-		return perf_err("%s: %s", p->json_file, strerror(errno));
-	fn(f, arg);
-	if (fclose(f))
-		return perf_err("%s: %s", p->json_file, strerror(errno));
-	return 0;
+	print_init(true, p->pretty);
+	fn(arg);
+	if (p->json_file) {
+		f = fopen(p->json_file, "w");
+		if (!f) {
+			print_flush(false);
+			return perf_err("%s: %s", p->json_file, strerror(errno));
+		}
+		if (print_json_to(f, true) | fclose(f))
+			ret = perf_err("%s: %s", p->json_file, strerror(errno));
+	}
+	if (print_flush(p->json) && !ret)
+		ret = perf_err("writing the report failed");
+	return ret;
 }

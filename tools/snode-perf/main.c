@@ -2,14 +2,14 @@
 /*
  * snode-perf - benchmarks of the snode stack, run inside a node.
  *
- * snode-perf [ -j ] [ -o FILE ] [ -d DEV ] BENCHMARK [ ARGS ]: text on
- * stdout, or JSON with -j, and JSON into FILE with -o. Each benchmark lives in
- * its own file and registers in perf_cmds[]; a benchmark measures the
- * snode path and a local baseline side by side in one run and reports
- * both and their ratio, and never fails on a timing.
+ * snode-perf [ OPTIONS ] BENCHMARK [ ARGS ]: text on stdout, or JSON with
+ * -j, and JSON into FILE with -o, through the tools' one print path
+ * (tools/lib). Each benchmark lives in its own file and registers in
+ * perf_cmds[]; a benchmark measures the snode path and a local baseline
+ * side by side in one run and reports both and their ratio, and never
+ * fails on a timing. Help needs no device.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,25 +19,34 @@
 #include "perf.h"
 
 static const struct perf_cmd perf_cmds[] = {
-	{ "mem", "global memory: remote window vs local memory", perf_mem },
-	{ "ping", "message round trip between two nodes, and vs the raw doorbell", perf_ping },
-	{ "notify", "ring-to-wake latency of a sleeping receiver", perf_notify },
-	{ "dma", "DMA bandwidth vs CPU memcpy through the window", perf_dma },
-	{ "events", "link fault to netlink notification; node and link dumps", perf_events },
-	{ "allreduce", "sum over N nodes with windows and doorbells", perf_allreduce },
-	{ NULL, NULL, NULL }
+	{ "allreduce", "sum over N nodes with windows and doorbells",
+	  perf_allreduce, perf_allreduce_help },
+	{ "dma", "DMA bandwidth vs CPU memcpy through the window",
+	  perf_dma, perf_dma_help },
+	{ "events", "link fault to netlink notification; node and link dumps",
+	  perf_events, perf_events_help },
+	{ "mem", "global memory: remote window vs local memory",
+	  perf_mem, perf_mem_help },
+	{ "notify", "ring-to-wake latency of a sleeping receiver",
+	  perf_notify, perf_notify_help },
+	{ "ping", "message round trip between two nodes, and vs the raw doorbell",
+	  perf_ping, perf_ping_help },
+	{ NULL, NULL, NULL, NULL }
 };
 
-static void usage(void)
+static void usage(FILE *f)
 {
 	const struct perf_cmd *c;
 
-	fprintf(stderr,
-		"Usage: snode-perf [ -j ] [ -o FILE ] [ -d DEV ] BENCHMARK [ ARGS ]\n"
+	fprintf(f,
+		"Usage: snode-perf [ OPTIONS ] BENCHMARK [ ARGS ]\n"
 		"       snode-perf BENCHMARK help\n"
-		"BENCHMARK :=\n");
+		"OPTIONS := { -j[son] | -p[retty] | -o FILE | -d DEV | -h[elp] | -V[ersion] }\n"
+		"  -j  JSON on stdout instead of text    -p  indented JSON\n"
+		"  -o  JSON report into FILE as well     -d  the NIC (default: the first)\n"
+		"BENCHMARK := (a unique prefix will do)\n");
 	for (c = perf_cmds; c->name; c++)
-		fprintf(stderr, "    %-8s %s\n", c->name, c->summary);
+		fprintf(f, "    %-9s %s\n", c->name, c->summary);
 }
 
 double perf_now(void)
@@ -51,13 +60,12 @@ double perf_now(void)
 int perf_err(const char *fmt, ...)
 {
 	va_list ap;
+	char buf[512];
 
-	fputs("snode-perf: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
+	return tool_err("%s", buf);
 }
 
 int perf_lib_err(const char *what, int err)
@@ -65,18 +73,18 @@ int perf_lib_err(const char *what, int err)
 	return perf_err("%s: %s", what, strerror(-err));
 }
 
+int perf_usage(void (*help)(FILE *f))
+{
+	help(stderr);
+	return TOOL_EXIT_USAGE;
+}
+
 /* A byte count with an optional K, M or G suffix, a multiple of 4 KiB. */
 int perf_parse_size(const char *s, uint64_t *out)
 {
-	char *end;
-	uint64_t v = strtoull(s, &end, 0);
+	uint64_t v;
 
-	switch (*end) {
-	case 'G': v <<= 10; /* fall through */
-	case 'M': v <<= 10; /* fall through */
-	case 'K': v <<= 10; end++; break;
-	}
-	if (*end || !v || v % 4096)
+	if (tool_parse_size(s, &v) || !v || v % 4096)
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -90,42 +98,83 @@ const char *perf_arg_next(struct perf *p)
 	return *p->argv++;
 }
 
+static bool perf_is_help(const char *w)
+{
+	return tool_matches(w, "help") || !strcmp(w, "-h") ||
+	       !strcmp(w, "--help") || !strcmp(w, "-help");
+}
+
+enum { OPT_DEV, OPT_HELP, OPT_JSON, OPT_OUT, OPT_PRETTY, OPT_VERSION };
+
+static const struct tool_opt perf_opts[] = {
+	{ "-Version", OPT_VERSION, false },
+	{ "-d", OPT_DEV, true },
+	{ "-help", OPT_HELP, false },
+	{ "-json", OPT_JSON, false },
+	{ "-o", OPT_OUT, true },
+	{ "-pretty", OPT_PRETTY, false },
+	{ "-version", OPT_VERSION, false },
+	{ NULL, 0, false }
+};
+
 int main(int argc, char **argv)
 {
-	const char *devname = NULL, *name;
-	const struct perf_cmd *c;
+	const char *devname = NULL, *name, *val = NULL;
 	struct perf p = { 0 };
-	int opt, ret;
+	char cands[128];
+	int opt, i, ret;
 
-	while ((opt = getopt(argc, argv, "+jo:d:h")) != -1) {
+	tool_set_name("snode-perf");
+	argc--;
+	argv++;
+	while ((opt = tool_next_opt(&argc, &argv, perf_opts, &val)) != -1) {
 		switch (opt) {
-		case 'j':
+		case OPT_VERSION:
+			printf("snode-perf %s\n", SNODE_VERSION);
+			return 0;
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		case OPT_JSON:
 			p.json = true;
 			break;
-		case 'o':
-			p.json_file = optarg;
+		case OPT_PRETTY:
+			p.pretty = true;
 			break;
-		case 'd':
-			devname = optarg;
+		case OPT_OUT:
+			p.json_file = val;
+			break;
+		case OPT_DEV:
+			devname = val;
 			break;
 		default:
-			usage();
-			return opt == 'h' ? 0 : 2;
+			usage(stderr);
+			return TOOL_EXIT_USAGE;
 		}
 	}
-	p.argc = argc - optind;
-	p.argv = argv + optind;
+	p.argc = argc;
+	p.argv = argv;
 	name = perf_arg_next(&p);
 	if (!name) {
-		usage();
-		return 2;
+		usage(stderr);
+		return TOOL_EXIT_USAGE;
 	}
-	for (c = perf_cmds; c->name; c++)
-		if (!strcmp(c->name, name))
-			break;
-	if (!c->name) {
-		usage();
-		return perf_err("unknown benchmark \"%s\"", name);
+	if (!strcmp(name, "help")) {
+		usage(stdout);
+		return 0;
+	}
+	i = tool_lookup(name, perf_cmds, sizeof(perf_cmds[0]), NULL, cands,
+			sizeof(cands));
+	if (i == -2)
+		return tool_usage_err("benchmark \"%s\" is ambiguous (%s), try \"snode-perf help\"",
+				      name, cands);
+	if (i < 0)
+		return tool_usage_err("unknown benchmark \"%s\", try \"snode-perf help\"",
+				      name);
+	/* "snode-perf mem help": no device needed to read the usage */
+	if (p.argc > 0 && perf_is_help(p.argv[0])) {
+		perf_cmds[i].help(stdout);
+		return 0;
 	}
 
 	ret = snode_new(&p.ctx);
@@ -138,7 +187,7 @@ int main(int argc, char **argv)
 		return perf_err("no snode device %s(is snode.ko loaded?)",
 				devname ? devname : "");
 	}
-	ret = c->fn(&p);
+	ret = perf_cmds[i].fn(&p);
 	snode_unref(p.ctx);
 	return ret;
 }

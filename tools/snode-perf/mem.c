@@ -35,14 +35,13 @@ struct mem_args {
 	unsigned int cycles;
 };
 
-static int mem_help(void)
+void perf_mem_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: snode-perf mem [ handle HANDLE ] [ size BYTES ] [ bw-size BYTES ]\n"
 		"                      [ cycles N ]\n"
 		"HANDLE := snode:v1:NODE:EXPORT:KEY (default: export from this node)\n"
 		"BYTES  := number with optional K, M or G (size: 1G, bw-size: 64M)\n");
-	return 2;
 }
 
 static long minflt(void)
@@ -206,10 +205,10 @@ static int mem_parse(struct perf *p, struct mem_args *a)
 	a->cycles = 100;
 	while ((w = perf_arg_next(p))) {
 		if (!strcmp(w, "help"))
-			return mem_help();
+			return perf_usage(perf_mem_help);
 		v = perf_arg_next(p);
 		if (!v)
-			return mem_help();
+			return perf_usage(perf_mem_help);
 		if (!strcmp(w, "handle")) {
 			if (snode_handle_from_str(v, &a->handle) < 0)
 				return perf_err("\"%s\" is not a handle (snode:v1:NODE:EXPORT:KEY)",
@@ -226,7 +225,7 @@ static int mem_parse(struct perf *p, struct mem_args *a)
 			if (!a->cycles)
 				return perf_err("bad cycles \"%s\"", v);
 		} else {
-			return mem_help();
+			return perf_usage(perf_mem_help);
 		}
 	}
 	if (a->bw_size > a->size)
@@ -245,29 +244,40 @@ struct mem_report {
 	unsigned int cycles;
 };
 
-static void json_row(FILE *f, const char *key, const char *unit,
-		     struct mem_result r)
+static void json_row(const char *key, const char *unit, struct mem_result r)
 {
-	fprintf(f, "  \"%s\": { \"remote\": %.6g, \"local\": %.6g, \"ratio\": %.4f, \"unit\": \"%s\" },\n",
-		key, r.remote, r.local, r.local ? r.remote / r.local : 0, unit);
+	print_open_object(key);
+	print_double("remote", NULL, r.remote);
+	print_double("local", NULL, r.local);
+	print_double("ratio", NULL, r.local ? r.remote / r.local : 0);
+	print_str("unit", NULL, unit);
+	print_close_object();
 }
 
-static void mem_report_json(FILE *f, const struct mem_report *m)
+static void mem_report_json(const void *arg)
 {
-	fprintf(f, "{\n  \"benchmark\": \"mem\",\n  \"kernel\": \"%s\",\n"
-		"  \"node\": %u,\n  \"handle\": \"%s\",\n"
-		"  \"window_bytes\": %llu,\n  \"bw_bytes\": %llu,\n",
-		m->kernel, m->node, m->handle, (unsigned long long)m->size,
-		(unsigned long long)m->bw_size);
-	json_row(f, "read", "MB/s", m->rd);
-	json_row(f, "write", "MB/s", m->wr);
-	json_row(f, "memcpy_from", "MB/s", m->cp_from);
-	json_row(f, "memcpy_to", "MB/s", m->cp_to);
-	json_row(f, "map_touch", "ms", m->map);
-	fprintf(f, "  \"map_touch_faults\": { \"remote\": %ld, \"local\": %ld },\n",
-		m->wfaults, m->afaults);
-	fprintf(f, "  \"import_cycle_us\": { \"mean\": %.1f, \"min\": %.1f, \"cycles\": %u }\n}\n",
-		m->cyc_mean * 1e6, m->cyc_min * 1e6, m->cycles);
+	const struct mem_report *m = arg;
+
+	print_str("benchmark", NULL, "mem");
+	print_str("kernel", NULL, m->kernel);
+	print_u64("node", NULL, m->node);
+	print_str("handle", NULL, m->handle);
+	print_u64("window_bytes", NULL, m->size);
+	print_u64("bw_bytes", NULL, m->bw_size);
+	json_row("read", "MB/s", m->rd);
+	json_row("write", "MB/s", m->wr);
+	json_row("memcpy_from", "MB/s", m->cp_from);
+	json_row("memcpy_to", "MB/s", m->cp_to);
+	json_row("map_touch", "ms", m->map);
+	print_open_object("map_touch_faults");
+	print_s64("remote", NULL, m->wfaults);
+	print_s64("local", NULL, m->afaults);
+	print_close_object();
+	print_open_object("import_cycle_us");
+	print_double("mean", NULL, m->cyc_mean * 1e6);
+	print_double("min", NULL, m->cyc_min * 1e6);
+	print_u64("cycles", NULL, m->cycles);
+	print_close_object();
 }
 
 static void text_row(const char *label, const char *unit, struct mem_result r)
@@ -310,7 +320,7 @@ int perf_mem(struct perf *p)
 	ret = mem_parse(p, &a);
 	if (ret)
 		return ret;
-	ret = snode_dev_get_info(p->dev, &info);
+	ret = snode_dev_get_info(p->dev, &info, sizeof(info));
 	if (ret < 0)
 		return perf_lib_err("info", ret);
 
@@ -369,18 +379,7 @@ int perf_mem(struct perf *p)
 	m.size = a.size;
 	m.bw_size = a.bw_size;
 	m.cycles = a.cycles;
-	if (p->json)
-		mem_report_json(stdout, &m);
-	else
+	if (!p->json)
 		mem_report_text(&m);
-	if (p->json_file) {
-		FILE *f = fopen(p->json_file, "w");
-
-		if (!f)
-			return perf_err("%s: %s", p->json_file, strerror(errno));
-		mem_report_json(f, &m);
-		if (fclose(f))
-			return perf_err("%s: %s", p->json_file, strerror(errno));
-	}
-	return 0;
+	return perf_json_report(p, mem_report_json, &m);
 }

@@ -37,10 +37,9 @@ struct notify_report {
 	struct perf_lat doorbell, ring_return, eventfd;
 };
 
-static int notify_help(void)
+void perf_notify_help(FILE *f)
 {
-	fprintf(stderr, "Usage: snode-perf notify [ iters N ]  (default 2000)\n");
-	return 2;
+	fprintf(f, "Usage: snode-perf notify [ iters N ]  (default 2000)\n");
 }
 
 static void *notify_receiver(void *arg)
@@ -103,16 +102,16 @@ static int notify_run(struct perf *p, struct notify_run *r,
 	return r->err;
 }
 
-static void notify_json(FILE *f, const void *arg)
+static void notify_json(const void *arg)
 {
 	const struct notify_report *r = arg;
 
-	fprintf(f, "{\n  \"benchmark\": \"notify\",\n  \"node\": %u,\n", r->node);
-	perf_lat_json(f, "doorbell_wake", &r->doorbell, false);
-	perf_lat_json(f, "ring_return", &r->ring_return, false);
-	perf_lat_json(f, "eventfd_wake", &r->eventfd, false);
-	fprintf(f, "  \"ratio\": %.3f\n}\n",
-		r->doorbell.median / r->eventfd.median);
+	print_str("benchmark", NULL, "notify");
+	print_u64("node", NULL, r->node);
+	perf_lat_json("doorbell_wake", &r->doorbell);
+	perf_lat_json("ring_return", &r->ring_return);
+	perf_lat_json("eventfd_wake", &r->eventfd);
+	print_double("ratio", NULL, r->doorbell.median / r->eventfd.median);
 }
 
 int perf_notify(struct perf *p)
@@ -129,10 +128,10 @@ int perf_notify(struct perf *p)
 		const char *v = perf_arg_next(p);
 
 		if (!v || strcmp(w, "iters"))
-			return notify_help();
+			return perf_usage(perf_notify_help);
 		r.iters = strtoul(v, NULL, 0);
 		if (!r.iters)
-			return notify_help();
+			return perf_usage(perf_notify_help);
 	}
 	r.t_ring = calloc(r.iters, sizeof(double));
 	r.wake = calloc(r.iters, sizeof(double));

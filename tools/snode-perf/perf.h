@@ -10,11 +10,14 @@
 #include <stdio.h>
 
 #include "libsnode.h"
+#include "print.h"
+#include "util.h"
 
 struct perf {
 	struct snode_ctx *ctx;
 	struct snode_dev *dev;
 	bool json;		/* JSON on stdout instead of text */
+	bool pretty;		/* ... indented */
 	const char *json_file;	/* and/or JSON into this file */
 	int argc;
 	char **argv;
@@ -24,6 +27,7 @@ struct perf_cmd {
 	const char *name;
 	const char *summary;
 	int (*fn)(struct perf *p);
+	void (*help)(FILE *f);	/* usage, to stdout when asked */
 };
 
 /* main.c */
@@ -31,6 +35,8 @@ double perf_now(void);
 int perf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int perf_lib_err(const char *what, int err);
 const char *perf_arg_next(struct perf *p);
+/* A usage error: @help to stderr; returns TOOL_EXIT_USAGE. */
+int perf_usage(void (*help)(FILE *f));
 
 int perf_parse_size(const char *s, uint64_t *out);
 
@@ -41,17 +47,23 @@ struct perf_lat {
 };
 void perf_lat_compute(double *v, unsigned int n, struct perf_lat *lat);
 void perf_lat_print(const char *label, const struct perf_lat *lat);
-void perf_lat_json(FILE *f, const char *key, const struct perf_lat *lat,
-		   bool last);
-int perf_json_report(struct perf *p, void (*fn)(FILE *f, const void *arg),
+/* as an object named @key of the report being built */
+void perf_lat_json(const char *key, const struct perf_lat *lat);
+int perf_json_report(struct perf *p, void (*fn)(const void *arg),
 		     const void *arg);
 
-/* One benchmark per file. */
+/* One benchmark per file, each with its help. */
 int perf_allreduce(struct perf *p);
 int perf_dma(struct perf *p);
 int perf_events(struct perf *p);
 int perf_mem(struct perf *p);
 int perf_notify(struct perf *p);
 int perf_ping(struct perf *p);
+void perf_allreduce_help(FILE *f);
+void perf_dma_help(FILE *f);
+void perf_events_help(FILE *f);
+void perf_mem_help(FILE *f);
+void perf_notify_help(FILE *f);
+void perf_ping_help(FILE *f);
 
 #endif /* SNODE_PERF_H */

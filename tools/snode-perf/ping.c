@@ -46,14 +46,13 @@ struct ping_report {
 	bool have_raw;
 };
 
-static int ping_help(void)
+void perf_ping_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: snode-perf ping server [ mode MODE ]\n"
 		"       snode-perf ping client NODE [ iters N ] [ size BYTES ] [ mode MODE ]\n"
 		"       snode-perf ping echo SIMNODE [ iters N ] [ size BYTES ]\n"
 		"MODE := { poll | sleep }  (default poll; iters 10000, size 8)\n");
-	return 2;
 }
 
 /* The next message, busy-polling or sleeping; 1, or a negative errno. */
@@ -152,31 +151,38 @@ static void half_of(const struct perf_lat *rtt, struct perf_lat *half)
 	half->mean = rtt->mean / 2;
 }
 
-static void ping_json(FILE *f, const void *arg)
+static void ping_json(const void *arg)
 {
 	const struct ping_report *r = arg;
 	bool echo = !strcmp(r->a->role, "echo");
 
-	fprintf(f, "{\n  \"benchmark\": \"ping\",\n  \"mode\": \"%s\",\n"
-		"  \"node\": %u,\n  \"peer\": %u,\n  \"size\": %u,\n",
-		echo ? "echo" : r->a->sleep ? "sleep" : "poll", r->self,
-		r->a->node, r->a->size);
+	print_str("benchmark", NULL, "ping");
+	print_str("mode", NULL, echo ? "echo" : r->a->sleep ? "sleep" : "poll");
+	print_u64("node", NULL, r->self);
+	print_u64("peer", NULL, r->a->node);
+	print_u64("size", NULL, r->a->size);
 	if (!echo) {
-		perf_lat_json(f, "half_rtt", &r->half, false);
-		perf_lat_json(f, "rtt", &r->rtt, true);
-	} else {
-		perf_lat_json(f, "driver_poll_rtt", &r->echo_poll, false);
-		perf_lat_json(f, "driver_sleep_rtt", &r->echo_sleep, !r->have_raw);
-		if (r->have_raw)
-			fprintf(f, "  \"raw_rtt\": { \"n\": %u, \"min_us\": %.2f, \"median_us\": %.2f, \"p99_us\": %.2f },\n"
-				"  \"raw_ack\": { \"min_us\": %.2f, \"median_us\": %.2f, \"p99_us\": %.2f },\n"
-				"  \"ratio_poll\": %.3f,\n  \"ratio_sleep\": %.3f\n",
-				r->raw_n, r->raw_rtt[0], r->raw_rtt[1],
-				r->raw_rtt[2], r->raw_ack[0], r->raw_ack[1],
-				r->raw_ack[2], r->echo_poll.median / r->raw_rtt[1],
-				r->echo_sleep.median / r->raw_rtt[1]);
+		perf_lat_json("half_rtt", &r->half);
+		perf_lat_json("rtt", &r->rtt);
+		return;
 	}
-	fprintf(f, "}\n");
+	perf_lat_json("driver_poll_rtt", &r->echo_poll);
+	perf_lat_json("driver_sleep_rtt", &r->echo_sleep);
+	if (!r->have_raw)
+		return;
+	print_open_object("raw_rtt");
+	print_u64("n", NULL, r->raw_n);
+	print_double("min_us", NULL, r->raw_rtt[0]);
+	print_double("median_us", NULL, r->raw_rtt[1]);
+	print_double("p99_us", NULL, r->raw_rtt[2]);
+	print_close_object();
+	print_open_object("raw_ack");
+	print_double("min_us", NULL, r->raw_ack[0]);
+	print_double("median_us", NULL, r->raw_ack[1]);
+	print_double("p99_us", NULL, r->raw_ack[2]);
+	print_close_object();
+	print_double("ratio_poll", NULL, r->echo_poll.median / r->raw_rtt[1]);
+	print_double("ratio_sleep", NULL, r->echo_sleep.median / r->raw_rtt[1]);
 }
 
 /* The raw round trip, timed by the driver on the registers (debugfs). */
@@ -221,19 +227,19 @@ static int ping_parse(struct perf *p, struct ping_args *a)
 	a->size = 8;
 	a->role = perf_arg_next(p);
 	if (!a->role || !strcmp(a->role, "help"))
-		return ping_help();
+		return perf_usage(perf_ping_help);
 	if (strcmp(a->role, "server")) {
 		if (strcmp(a->role, "client") && strcmp(a->role, "echo"))
-			return ping_help();
+			return perf_usage(perf_ping_help);
 		v = perf_arg_next(p);
 		if (!v)
-			return ping_help();
+			return perf_usage(perf_ping_help);
 		a->node = strtoul(v, NULL, 0);
 	}
 	while ((w = perf_arg_next(p))) {
 		v = perf_arg_next(p);
 		if (!v)
-			return ping_help();
+			return perf_usage(perf_ping_help);
 		if (!strcmp(w, "iters"))
 			a->iters = strtoul(v, NULL, 0);
 		else if (!strcmp(w, "size"))
@@ -242,7 +248,7 @@ static int ping_parse(struct perf *p, struct ping_args *a)
 						 !strcmp(v, "sleep")))
 			a->sleep = !strcmp(v, "sleep");
 		else
-			return ping_help();
+			return perf_usage(perf_ping_help);
 	}
 	if (!a->iters || a->size < sizeof(unsigned int) ||
 	    a->size > SNODE_MSG_MAX_LEN)
@@ -266,7 +272,7 @@ int perf_ping(struct perf *p)
 		return ret;
 	if (!strcmp(a.role, "server"))
 		return ping_server(p, &a);
-	ret = snode_dev_get_info(p->dev, &info);
+	ret = snode_dev_get_info(p->dev, &info, sizeof(info));
 	if (ret < 0)
 		return perf_lib_err("info", ret);
 	r.self = info.out_node_id;

@@ -7,12 +7,11 @@
 
 #include "snodectl.h"
 
-static int dev_help(void)
+static void dev_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: snodectl dev show [ DEV ]\n"
-		"DEV := snodeN\n");
-	return 0;
+		"DEV := { snodeN | dev snodeN }\n");
 }
 
 static void dev_print_caps(uint32_t caps)
@@ -33,7 +32,7 @@ static void dev_print_caps(uint32_t caps)
 static int dev_print(struct snode_dev *dev)
 {
 	struct snode_dev_status st;
-	int ret = snode_dev_get_status(dev, &st);
+	int ret = snode_dev_get_status(dev, &st, sizeof(st));
 
 	if (ret < 0)
 		return snodectl_nl_err(snode_dev_get_name(dev), ret);
@@ -68,12 +67,12 @@ static int dev_print(struct snode_dev *dev)
 static int dev_show(struct snodectl *sc)
 {
 	struct snode_dev *dev;
-	int ret = 0;
+	int ret;
 
-	if (sc->argc > 0) {
-		dev = snodectl_dev_arg(sc);
-		if (!dev)
-			return 1;
+	ret = snodectl_dev_only(sc, "dev", &dev);
+	if (ret)
+		return ret;
+	if (dev) {
 		print_open_array("devices");
 		ret = dev_print(dev);
 		print_close_array();
@@ -96,5 +95,5 @@ static const struct snodectl_cmd dev_cmds[] = {
 
 int cmd_dev(struct snodectl *sc)
 {
-	return snodectl_dispatch(sc, dev_cmds, dev_help);
+	return snodectl_dispatch(sc, "dev", dev_cmds, dev_help);
 }

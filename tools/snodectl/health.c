@@ -5,56 +5,19 @@
  * anything is wrong.
  */
 #include <dirent.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "snodectl.h"
 
-enum health {
-	HEALTH_OK,
-	HEALTH_WARNING,
-	HEALTH_CRITICAL,
-};
-
-static const char *const health_names[] = { "ok", "warning", "critical" };
-
-#define HEALTH_MAX_PROBLEMS	16
-
-struct health_dev {
-	enum health verdict;
-	unsigned int nproblems;
-	unsigned int more;
-	char problems[HEALTH_MAX_PROBLEMS][96];
-};
-
-static int health_help(void)
+static void health_help(FILE *f)
 {
-	fprintf(stderr,
-		"Usage: snodectl health [ DEV ]\n"
-		"Exit status 0 if every NIC is ok, 1 if not or on error.\n");
-	return 0;
-}
-
-static void health_problem(struct health_dev *h, enum health level,
-			   const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void health_problem(struct health_dev *h, enum health level,
-			   const char *fmt, ...)
-{
-	va_list ap;
-
-	if (level > h->verdict)
-		h->verdict = level;
-	if (h->nproblems == HEALTH_MAX_PROBLEMS) {
-		h->more++;
-		return;
-	}
-	va_start(ap, fmt);
-	vsnprintf(h->problems[h->nproblems++], sizeof(h->problems[0]), fmt, ap);
-	va_end(ap);
+	fprintf(f,
+		"Usage: snodectl health [ show ] [ DEV ]\n"
+		"DEV := { snodeN | dev snodeN }\n"
+		"Exit status: 0 ok, 1 warning, 2 critical, 3 unknown (no NIC, or\n"
+		"one that cannot be read); 64 on a usage error.\n");
 }
 
 /* A value of the NIC's hwmon directory; 0 if it has none. */
@@ -91,44 +54,29 @@ static int health_hwmon(const char *dev, const char *file, long *val)
 static void health_links(struct snodectl *sc, struct snode_dev *dev,
 			 struct health_dev *h)
 {
-	unsigned int n = 0, ok = 0, degraded = 0, errors = 0, down = 0;
 	const struct snode_link_info *li;
-	struct snode_link *link;
+	struct health_links c = { 0 };
+	struct snode_link_iter *iter;
 	int ret;
 
-	ret = snode_link_list(sc->ctx, snode_dev_get_index(dev));
+	ret = snode_link_list(sc->ctx, snode_dev_get_index(dev), sizeof(*li),
+			      &iter);
 	if (ret < 0) {
 		health_problem(h, HEALTH_CRITICAL, "links unreadable: %s",
 			       strerror(-ret));
 		return;
 	}
-	snode_link_foreach(sc->ctx, link) {
-		const char *v;
-
-		li = snode_link_get_info(link);
-		v = link_verdict(li);
-		n++;
-		if (!strcmp(v, "ok")) {
-			ok++;
-			continue;
-		}
-		if (!strcmp(v, "down"))
-			down++;
-		else if (!strcmp(v, "errors"))
-			errors++;
-		else
-			degraded++;
-		health_problem(h, HEALTH_WARNING, "link %u %s", li->port, v);
-	}
-	if (n && down == n)
-		health_problem(h, HEALTH_CRITICAL, "no link is up");
+	snode_link_iter_foreach(iter, li)
+		health_judge_link(h, &c, li);
+	snode_link_iter_free(iter);
+	health_judge_links(h, &c);
 	print_open_object("links");
 	print_text("    links:");
-	print_u64("total", " %llu", n);
-	print_u64("ok", ", %llu ok", ok);
-	print_u64("degraded", ", %llu degraded", degraded);
-	print_u64("errors", ", %llu errors", errors);
-	print_u64("down", ", %llu down", down);
+	print_u64("total", " %llu", c.total);
+	print_u64("ok", ", %llu ok", c.ok);
+	print_u64("degraded", ", %llu degraded", c.degraded);
+	print_u64("errors", ", %llu errors", c.errors);
+	print_u64("down", ", %llu down", c.down);
 	print_nl();
 	print_close_object();
 }
@@ -136,102 +84,79 @@ static void health_links(struct snodectl *sc, struct snode_dev *dev,
 static void health_nodes(struct snodectl *sc, struct snode_dev *dev,
 			 struct health_dev *h)
 {
-	unsigned int up = 0, unreachable = 0, dead = 0;
 	const struct snode_node_info *ni;
-	struct snode_node *node;
+	struct health_nodes c = { 0 };
+	struct snode_node_iter *iter;
 	int ret;
 
-	ret = snode_node_list(sc->ctx, snode_dev_get_index(dev));
+	ret = snode_node_list(sc->ctx, snode_dev_get_index(dev), sizeof(*ni),
+			      &iter);
 	if (ret < 0) {
 		health_problem(h, HEALTH_CRITICAL, "nodes unreadable: %s",
 			       strerror(-ret));
 		return;
 	}
-	snode_node_foreach(sc->ctx, node) {
-		ni = snode_node_get_info(node);
-		switch (ni->state) {
-		case SNODE_NODE_STATE_UP:
-			up++;
-			break;
-		case SNODE_NODE_STATE_UNREACHABLE:
-			unreachable++;
-			health_problem(h, HEALTH_WARNING, "node %u unreachable",
-				       ni->id);
-			break;
-		case SNODE_NODE_STATE_DEAD:
-			dead++;
-			health_problem(h, HEALTH_WARNING, "node %u dead", ni->id);
-			break;
-		}
-	}
+	snode_node_iter_foreach(iter, ni)
+		health_judge_node(h, &c, ni);
+	snode_node_iter_free(iter);
 	print_open_object("nodes");
 	print_text("    nodes:");
-	print_u64("up", " %llu up", up);
-	print_u64("unreachable", ", %llu unreachable", unreachable);
-	print_u64("dead", ", %llu dead", dead);
+	print_u64("up", " %llu up", c.up);
+	print_u64("unreachable", ", %llu unreachable", c.unreachable);
+	print_u64("dead", ", %llu dead", c.dead);
 	print_nl();
 	print_close_object();
+}
+
+/* A hwmon value: as read in JSON; in the text divided by @unit. */
+static void health_print_sensor(bool have, const char *key, long val,
+				const char *fmt, double unit)
+{
+	if (!have)
+		return;
+	print_u64(key, NULL, (uint64_t)val);
+	print_text(fmt, val / unit);
 }
 
 static void health_sensors(const char *name, const struct snode_dev_status *st,
 			   struct health_dev *h)
 {
-	long temp, temp_max, temp_crit, power, power_max;
-	int have_temp, have_power;
+	struct health_sensors s = { 0 };
 
-	have_temp = health_hwmon(name, "temp1_input", &temp);
-	have_power = health_hwmon(name, "power1_input", &power);
-	if (!have_temp && !have_power)
+	s.have_temp = health_hwmon(name, "temp1_input", &s.temp);
+	s.have_power = health_hwmon(name, "power1_input", &s.power);
+	if (s.have_temp) {
+		s.have_temp_max = health_hwmon(name, "temp1_max", &s.temp_max);
+		s.have_temp_crit = health_hwmon(name, "temp1_crit",
+						&s.temp_crit);
+	}
+	if (s.have_power)
+		s.have_power_max = health_hwmon(name, "power1_max",
+						&s.power_max);
+	/* the throttle flag too, with or without hwmon */
+	health_judge_sensors(h, &s, st->throttled);
+	if (!s.have_temp && !s.have_power)
 		return;
+
 	print_open_object("sensors");
 	print_text("    sensors:");
-	/*
-	 * Compare with the thresholds rather than read the *_alarm files:
-	 * reading those acknowledges the alarm.
-	 */
-	if (have_temp) {
-		print_u64("temp", NULL, (uint64_t)temp);
-		print_text(" temp %.1f C", temp / 1000.0);
-		if (health_hwmon(name, "temp1_max", &temp_max)) {
-			print_u64("temp_max", NULL, (uint64_t)temp_max);
-			print_text(" (max %.1f C", temp_max / 1000.0);
-			if (temp > temp_max)
-				health_problem(h, HEALTH_WARNING,
-					       "temperature %.1f C above max %.1f C",
-					       temp / 1000.0, temp_max / 1000.0);
-		}
-		if (health_hwmon(name, "temp1_crit", &temp_crit)) {
-			print_u64("temp_crit", NULL, (uint64_t)temp_crit);
-			print_text(", crit %.1f C)", temp_crit / 1000.0);
-			if (temp > temp_crit)
-				health_problem(h, HEALTH_CRITICAL,
-					       "temperature %.1f C above critical %.1f C",
-					       temp / 1000.0, temp_crit / 1000.0);
-		}
-	}
-	if (have_power) {
-		print_u64("power", NULL, (uint64_t)power);
-		/* hwmon power is in microwatts */
-		print_text(" power %.3f W", power / 1e6);
-		if (health_hwmon(name, "power1_max", &power_max)) {
-			print_u64("power_max", NULL, (uint64_t)power_max);
-			print_text(" (max %.3f W)", power_max / 1e6);
-			if (power > power_max)
-				health_problem(h, HEALTH_WARNING,
-					       "power %.3f W above max %.3f W",
-					       power / 1e6, power_max / 1e6);
-		}
-	}
+	health_print_sensor(s.have_temp, "temp", s.temp, " temp %.1f C", 1e3);
+	health_print_sensor(s.have_temp_max, "temp_max", s.temp_max,
+			    " (max %.1f C", 1e3);
+	health_print_sensor(s.have_temp_crit, "temp_crit", s.temp_crit,
+			    ", crit %.1f C)", 1e3);
+	/* hwmon power is in microwatts */
+	health_print_sensor(s.have_power, "power", s.power, " power %.3f W",
+			    1e6);
+	health_print_sensor(s.have_power_max, "power_max", s.power_max,
+			    " (max %.3f W)", 1e6);
 	print_bool("throttled", st->throttled ? " throttled" : NULL,
 		   st->throttled);
-	if (st->throttled)
-		health_problem(h, HEALTH_CRITICAL, "throttled (too hot)");
 	print_nl();
 	print_close_object();
 }
 
-static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
-			      int *err)
+static enum health health_dev(struct snodectl *sc, struct snode_dev *dev)
 {
 	const char *name = snode_dev_get_name(dev);
 	struct snode_dev_status st;
@@ -239,10 +164,17 @@ static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
 	unsigned int i;
 	int ret;
 
-	ret = snode_dev_get_status(dev, &st);
+	ret = snode_dev_get_status(dev, &st, sizeof(st));
 	if (ret < 0) {
-		*err = snodectl_nl_err(name, ret);
-		return HEALTH_CRITICAL;
+		snodectl_nl_err(name, ret);
+		print_open_object(NULL);
+		print_str("dev", "%s:", name);
+		print_nl();
+		print_str("verdict", "    verdict: %s",
+			  health_name(HEALTH_UNKNOWN));
+		print_nl();
+		print_close_object();
+		return HEALTH_UNKNOWN;
 	}
 	print_open_object(NULL);
 	print_str("dev", "%s:", name);
@@ -252,14 +184,11 @@ static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
 		  st.state == SNODE_DEV_STATE_LIVE ? "live" :
 		  st.state == SNODE_DEV_STATE_RESETTING ? "resetting" :
 		  st.state == SNODE_DEV_STATE_DEAD ? "dead" : "removed");
-	if (st.state != SNODE_DEV_STATE_LIVE)
-		health_problem(&h, HEALTH_CRITICAL, "device not live");
-	if (st.node_id != SNODE_NODE_ID_NONE) {
+	health_judge_dev(&h, &st);
+	if (st.node_id != SNODE_NODE_ID_NONE)
 		print_u64("node", ", node %llu", st.node_id);
-	} else {
+	else
 		print_text(", not attached");
-		health_problem(&h, HEALTH_CRITICAL, "not attached to a fabric");
-	}
 	print_nl();
 
 	health_links(sc, dev, &h);
@@ -275,7 +204,7 @@ static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
 	print_close_array();
 	if (h.more)
 		print_text("    (%u more problems)\n", h.more);
-	print_str("verdict", "    verdict: %s", health_names[h.verdict]);
+	print_str("verdict", "    verdict: %s", health_name(h.verdict));
 	print_nl();
 	print_close_object();
 	return h.verdict;
@@ -283,34 +212,33 @@ static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
 
 static int health_run(struct snodectl *sc)
 {
-	enum health worst = HEALTH_OK, v;
-	struct snode_dev *dev, *only = NULL;
-	int err = 0;
+	enum health worst = HEALTH_OK;
+	struct snode_dev *dev, *only;
+	int ret;
 
-	if (sc->argc > 0) {
-		only = snodectl_dev_arg(sc);
-		if (!only)
-			return 1;
+	ret = snodectl_dev_only(sc, "health", &only);
+	if (ret == 1)	/* no such device: nothing to judge */
+		return SNODECTL_HEALTH_UNKNOWN;
+	if (ret)
+		return ret;
+	if (!snode_dev_get_first(sc->ctx)) {
+		snodectl_err("no snode devices (is snode.ko loaded?)");
+		worst = HEALTH_UNKNOWN;
 	}
-	if (!snode_dev_get_first(sc->ctx))
-		return snodectl_err("no snode devices (is snode.ko loaded?)");
 
 	print_open_array("devices");
 	snode_dev_foreach(sc->ctx, dev) {
 		if (only && dev != only)
 			continue;
-		v = health_dev(sc, dev, &err);
-		if (v > worst)
-			worst = v;
+		worst = health_worst(worst, health_dev(sc, dev));
 	}
 	print_close_array();
-	print_str("verdict", "overall: %s", health_names[worst]);
+	print_str("verdict", "overall: %s", health_name(worst));
 	print_nl();
-	if (err)
-		return 1;
-	/* the report goes out either way; the status tells the verdict */
-	print_flush(true);
-	return worst == HEALTH_OK ? 0 : 1;
+	/* the report goes out whatever the verdict; the status tells it */
+	if (print_flush(true))
+		return SNODECTL_HEALTH_UNKNOWN;
+	return health_exit_status(worst);
 }
 
 static const struct snodectl_cmd health_cmds[] = {
@@ -320,8 +248,9 @@ static const struct snodectl_cmd health_cmds[] = {
 
 int cmd_health(struct snodectl *sc)
 {
-	if (sc->argc > 0 && strcmp(sc->argv[0], "show") &&
-	    strcmp(sc->argv[0], "help"))
+	/* "snodectl health [DEV]": the verb is optional */
+	if (sc->argc > 0 && !tool_matches(sc->argv[0], "show") &&
+	    !tool_matches(sc->argv[0], "help"))
 		return health_run(sc);
-	return snodectl_dispatch(sc, health_cmds, health_help);
+	return snodectl_dispatch(sc, "health", health_cmds, health_help);
 }

@@ -10,20 +10,17 @@
 
 #include "snodectl.h"
 
-/* Without an alarm threshold, a link at or above this BER is in errors. */
-#define LINK_DEFAULT_BER_LIMIT	1e-12
-
-static int link_help(void)
+static void link_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: snodectl link status [ DEV ]\n"
 		"       snodectl link show DEV PORT\n"
 		"       snodectl link set DEV PORT { state { up | down } | ber-threshold BER }\n"
 		"       snodectl link reset DEV PORT\n"
 		"       snodectl link clear DEV PORT\n"
 		"       snodectl link threshold DEV [ PORT ] { BER | off }\n"
-		"DEV := snodeN    PORT := 0..7 (or DEV/PORT)    BER := e.g. 1e-12\n");
-	return 0;
+		"DEV := { snodeN | dev snodeN }    PORT := 0..255 (or DEV/PORT)\n"
+		"BER := a rate from 0 to 1, e.g. 1e-12\n");
 }
 
 const char *link_oper_name(unsigned int state)
@@ -50,27 +47,6 @@ const char *node_state_name(unsigned int state)
 
 	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
 							    "unknown";
-}
-
-/*
- * down: not carrying traffic; errors: the BER is at or above the alarm
- * threshold (or, without one, LINK_DEFAULT_BER_LIMIT); degraded: fewer
- * lanes than it has, or retraining; ok otherwise.
- */
-const char *link_verdict(const struct snode_link_info *li)
-{
-	double limit = li->ber_threshold ?
-		       snode_ber_to_double(li->ber_threshold) :
-		       LINK_DEFAULT_BER_LIMIT;
-
-	if (li->oper_state == SNODE_LINK_OPER_STATE_DOWN ||
-	    li->admin_state == SNODE_LINK_ADMIN_STATE_DOWN)
-		return "down";
-	if (li->ber_alarm || (li->ber && snode_ber_to_double(li->ber) >= limit))
-		return "errors";
-	if (li->oper_state != SNODE_LINK_OPER_STATE_UP)
-		return "degraded";
-	return "ok";
 }
 
 static void link_print_ber(const char *key, const char *fmt, uint64_t ber)
@@ -114,78 +90,106 @@ static void link_print_status(const struct snode_link_info *li)
 	print_close_object();
 }
 
-/* "snode0 1" or "snode0/1": fills the device index and port. */
-static int link_arg(struct snodectl *sc, unsigned int *dev_index,
-		    unsigned int *port)
-{
-	const char *name = snodectl_arg_next(sc);
-	const char *p = NULL;
-	struct snode_dev *dev;
-	char buf[64], *end;
-	unsigned long v;
+/* The device and port a command names; resolved after parsing. */
+struct link_target {
+	char dev[64];
+	unsigned int port;
+};
 
+/*
+ * "snode0 1", "snode0/1" or "dev snode0 1". Returns 0 or an exit status.
+ */
+static int link_arg(struct snodectl *sc, struct link_target *t)
+{
+	const char *name, *p = NULL;
+	char *slash;
+	uint64_t v;
+
+	if (sc->argc > 0 && !strcmp(sc->argv[0], "dev"))
+		snodectl_arg_next(sc);
+	name = snodectl_arg_next(sc);
 	if (!name)
-		return snodectl_err("missing device (e.g. snode0)");
-	snprintf(buf, sizeof(buf), "%s", name);
-	end = strchr(buf, '/');
-	if (end) {
-		*end = '\0';
-		p = end + 1;
+		return snodectl_usage("link", "link: missing device (e.g. snode0)");
+	snprintf(t->dev, sizeof(t->dev), "%s", name);
+	slash = strrchr(t->dev, '/');
+	if (slash && strncmp(t->dev, "/dev/", 5)) {
+		*slash = '\0';
+		p = slash + 1;
 	}
-	dev = snode_dev_get_by_name(sc->ctx, buf);
-	if (!dev) {
-		if (!snode_dev_get_first(sc->ctx))
-			return snodectl_err("no snode devices (is snode.ko loaded?)");
-		return snodectl_err("no device \"%s\" (see 'snodectl dev show')",
-				    buf);
-	}
-	*dev_index = snode_dev_get_index(dev);
 	if (!p)
 		p = snodectl_arg_next(sc);
 	if (!p)
-		return snodectl_err("missing port number after %s", buf);
-	v = strtoul(p, &end, 10);
-	if (*end || end == p || v > 255)
-		return snodectl_err("bad port \"%s\"", p);
-	*port = v;
+		return snodectl_usage("link", "link: missing port number after %s",
+				      t->dev);
+	if (tool_parse_u64(p, 255, &v))
+		return snodectl_usage("link", "link: bad port \"%s\" (0..255)",
+				      p);
+	t->port = v;
 	return 0;
+}
+
+/* The device's index, once every argument was fine; 0 or 1. */
+static int link_resolve(struct snodectl *sc, const struct link_target *t,
+			unsigned int *dev_index)
+{
+	struct snode_dev *dev = snodectl_dev_lookup(sc, t->dev);
+
+	if (!dev)
+		return 1;
+	*dev_index = snode_dev_get_index(dev);
+	return 0;
+}
+
+/* "DEV PORT" and nothing else: parse, reject anything more, resolve. */
+static int link_target_only(struct snodectl *sc, struct link_target *t,
+			    unsigned int *dev_index)
+{
+	int ret = link_arg(sc, t);
+
+	if (!ret)
+		ret = snodectl_no_more(sc);
+	if (!ret)
+		ret = link_resolve(sc, t, dev_index);
+	return ret;
 }
 
 static int link_status(struct snodectl *sc)
 {
-	struct snode_link *link;
+	const struct snode_link_info *li;
+	struct snode_link_iter *iter;
 	int dev_index = -1, ret;
+	struct snode_dev *dev;
 
-	if (sc->argc > 0) {
-		struct snode_dev *dev = snodectl_dev_arg(sc);
-
-		if (!dev)
-			return 1;
+	ret = snodectl_dev_only(sc, "link", &dev);
+	if (ret)
+		return ret;
+	if (dev)
 		dev_index = snode_dev_get_index(dev);
-	}
-	ret = snode_link_list(sc->ctx, dev_index);
+	ret = snode_link_list(sc->ctx, dev_index, sizeof(*li), &iter);
 	if (ret < 0)
 		return snodectl_nl_err("link status", ret);
 	print_open_array("links");
-	snode_link_foreach(sc->ctx, link)
-		link_print_status(snode_link_get_info(link));
+	snode_link_iter_foreach(iter, li)
+		link_print_status(li);
 	print_close_array();
+	snode_link_iter_free(iter);
 	return 0;
 }
 
 static int link_show(struct snodectl *sc)
 {
-	const struct snode_link_info *li;
-	unsigned int dev_index, port;
-	struct snode_link *link;
+	struct snode_link_info info;
+	const struct snode_link_info *li = &info;
+	struct link_target t;
+	unsigned int dev_index;
 	int ret;
 
-	if (link_arg(sc, &dev_index, &port))
-		return 1;
-	ret = snode_link_get(sc->ctx, dev_index, port, &link);
+	ret = link_target_only(sc, &t, &dev_index);
+	if (ret)
+		return ret;
+	ret = snode_link_get(sc->ctx, dev_index, t.port, &info, sizeof(info));
 	if (ret < 0)
 		return snodectl_nl_err("link show", ret);
-	li = snode_link_get_info(link);
 
 	print_open_array("links");
 	print_open_object(NULL);
@@ -226,50 +230,61 @@ static int link_show(struct snodectl *sc)
 	return 0;
 }
 
-/* BER: a number (1e-12), or "off"/"none"/0 for no threshold. */
+/* BER: a number (1e-12), or "off"/"none" for no threshold. */
 static int link_ber_arg(const char *s, uint64_t *ber)
 {
 	char *end;
 	double v;
 
 	if (!s)
-		return snodectl_err("missing BER (e.g. 1e-12, or off)");
+		return snodectl_usage("link", "link: missing BER (e.g. 1e-12, or off)");
 	if (!strcmp(s, "off") || !strcmp(s, "none")) {
 		*ber = 0;
 		return 0;
 	}
 	v = strtod(s, &end);
-	if (*end || end == s || v < 0 || v > 1)
-		return snodectl_err("bad BER \"%s\" (a rate from 0 to 1, e.g. 1e-12)",
-				    s);
+	if (*end || end == s || !(v >= 0 && v <= 1))
+		return snodectl_usage("link", "link: bad BER \"%s\" (a rate from 0 to 1, e.g. 1e-12)",
+				      s);
 	*ber = snode_ber_from_double(v);
 	return 0;
 }
 
 static int link_set(struct snodectl *sc)
 {
-	unsigned int dev_index, port;
-	const char *what, *val;
-	uint64_t ber;
+	struct link_target t;
+	unsigned int dev_index;
+	bool set_state = false;
+	const char *val = NULL;
+	uint64_t ber = 0;
 	int ret;
 
-	if (link_arg(sc, &dev_index, &port))
-		return 1;
-	what = snodectl_arg_next(sc);
-	val = snodectl_arg_next(sc);
-	if (what && !strcmp(what, "state") && val &&
-	    (!strcmp(val, "up") || !strcmp(val, "down"))) {
-		ret = snode_link_set_state(sc->ctx, dev_index, port,
-					   !strcmp(val, "up"));
-	} else if (what && !strcmp(what, "ber-threshold")) {
-		if (link_ber_arg(val, &ber))
-			return 1;
-		ret = snode_link_set_ber_threshold(sc->ctx, dev_index, port,
-						   ber);
+	ret = link_arg(sc, &t);
+	if (ret)
+		return ret;
+	if (snodectl_arg_match(sc, "state")) {
+		val = snodectl_arg_next(sc);
+		if (!val || (strcmp(val, "up") && strcmp(val, "down")))
+			return snodectl_usage("link", "link set: state wants up or down");
+		set_state = true;
+	} else if (snodectl_arg_match(sc, "ber-threshold")) {
+		ret = link_ber_arg(snodectl_arg_next(sc), &ber);
+		if (ret)
+			return ret;
 	} else {
-		link_help();
-		return snodectl_err("link set: expected state up|down or ber-threshold BER");
+		return snodectl_usage("link", "link set: expected state up|down or ber-threshold BER");
 	}
+	ret = snodectl_no_more(sc);
+	if (!ret)
+		ret = link_resolve(sc, &t, &dev_index);
+	if (ret)
+		return ret;
+	if (set_state)
+		ret = snode_link_set_state(sc->ctx, dev_index, t.port,
+					   !strcmp(val, "up"));
+	else
+		ret = snode_link_set_ber_threshold(sc->ctx, dev_index, t.port,
+						   ber);
 	if (ret < 0)
 		return snodectl_nl_err("link set", ret);
 	return 0;
@@ -279,12 +294,14 @@ static int link_action(struct snodectl *sc, const char *what,
 		       int (*fn)(struct snode_ctx *ctx, unsigned int dev_index,
 				 unsigned int port))
 {
-	unsigned int dev_index, port;
+	struct link_target t;
+	unsigned int dev_index;
 	int ret;
 
-	if (link_arg(sc, &dev_index, &port))
-		return 1;
-	ret = fn(sc->ctx, dev_index, port);
+	ret = link_target_only(sc, &t, &dev_index);
+	if (ret)
+		return ret;
+	ret = fn(sc->ctx, dev_index, t.port);
 	if (ret < 0)
 		return snodectl_nl_err(what, ret);
 	return 0;
@@ -303,21 +320,38 @@ static int link_clear(struct snodectl *sc)
 /* link threshold DEV BER (the NIC's default) | DEV PORT BER (one link) */
 static int link_threshold(struct snodectl *sc)
 {
-	unsigned int dev_index, port;
-	struct snode_dev *dev;
+	struct snode_dev *dev = NULL;
+	const char *name = NULL;
+	struct link_target t;
+	unsigned int dev_index;
+	int n = sc->argc, ret;
 	uint64_t ber;
-	int ret;
 
-	if (sc->argc == 2 && !strchr(sc->argv[0], '/')) {
-		dev = snodectl_dev_arg(sc);
-		if (!dev || link_ber_arg(snodectl_arg_next(sc), &ber))
-			return 1;
+	if (n > 0 && !strcmp(sc->argv[0], "dev"))
+		n--;
+	if (n == 2 && !strchr(sc->argv[sc->argc - 2], '/')) {
+		ret = snodectl_dev_opt(sc, "link", &name);
+		if (!ret && !name)
+			ret = snodectl_usage("link", "link threshold: bad device \"%s\"",
+					     sc->argv[0]);
+		if (!ret)
+			ret = link_ber_arg(snodectl_arg_next(sc), &ber);
+		if (!ret)
+			ret = snodectl_dev_resolve(sc, name, &dev);
+		if (ret)
+			return ret;
 		ret = snode_dev_set_ber_threshold(dev, ber);
 	} else {
-		if (link_arg(sc, &dev_index, &port) ||
-		    link_ber_arg(snodectl_arg_next(sc), &ber))
-			return 1;
-		ret = snode_link_set_ber_threshold(sc->ctx, dev_index, port,
+		ret = link_arg(sc, &t);
+		if (!ret)
+			ret = link_ber_arg(snodectl_arg_next(sc), &ber);
+		if (!ret)
+			ret = snodectl_no_more(sc);
+		if (!ret)
+			ret = link_resolve(sc, &t, &dev_index);
+		if (ret)
+			return ret;
+		ret = snode_link_set_ber_threshold(sc->ctx, dev_index, t.port,
 						   ber);
 	}
 	if (ret < 0)
@@ -337,5 +371,5 @@ static const struct snodectl_cmd link_cmds[] = {
 
 int cmd_link(struct snodectl *sc)
 {
-	return snodectl_dispatch(sc, link_cmds, link_help);
+	return snodectl_dispatch(sc, "link", link_cmds, link_help);
 }

@@ -8,13 +8,12 @@
 
 #include "snodectl.h"
 
-static int mem_help(void)
+static void mem_help(FILE *f)
 {
-	fprintf(stderr,
-		"Usage: snodectl mem list [ dev DEV ] [ WHAT ]\n"
+	fprintf(f,
+		"Usage: snodectl mem list [ DEV ] [ WHAT... ]\n"
 		"WHAT := { allocs | exports | imports | att }  (default: all but allocs)\n"
-		"DEV := snodeN\n");
-	return 0;
+		"DEV := { snodeN | dev snodeN }\n");
 }
 
 static const char *mem_state_name(unsigned int state)
@@ -147,7 +146,7 @@ static int mem_print_dev(struct snode_dev *dev, const bool *want)
 	for (i = 0; i < MEM_NLISTS; i++) {
 		if (!want[i])
 			continue;
-		ret = snode_mem_list(dev, mem_lists[i].type, &iter);
+		ret = snode_mem_list(dev, mem_lists[i].type, sizeof(*e), &iter);
 		if (ret < 0) {
 			if (header)
 				print_close_object();
@@ -177,30 +176,33 @@ static int mem_list(struct snodectl *sc)
 {
 	bool want[MEM_NLISTS] = { false, true, true, true };
 	struct snode_dev *dev = NULL;
+	const char *name = NULL;
 	bool chosen = false;
-	const char *word;
 	unsigned int i;
 	int ret = 0;
 
-	while ((word = snodectl_arg_next(sc))) {
-		if (!strcmp(word, "dev")) {
-			dev = snodectl_dev_arg(sc);
-			if (!dev)
-				return 1;
+	while (sc->argc > 0) {
+		int left = sc->argc;
+
+		ret = snodectl_dev_opt(sc, "mem", &name);
+		if (ret)
+			return ret;
+		if (sc->argc != left)
 			continue;
-		}
 		for (i = 0; i < MEM_NLISTS; i++)
-			if (!strcmp(word, mem_lists[i].name))
+			if (snodectl_arg_match(sc, mem_lists[i].name))
 				break;
-		if (i == MEM_NLISTS) {
-			mem_help();
-			return snodectl_err("unknown argument \"%s\"", word);
-		}
+		if (i == MEM_NLISTS)
+			return snodectl_usage("mem", "mem list: unknown argument \"%s\"",
+					      sc->argv[0]);
 		if (!chosen)
 			memset(want, 0, sizeof(want));
 		chosen = true;
 		want[i] = true;
 	}
+	ret = snodectl_dev_resolve(sc, name, &dev);
+	if (ret)
+		return ret;
 
 	print_open_array("devices");
 	if (dev) {
@@ -225,5 +227,5 @@ static const struct snodectl_cmd mem_cmds[] = {
 
 int cmd_mem(struct snodectl *sc)
 {
-	return snodectl_dispatch(sc, mem_cmds, mem_help);
+	return snodectl_dispatch(sc, "mem", mem_cmds, mem_help);
 }

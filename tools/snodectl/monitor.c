@@ -18,13 +18,12 @@ struct monitor {
 	long seen;
 };
 
-static int monitor_help(void)
+static void monitor_help(FILE *f)
 {
-	fprintf(stderr,
-		"Usage: snodectl monitor [ count N ] [ timeout SECONDS ]\n"
+	fprintf(f,
+		"Usage: snodectl monitor [ events ] [ count N ] [ timeout SECONDS ]\n"
 		"Prints link, BER alarm, node, window, access-violation and\n"
 		"thermal events of every NIC as they happen.\n");
-	return 0;
 }
 
 static const char *monitor_revoke_reason(unsigned int reason)
@@ -46,12 +45,12 @@ static const char *monitor_revoke_reason(unsigned int reason)
 /* What a node event means to an operator. */
 static const char *monitor_node_change(const struct snode_event *ev)
 {
-	unsigned int state = ev->node.state, prev = ev->prev_state;
+	unsigned int state = ev->node.state, prev = ev->node.prev_state;
 
 	switch (state) {
 	case SNODE_NODE_STATE_UP:
 		if (prev == SNODE_NODE_STATE_UP)
-			return ev->node.route_port != ev->prev_route_port ?
+			return ev->node.route_port != ev->node.prev_route_port ?
 			       "failover" : "flap";
 		if (prev == SNODE_NODE_STATE_UNREACHABLE)
 			return "reachable";
@@ -89,14 +88,14 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 	struct monitor *m = arg;
 	const struct snode_link_info *li = &ev->link;
 
-	print_init(m->sc);
+	print_init(m->sc->json, m->sc->pretty);
 	print_u64("timestamp", NULL, ev->timestamp);
 	if (ev->hw_timestamp)
 		print_u64("hw_timestamp", NULL, ev->hw_timestamp);
 	monitor_time(ev->timestamp);
 	print_str("dev", "%s", ev->dev_name);
 
-	switch (ev->cmd) {
+	switch (ev->type) {
 	case SNODE_CMD_LINK_STATE_NTF:
 		print_str("event", " %s", "link-state");
 		print_u64("port", " port %llu", li->port);
@@ -122,46 +121,46 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		monitor_route("route_port", " route-port %llu",
 			      ev->node.route_port);
 		print_str("prev_state", " (was %s",
-			  node_state_name(ev->prev_state));
+			  node_state_name(ev->node.prev_state));
 		monitor_route("prev_route_port", " route-port %llu",
-			      ev->prev_route_port);
+			      ev->node.prev_route_port);
 		print_text(")");
 		print_str("change", ": %s", monitor_node_change(ev));
 		break;
 	case SNODE_CMD_WINDOW_REVOKED_NTF:
 		print_str("event", " %s", "window-revoked");
-		print_u64("att_index", " att %llu", ev->att_index);
-		print_u64("node", " node %llu", ev->window_node);
-		print_u64("export_id", " export %llu", ev->export_id);
-		print_u64("epoch", " epoch %llu", ev->epoch);
+		print_u64("att_index", " att %llu", ev->window.att_index);
+		print_u64("node", " node %llu", ev->window.node);
+		print_u64("export_id", " export %llu", ev->window.export_id);
+		print_u64("epoch", " epoch %llu", ev->window.epoch);
 		print_str("reason", " reason %s",
-			  monitor_revoke_reason(ev->reason));
+			  monitor_revoke_reason(ev->window.reason));
 		break;
 	case SNODE_CMD_ACCESS_VIOLATION_NTF:
 		print_str("event", " %s", "access-violation");
 		print_hex("aperture_offset", " aperture offset 0x%llx",
-			  ev->access_offset);
-		print_str("access", " %s", ev->access_write ? "write" : "read");
+			  ev->access.offset);
+		print_str("access", " %s", ev->access.write ? "write" : "read");
 		break;
 	case SNODE_CMD_THERMAL_NTF:
 		print_str("event", " %s", "thermal");
-		print_u64("temp", NULL, (uint64_t)(int64_t)ev->temp);
-		print_text(" temp %.1f C", ev->temp / 1000.0);
-		print_u64("power", NULL, ev->power);
-		print_text(" power %.3f W", ev->power / 1000.0);
+		print_u64("temp", NULL, (uint64_t)(int64_t)ev->thermal.temp);
+		print_text(" temp %.1f C", ev->thermal.temp / 1000.0);
+		print_u64("power", NULL, ev->thermal.power);
+		print_text(" power %.3f W", ev->thermal.power / 1000.0);
 		print_open_array("alarms");
 		print_text(" alarms");
-		if (ev->thermal_alarm & SNODE_THERMAL_ALARM_TEMP_MAX)
+		if (ev->thermal.alarm & SNODE_THERMAL_ALARM_TEMP_MAX)
 			print_str(NULL, " %s", "temp-max");
-		if (ev->thermal_alarm & SNODE_THERMAL_ALARM_TEMP_CRIT)
+		if (ev->thermal.alarm & SNODE_THERMAL_ALARM_TEMP_CRIT)
 			print_str(NULL, " %s", "temp-crit");
-		if (ev->thermal_alarm & SNODE_THERMAL_ALARM_POWER_MAX)
+		if (ev->thermal.alarm & SNODE_THERMAL_ALARM_POWER_MAX)
 			print_str(NULL, " %s", "power-max");
 		print_close_array();
 		break;
 	default:
 		print_str("event", " %s", "unknown");
-		print_u64("cmd", " cmd %llu", ev->cmd);
+		print_u64("cmd", " cmd %llu", ev->type);
 		break;
 	}
 	if (ev->suppressed)
@@ -184,25 +183,27 @@ static int monitor_run(struct snodectl *sc)
 
 	while ((w = snodectl_arg_next(sc))) {
 		const char *v = snodectl_arg_next(sc);
-		char *end;
-		long n;
+		uint64_t n;
 
+		if (!tool_matches(w, "count") && !tool_matches(w, "timeout"))
+			return snodectl_usage("monitor", "monitor: unknown argument \"%s\"",
+					      w);
 		if (!v)
-			return monitor_help(), snodectl_err("%s: missing value", w);
-		n = strtol(v, &end, 10);
-		if (*end || end == v || n < 0)
-			return snodectl_err("%s: bad value \"%s\"", w, v);
-		if (!strcmp(w, "count"))
+			return snodectl_usage("monitor", "monitor: %s needs a value",
+					      w);
+		if (tool_parse_u64(v, 1000000000, &n))
+			return snodectl_usage("monitor", "monitor: %s: bad value \"%s\"",
+					      w, v);
+		if (tool_matches(w, "count"))
 			m.count = n;
-		else if (!strcmp(w, "timeout"))
-			timeout_ms = n * 1000;
 		else
-			return monitor_help(), snodectl_err("unknown option \"%s\"", w);
+			timeout_ms = n * 1000;
 	}
 
 	/* each event is its own document; nothing is printed at the end */
 	print_flush(false);
-	fd = snode_event_subscribe(sc->ctx, monitor_event, &m);
+	fd = snode_event_subscribe(sc->ctx, monitor_event, &m,
+				   sizeof(struct snode_event));
 	if (fd < 0)
 		return snodectl_nl_err("monitor", fd);
 	/* as udevadm monitor: say when events will be seen (scripts wait) */
@@ -255,8 +256,8 @@ static const struct snodectl_cmd monitor_cmds[] = {
 int cmd_monitor(struct snodectl *sc)
 {
 	/* "snodectl monitor [count N]": no verb, straight to the options */
-	if (sc->argc > 0 && strcmp(sc->argv[0], "events") &&
-	    strcmp(sc->argv[0], "help"))
+	if (sc->argc > 0 && !tool_matches(sc->argv[0], "events") &&
+	    !tool_matches(sc->argv[0], "help"))
 		return monitor_run(sc);
-	return snodectl_dispatch(sc, monitor_cmds, monitor_help);
+	return snodectl_dispatch(sc, "monitor", monitor_cmds, monitor_help);
 }

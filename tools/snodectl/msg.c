@@ -9,15 +9,20 @@
 
 #include "snodectl.h"
 
-static int msg_help(void)
+static void msg_help(FILE *f)
 {
-	fprintf(stderr,
-		"Usage: snodectl msg list [ dev DEV ] [ WHAT ]\n"
-		"       snodectl msg stats [ dev DEV ]\n"
-		"       snodectl dma list [ dev DEV ]\n"
+	fprintf(f,
+		"Usage: snodectl msg list [ DEV ] [ WHAT... ]\n"
+		"       snodectl msg stats [ DEV ]\n"
 		"WHAT := { endpoints | dma }  (default: both)\n"
-		"DEV := snodeN\n");
-	return 0;
+		"DEV := { snodeN | dev snodeN }\n");
+}
+
+static void dma_help(FILE *f)
+{
+	fprintf(f,
+		"Usage: snodectl dma list [ DEV ]\n"
+		"DEV := { snodeN | dev snodeN }\n");
 }
 
 static void msg_print_entry(const struct snode_msg_entry *e)
@@ -80,7 +85,7 @@ static int msg_print_dev(struct snode_dev *dev, const bool *want)
 	for (i = 0; i < MSG_NLISTS; i++) {
 		if (!want[i])
 			continue;
-		ret = snode_msg_list(dev, msg_lists[i].type, &iter);
+		ret = snode_msg_list(dev, msg_lists[i].type, sizeof(*e), &iter);
 		if (ret < 0) {
 			print_close_object();
 			return snodectl_lib_err(name, ret);
@@ -116,32 +121,38 @@ static int msg_foreach_dev(struct snodectl *sc, struct snode_dev *dev,
 	return ret;
 }
 
-static int msg_list_args(struct snodectl *sc, bool *want)
+/* [ DEV ] [ WHAT... ]; dma list takes no WHAT (@what false) */
+static int msg_list_args(struct snodectl *sc, const char *object, bool *want,
+			 bool what)
 {
 	struct snode_dev *dev = NULL;
+	const char *name = NULL;
 	bool chosen = false;
-	const char *word;
 	unsigned int i;
+	int ret;
 
-	while ((word = snodectl_arg_next(sc))) {
-		if (!strcmp(word, "dev")) {
-			dev = snodectl_dev_arg(sc);
-			if (!dev)
-				return 1;
+	while (sc->argc > 0) {
+		int left = sc->argc;
+
+		ret = snodectl_dev_opt(sc, object, &name);
+		if (ret)
+			return ret;
+		if (sc->argc != left)
 			continue;
-		}
-		for (i = 0; i < MSG_NLISTS; i++)
-			if (!strcmp(word, msg_lists[i].name))
+		for (i = 0; what && i < MSG_NLISTS; i++)
+			if (snodectl_arg_match(sc, msg_lists[i].name))
 				break;
-		if (i == MSG_NLISTS) {
-			msg_help();
-			return snodectl_err("unknown argument \"%s\"", word);
-		}
+		if (!what || i == MSG_NLISTS)
+			return snodectl_usage(object, "%s list: unknown argument \"%s\"",
+					      object, sc->argv[0]);
 		if (!chosen)
 			memset(want, 0, MSG_NLISTS * sizeof(*want));
 		chosen = true;
 		want[i] = true;
 	}
+	ret = snodectl_dev_resolve(sc, name, &dev);
+	if (ret)
+		return ret;
 	return msg_foreach_dev(sc, dev, msg_print_dev, want);
 }
 
@@ -149,7 +160,7 @@ static int msg_list(struct snodectl *sc)
 {
 	bool want[MSG_NLISTS] = { true, true };
 
-	return msg_list_args(sc, want);
+	return msg_list_args(sc, "msg", want, true);
 }
 
 static int msg_print_stats(struct snode_dev *dev, const bool *unused)
@@ -158,7 +169,7 @@ static int msg_print_stats(struct snode_dev *dev, const bool *unused)
 	struct snode_stats st;
 	int ret;
 
-	ret = snode_dev_get_stats(dev, &st);
+	ret = snode_dev_get_stats(dev, &st, sizeof(st));
 	if (ret < 0)
 		return snodectl_lib_err(name, ret);
 	print_open_object(NULL);
@@ -189,18 +200,12 @@ static int msg_print_stats(struct snode_dev *dev, const bool *unused)
 
 static int msg_stats(struct snodectl *sc)
 {
-	struct snode_dev *dev = NULL;
-	const char *word;
+	struct snode_dev *dev;
+	int ret;
 
-	while ((word = snodectl_arg_next(sc))) {
-		if (strcmp(word, "dev")) {
-			msg_help();
-			return snodectl_err("unknown argument \"%s\"", word);
-		}
-		dev = snodectl_dev_arg(sc);
-		if (!dev)
-			return 1;
-	}
+	ret = snodectl_dev_only(sc, "msg", &dev);
+	if (ret)
+		return ret;
 	return msg_foreach_dev(sc, dev, msg_print_stats, NULL);
 }
 
@@ -213,14 +218,14 @@ static const struct snodectl_cmd msg_cmds[] = {
 
 int cmd_msg(struct snodectl *sc)
 {
-	return snodectl_dispatch(sc, msg_cmds, msg_help);
+	return snodectl_dispatch(sc, "msg", msg_cmds, msg_help);
 }
 
 static int dma_list(struct snodectl *sc)
 {
 	bool want[MSG_NLISTS] = { false, true };
 
-	return msg_list_args(sc, want);
+	return msg_list_args(sc, "dma", want, false);
 }
 
 static const struct snodectl_cmd dma_cmds[] = {
@@ -231,5 +236,5 @@ static const struct snodectl_cmd dma_cmds[] = {
 
 int cmd_dma(struct snodectl *sc)
 {
-	return snodectl_dispatch(sc, dma_cmds, msg_help);
+	return snodectl_dispatch(sc, "dma", dma_cmds, dma_help);
 }

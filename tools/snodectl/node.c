@@ -6,35 +6,32 @@
 
 #include "snodectl.h"
 
-static int node_help(void)
+static void node_help(FILE *f)
 {
-	fprintf(stderr,
+	fprintf(f,
 		"Usage: snodectl node list [ DEV ]\n"
-		"DEV := snodeN\n");
-	return 0;
+		"DEV := { snodeN | dev snodeN }\n");
 }
 
 static int node_list(struct snodectl *sc)
 {
 	const struct snode_node_info *ni;
-	struct snode_node *node;
+	struct snode_node_iter *iter;
 	int dev_index = -1, ret;
+	struct snode_dev *d;
 	char dev[32];
 
-	if (sc->argc > 0) {
-		struct snode_dev *d = snodectl_dev_arg(sc);
-
-		if (!d)
-			return 1;
+	ret = snodectl_dev_only(sc, "node", &d);
+	if (ret)
+		return ret;
+	if (d)
 		dev_index = snode_dev_get_index(d);
-	}
-	ret = snode_node_list(sc->ctx, dev_index);
+	ret = snode_node_list(sc->ctx, dev_index, sizeof(*ni), &iter);
 	if (ret < 0)
 		return snodectl_nl_err("node list", ret);
 
 	print_open_array("nodes");
-	snode_node_foreach(sc->ctx, node) {
-		ni = snode_node_get_info(node);
+	snode_node_iter_foreach(iter, ni) {
 		snprintf(dev, sizeof(dev), "snode%u", ni->dev_index);
 		print_open_object(NULL);
 		print_str("dev", "%s", dev);
@@ -49,6 +46,7 @@ static int node_list(struct snodectl *sc)
 		print_close_object();
 	}
 	print_close_array();
+	snode_node_iter_free(iter);
 	return 0;
 }
 
@@ -60,5 +58,5 @@ static const struct snodectl_cmd node_cmds[] = {
 
 int cmd_node(struct snodectl *sc)
 {
-	return snodectl_dispatch(sc, node_cmds, node_help);
+	return snodectl_dispatch(sc, "node", node_cmds, node_help);
 }

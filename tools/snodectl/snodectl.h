@@ -1,14 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * snodectl internals: command tables and the one print path.
+ * snodectl internals: command tables, argument helpers. Printing goes
+ * through the tools' one print path (tools/lib/print.h).
  */
 #ifndef SNODECTL_H
 #define SNODECTL_H
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "libsnode.h"
+#include "print.h"
+#include "util.h"
+
+/* snodectl health's exit status; usage errors are TOOL_EXIT_USAGE (64) */
+enum snodectl_health_status {
+	SNODECTL_HEALTH_OK = 0,
+	SNODECTL_HEALTH_WARNING = 1,
+	SNODECTL_HEALTH_CRITICAL = 2,
+	SNODECTL_HEALTH_UNKNOWN = 3,
+};
 
 struct snodectl {
 	struct snode_ctx *ctx;
@@ -23,36 +35,54 @@ struct snodectl_cmd {
 	int (*fn)(struct snodectl *sc);
 };
 
-/* Run the command named by the next argument; "help" and none call help. */
-int snodectl_dispatch(struct snodectl *sc, const struct snodectl_cmd *cmds,
-		      int (*help)(void));
-bool snodectl_arg_is(struct snodectl *sc, const char *word);
-const char *snodectl_arg_next(struct snodectl *sc);
-int snodectl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Turn a library error into a message that says what to do; returns 1. */
-int snodectl_lib_err(const char *what, int err);
-struct snode_dev *snodectl_dev_arg(struct snodectl *sc);
-/* As snodectl_lib_err(), for the netlink family's errors; returns 1. */
-int snodectl_nl_err(const char *what, int err);
+/* Prints an object's usage to @f: stdout when asked, stderr on errors. */
+typedef void (*snodectl_help_fn)(FILE *f);
 
 /*
- * One print path for text and JSON: every value goes through print_*(),
- * which adds it to the current JSON object in -j mode and prints it with
- * the text format otherwise (a NULL format prints nothing in text mode).
+ * Run the command named by the next argument (a unique prefix will do);
+ * none runs the first entry, "help" prints @help. Entries with the same
+ * function are aliases. Returns the command's exit status.
  */
-void print_init(struct snodectl *sc);
-int print_flush(bool emit);
-void print_open_array(const char *key);
-void print_close_array(void);
-void print_open_object(const char *key);
-void print_close_object(void);
-void print_str(const char *key, const char *fmt, const char *val);
-void print_u64(const char *key, const char *fmt, uint64_t val);
-void print_hex(const char *key, const char *fmt, uint64_t val);
-void print_bool(const char *key, const char *fmt, bool val);
-void print_double(const char *key, const char *fmt, double val);
-void print_text(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void print_nl(void);
+int snodectl_dispatch(struct snodectl *sc, const char *object,
+		      const struct snodectl_cmd *cmds, snodectl_help_fn help);
+/* The next argument is a prefix of WORD; consumes it if so. */
+bool snodectl_arg_match(struct snodectl *sc, const char *word);
+const char *snodectl_arg_next(struct snodectl *sc);
+/* TOOL_EXIT_USAGE with a message if any argument is left, else 0. */
+int snodectl_no_more(struct snodectl *sc);
+int snodectl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A usage error: message, a pointer to help; returns TOOL_EXIT_USAGE. */
+int snodectl_usage(const char *object, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Turn a library error into a message that says what to do; returns 1. */
+int snodectl_lib_err(const char *what, int err);
+/* As snodectl_lib_err(), for the netlink family; shows the kernel's extack. */
+int snodectl_nl_err(const char *what, int err);
+
+/* "snode0", "/dev/snode0" or "0": looks like a device name. */
+bool snodectl_is_dev_name(const char *word);
+/*
+ * The device named by @name, or an error message and NULL. With the
+ * object, the one device syntax: "OBJECT VERB [ DEV | dev DEV ] ...".
+ */
+struct snode_dev *snodectl_dev_lookup(struct snodectl *sc, const char *name);
+/*
+ * An optional device: "dev DEV" or a word that looks like a device name,
+ * stored in *name (a second one is an error). Returns 0 or an exit
+ * status. The name is resolved after every argument has been parsed, so
+ * usage errors come first, by snodectl_dev_resolve() (NULL name: NULL
+ * device, 0).
+ */
+int snodectl_dev_opt(struct snodectl *sc, const char *object,
+		     const char **name);
+int snodectl_dev_resolve(struct snodectl *sc, const char *name,
+			 struct snode_dev **dev);
+/*
+ * "[ DEV ]" and nothing else: parse, reject anything more, resolve.
+ * Returns 0 (*dev NULL without a DEV) or an exit status.
+ */
+int snodectl_dev_only(struct snodectl *sc, const char *object,
+		      struct snode_dev **dev);
 
 int cmd_dev(struct snodectl *sc);
 int cmd_dma(struct snodectl *sc);
@@ -65,7 +95,78 @@ int cmd_node(struct snodectl *sc);
 
 /* link.c: shared by health.c */
 const char *link_oper_name(unsigned int state);
-const char *link_verdict(const struct snode_link_info *li);
 const char *node_state_name(unsigned int state);
+
+/*
+ * errmsg.c: the text of a failed library call or netlink request, apart
+ * from printing it. snodectl_nl_msg() returns true when the kernel gave
+ * an extack: @buf then holds the whole line, "Error: TEXT.\n" as
+ * iproute2 prints it; otherwise a message for snodectl_err().
+ */
+void snodectl_lib_msg(char *buf, size_t len, const char *what, int err);
+bool snodectl_nl_msg(char *buf, size_t len, const char *what, int err,
+		     const char *extack);
+/*
+ * libsnode hands the kernel's extack over only as a log line "kernel:
+ * TEXT": true if @line is one, with TEXT (trailing blanks dropped) in @buf.
+ */
+bool snodectl_extack_from_log(const char *line, char *buf, size_t len);
+
+/*
+ * verdict.c: the judgements of snodectl link and health, on plain values.
+ * Verdicts in rising order of severity: a NIC that could not be read at
+ * all is "unknown", worse than a warning, less than a known critical.
+ */
+enum health {
+	HEALTH_OK,
+	HEALTH_WARNING,
+	HEALTH_UNKNOWN,
+	HEALTH_CRITICAL,
+};
+
+#define HEALTH_MAX_PROBLEMS	16
+
+/* One NIC's verdict and the first HEALTH_MAX_PROBLEMS reasons for it. */
+struct health_dev {
+	enum health verdict;
+	unsigned int nproblems;
+	unsigned int more;
+	char problems[HEALTH_MAX_PROBLEMS][96];
+};
+
+struct health_links {
+	unsigned int total, ok, degraded, errors, down;
+};
+
+struct health_nodes {
+	unsigned int up, unreachable, dead;
+};
+
+/* hwmon values: millidegrees Celsius and microwatts */
+struct health_sensors {
+	bool have_temp, have_temp_max, have_temp_crit;
+	bool have_power, have_power_max;
+	long temp, temp_max, temp_crit;
+	long power, power_max;
+};
+
+/* "ok", "degraded", "errors" or "down" */
+const char *link_verdict(const struct snode_link_info *li);
+const char *health_name(enum health v);
+/* snodectl health's exit status for a verdict */
+int health_exit_status(enum health v);
+enum health health_worst(enum health a, enum health b);
+/* Raise @h to @level; past HEALTH_MAX_PROBLEMS only counted in ->more. */
+void health_problem(struct health_dev *h, enum health level,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void health_judge_dev(struct health_dev *h, const struct snode_dev_status *st);
+/* Each link in turn, then health_judge_links() on the counts. */
+void health_judge_link(struct health_dev *h, struct health_links *c,
+		       const struct snode_link_info *li);
+void health_judge_links(struct health_dev *h, const struct health_links *c);
+void health_judge_node(struct health_dev *h, struct health_nodes *c,
+		       const struct snode_node_info *ni);
+void health_judge_sensors(struct health_dev *h,
+			  const struct health_sensors *s, int throttled);
 
 #endif /* SNODECTL_H */

@@ -2,23 +2,17 @@
 # snodectl, linked with the static libsnode so guests need no install step.
 
 SNODECTL      := $(BUILD)/tools/snodectl
-SNODECTL_SRCS := $(sort $(wildcard $(TOP)/tools/snodectl/*.c))
-SNODECTL_LIBS := $(shell pkg-config --libs json-c 2>/dev/null) $(LIBSNODE_LIBS)
+SNODECTL_SRCS := $(sort $(wildcard $(TOP)/tools/snodectl/*.c)) $(TOOLS_LIB_SRCS)
+SNODECTL_LIBS := $(JSONC_LIBS) $(LIBSNODE_LIBS)
 
-.PHONY: snodectl snodectl-install
+.PHONY: snodectl
 all: snodectl
 snodectl: $(SNODECTL) $(BUILD)/stage/common/usr/bin/snodectl
 
-$(SNODECTL): $(SNODECTL_SRCS) $(wildcard $(TOP)/tools/snodectl/*.h) $(LIBSNODE_A)
+$(SNODECTL): $(SNODECTL_SRCS) $(wildcard $(TOP)/tools/snodectl/*.h) $(TOOLS_LIB_HDRS) $(LIBSNODE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(shell pkg-config --cflags json-c 2>/dev/null) \
+	$(CC) $(USER_CFLAGS) $(TOOLS_LIB_CFLAGS) $(USER_LDFLAGS) \
 		-o $@ $(SNODECTL_SRCS) $(LIBSNODE_A) $(SNODECTL_LIBS)
 
 $(BUILD)/stage/common/usr/bin/snodectl: $(SNODECTL)
 	install -D -m 0755 $< $@
-
-snodectl-install: snodectl
-	install -D -m 0755 $(SNODECTL) $(DESTDIR)$(PREFIX)/sbin/snodectl
-	install -D -m 0644 $(TOP)/tools/snodectl/snodectl.8 $(DESTDIR)$(MANDIR)/man8/snodectl.8
-	install -D -m 0644 $(TOP)/tools/snodectl/snodectl.bash-completion \
-		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/snodectl

@@ -7,10 +7,15 @@
 # "not ok N - name", "ok N - name # SKIP reason"). A suite that exits
 # non-zero without reporting a failure counts as one failure of its own, so
 # a crashed suite can never look green. After the suites, every guest console
-# log written during this run is scanned for kernel oopses, BUGs, WARNINGs and
-# lockdep splats; any hit is a failure.
+# log written during this run is scanned for kernel oopses, BUGs, WARNINGs,
+# lockdep splats and the debug kernel's KASAN, UBSAN, kmemleak and
+# debugobjects reports; any hit is a failure and its report is printed.
 #
-# Usage: tools/testing/run-all.sh [SUITE...]   (default: all suites)
+# The *-debug suites run on the debug kernel (make kernels-debug); the ones
+# in FULL_ONLY run only with --full (make check-full), see
+# Documentation/driver/testing.rst.
+#
+# Usage: tools/testing/run-all.sh [--full] [SUITE...]   (default: all suites)
 # The last line is "N passed, N failed, N skipped"; exit status 1 if any
 # test failed.
 
@@ -26,18 +31,36 @@ rm -f "$LOGDIR/summary"
 # executable bit cannot turn a suite into "Permission denied".
 SUITES=(
 	"fm-unit:make -s --no-print-directory fm-test"
+	"cli-unit:make -s --no-print-directory cli-test"
+	"install:bash tools/testing/install-test.sh"
+	"dkms:bash tools/testing/dkms-test.sh"
+	"deb:bash tools/testing/deb-test.sh 6.12"
+	"libsnode:make -s --no-print-directory libsnode-test"
 	"lint:bash tools/testing/lint-suite.sh"
+	"hw-contract:make -s --no-print-directory hw-contract"
+	"ksft-host:bash selftests/ksft-host.sh"
 	"emu-6.1:bash selftests/emu/emu.sh 6.1"
 	"core-6.1:bash selftests/vm/core.sh 6.1"
 	"mem-6.1:bash selftests/vm/mem.sh 6.1"
 	"link-6.1:bash selftests/vm/link.sh 6.1"
 	"msg-6.1:bash selftests/vm/msg.sh 6.1"
+	"fuzz-6.1:bash selftests/vm/fuzz.sh 6.1 120 4242"
 	"emu-6.12:bash selftests/emu/emu.sh 6.12"
 	"core-6.12:bash selftests/vm/core.sh 6.12"
 	"mem-6.12:bash selftests/vm/mem.sh 6.12"
 	"link-6.12:bash selftests/vm/link.sh 6.12"
 	"msg-6.12:bash selftests/vm/msg.sh 6.12"
+	"fuzz-6.12:bash selftests/vm/fuzz.sh 6.12 120 4242"
+	"campaign-6.12:bash selftests/vm/campaign.sh 6.12"
+	"core-debug:bash selftests/vm/core.sh debug"
+	"mem-debug:bash selftests/vm/mem.sh debug"
+	"link-debug:bash selftests/vm/link.sh debug"
+	"msg-debug:bash selftests/vm/msg.sh debug"
+	"fail-nth-debug:bash selftests/vm/fail-nth.sh debug"
 )
+# Suites left out of "make check" for its time budget, run by --full:
+# the debug kernel still runs core, msg (the lifetime tests) and fail-nth.
+FULL_ONLY=(mem-debug link-debug)
 
 passed=0
 failed=0
@@ -53,12 +76,26 @@ want() {	# want SUITE: selected on the command line, or none was
 	return 1
 }
 
+full=
+if [ "${1:-}" = --full ]; then
+	full=1
+	shift
+fi
 SELECTED=("$@")
+
+full_only() {
+	local s
+	for s in "${FULL_ONLY[@]}"; do
+		[ "$s" = "$1" ] && return 0
+	done
+	return 1
+}
 
 run_suite() {
 	local name=$1 cmd=$2 log=$LOGDIR/$1.log rc line
 	local s_pass=0 s_fail=0 s_skip=0
 
+	local t0=$SECONDS
 	echo "=== $name: $cmd"
 	(cd "$TOP" && eval "$cmd") >"$log" 2>&1 </dev/null
 	rc=$?
@@ -86,7 +123,7 @@ run_suite() {
 		s_fail=1
 		echo "  not ok - $name reported no tests (see $log)"
 	fi
-	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped"
+	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($((SECONDS - t0)) s)"
 	passed=$((passed + s_pass))
 	failed=$((failed + s_fail))
 	skipped=$((skipped + s_skip))
@@ -95,18 +132,29 @@ run_suite() {
 for entry in "${SUITES[@]}"; do
 	name=${entry%%:*}
 	want "$name" || continue
+	# named on the command line, a suite runs; in the default set only with --full
+	if [ ${#SELECTED[@]} -eq 0 ] && [ -z "$full" ] && full_only "$name"; then
+		echo "=== $name: not in make check (make check-full runs it)"
+		continue
+	fi
 	run_suite "$name" "${entry#*:}"
 done
 
-# Guest kernel logs of this run: no oops, BUG, WARNING or lockdep splat.
-splat='Oops|BUG:|WARNING:|Kernel panic|possible circular locking|possible recursive locking|INFO: possible|inconsistent lock state|general protection fault|Call Trace:'
+# Guest kernel logs of this run: no oops, BUG, WARNING or lockdep splat, and
+# (debug kernel) no KASAN, UBSAN, kmemleak or debugobjects report. KASAN says
+# "BUG: KASAN:", DEBUG_LIST/refcount/lockdep say "WARNING:", kmemleak reports
+# are copied to the console by snode-kmemleak (guest-init).
+splat='Oops|BUG:|WARNING:|Kernel panic|possible circular locking|possible recursive locking|INFO: possible|inconsistent lock state|general protection fault|Call Trace:|UBSAN:|KASAN:|unreferenced object|ODEBUG:|kernel BUG at'
 bad=$(find "$TOP/build/vm" -name '*.log' -newer "$STAMP" -print0 2>/dev/null |
-	xargs -0 -r grep -E -l -- "$splat" 2>/dev/null)
+	xargs -0 -r grep -a -E -l -- "$splat" 2>/dev/null)
 nlogs=$(find "$TOP/build/vm" -name '*.log' -newer "$STAMP" 2>/dev/null | wc -l)
 if [ -n "$bad" ]; then
 	failed=$((failed + 1))
 	for f in $bad; do
-		failures+=("guest kernel log $f: $(grep -E -m1 -- "$splat" "$f")")
+		failures+=("guest kernel log $f: $(grep -a -E -m1 -- "$splat" "$f")")
+		# the first report of each log, whole enough to act on
+		echo "--- report in $f (first of $(grep -a -c -E -- "$splat" "$f") matching lines):"
+		grep -a -E -m1 -A 30 -- "$splat" "$f" | sed 's/^/  | /'
 	done
 	echo "not ok - guest kernel logs clean"
 elif [ "$nlogs" -gt 0 ]; then

@@ -176,7 +176,7 @@ struct snode_info {
  * import is revoked: the window is unmapped and the next access through an
  * existing mapping raises SIGBUS, or reads zeros if the import asked for
  * SNODE_IMPORT_ZERO_PAGE_ON_REVOKE (a store still raises SIGBUS). The
- * import's descriptor then polls readable with EPOLLPRI | EPOLLERR, and
+ * import's descriptor then polls EPOLLIN | EPOLLPRI | EPOLLERR, and
  * SNODE_IOCTL_IMPORT_STATUS reports the reason and the epoch of the mapping
  * that was revoked. A revoked import stays revoked; import the handle again
  * to get a new window.
@@ -190,6 +190,8 @@ struct snode_info {
  *   export of this file with that id (unexport), no such export on the
  *   target node (import)
  * - ENOSPC: the export table, the ATT or the aperture is full
+ * - EMFILE: this file holds as many exports or imports as one file may
+ *   (the snode module's max_exports and max_imports parameters)
  * - EKEYREJECTED: the export exists but the key does not match (import)
  * - EACCES: the export does not admit this node (import)
  * - EROFS: write access asked of a read-only export (import)
@@ -270,6 +272,7 @@ enum snode_mem_export_flags {
  * @nr_nodes: with SNODE_EXPORT_NODES, 1 to out_max_nodes; else 0
  * @out_node: this node's id, the first part of the handle
  * @out_export_id: the export id the kernel chose, the second part
+ * @__reserved: must be 0
  * @out_key: the key, the third part
  *
  * Make a range of an allocation importable by other nodes. The kernel
@@ -451,6 +454,9 @@ enum snode_mem_list_type {
  * @SNODE_MEM_ENTRY_KEY: @key is valid; keys are shown to their owner and
  *                       to CAP_SYS_ADMIN only
  * @SNODE_MEM_ENTRY_OWN: the entry belongs to the calling file
+ * @SNODE_MEM_ENTRY_HIDDEN: the entry belongs to another user: @pid,
+ *                          @comm and @offset are withheld (0); they are
+ *                          shown to the owning uid and to CAP_NET_ADMIN
  */
 enum snode_mem_entry_flags {
 	SNODE_MEM_ENTRY_WRITE = 1 << 0,
@@ -458,6 +464,7 @@ enum snode_mem_entry_flags {
 	SNODE_MEM_ENTRY_ZERO_PAGE = 1 << 2,
 	SNODE_MEM_ENTRY_KEY = 1 << 3,
 	SNODE_MEM_ENTRY_OWN = 1 << 4,
+	SNODE_MEM_ENTRY_HIDDEN = 1 << 5,
 };
 
 /**
@@ -526,15 +533,22 @@ struct snode_mem_entry {
  * @size: sizeof(struct snode_mem_list)
  * @flags: must be 0
  * @type: enum snode_mem_list_type
- * @entry_size: sizeof(struct snode_mem_entry) as the caller knows it; the
- *              kernel writes this many bytes per entry, zero-filling what
- *              it does not know
+ * @entry_size: sizeof(struct snode_mem_entry) as the caller knows it,
+ *              from 88 (the first version, up to @comm) to 4096; the
+ *              kernel writes this many bytes per entry: its own entry, cut
+ *              short or zero-filled past what it knows
  * @count: in: entries @entries has room for (0 just counts); out: entries
- *         that exist. Only the first min(in, out) are written.
+ *         that exist. Exactly the first min(in, out) are written; there is
+ *         no other limit.
  * @__reserved: must be 0
- * @entries: pointer to an array of @count struct snode_mem_entry
+ * @entries: pointer to an array of @count entries of @entry_size bytes;
+ *           not 0 if @count is not
  * @out_pool_size: size of this node's pool in bytes
  * @out_pool_free: bytes of the pool not allocated
+ *
+ * List one of the global-memory tables; each entry is a snapshot taken
+ * under the table's lock. Fails with EAGAIN, besides the general errors,
+ * if the table kept growing while it was read; retry.
  */
 struct snode_mem_list {
 	__u32 size;
@@ -587,6 +601,8 @@ struct snode_mem_list {
  *   lacks SNODE_CAP_MSG) or no interrupt vector for endpoints
  * - EBUSY: the endpoint id asked for is in use (alloc)
  * - ENOSPC: every endpoint id is in use (alloc)
+ * - EMFILE: this file created as many endpoints as one file may (the
+ *   snode module's max_endpoints parameter) (alloc)
  * - EAGAIN: the destination's ring is full (send)
  * - ENXIO: no endpoint with that id on the destination node (send)
  * - EKEYREJECTED: the endpoint exists but the key does not match (send)
@@ -631,7 +647,6 @@ enum snode_ep_alloc_flags {
  * @out_key: the key, the third part
  * @out_vector: the NIC's interrupt vector the endpoint signals (3 to 7),
  *              shared with other endpoints
- * @__reserved: must be 0
  *
  * Set up a receive endpoint on this node. It belongs to the new descriptor
  * and is removed when the descriptor is closed.
@@ -731,7 +746,8 @@ struct snode_msg_send {
  * with ECONNRESET; the bytes before that point were copied, nothing outside
  * the window was written. A reset of the NIC fails the copies in flight
  * with ECONNRESET, an unbind with ENODEV; the queue stays usable after a
- * reset.
+ * reset. One file opens at most max_dma_queues queues (a parameter of the
+ * snode module); SNODE_IOCTL_DMA_OPEN fails with EMFILE beyond.
  *
  * Per-copy status (struct snode_dma_cpl.status, struct
  * snode_dma_req.out_status), besides 0:
@@ -741,13 +757,16 @@ struct snode_msg_send {
  * - EROFS: the window is read-only (the NIC's own check)
  * - EIO: the NIC failed to access the process's memory
  *
+ * SNODE_IOCTL_DMA_OPEN fails with EPERM if /dev/snodeN was not opened for
+ * writing.
+ *
  * SNODE_IOCTL_DMA_SUBMIT fails, for the first request of a batch that
  * cannot be queued, with:
  *
  * - EBADF: @import_fd is not a file descriptor
  * - EINVAL: @import_fd is not an import of this NIC, the flags name no or
- *   both directions, @length is 0 or above SNODE_DMA_MAX_LEN, or the range
- *   is not inside the window
+ *   both directions, @length is 0 or above SNODE_DMA_MAX_LEN, @addr +
+ *   @length wraps around, or the range is not inside the window
  * - EROFS: a copy into an import without SNODE_IMPORT_WRITE
  * - ECONNRESET: the import was revoked
  * - EFAULT: the buffer is not mapped, or not writable for a copy into it
@@ -824,7 +843,11 @@ struct snode_dma_req {
  * @SNODE_DMA_SUBMIT_WAIT: wait until the batch completed, and report each
  *                         copy in its request instead of a completion
  *                         record; a fatal signal ends the wait early (the
- *                         copies still complete)
+ *                         copies still complete). If the wait ends early
+ *                         (ETIMEDOUT after 60 s, a fatal signal) the call
+ *                         fails, but @out_submitted of struct
+ *                         snode_dma_submit still tells how many copies
+ *                         were queued: they complete on their own.
  */
 enum snode_dma_submit_flags {
 	SNODE_DMA_SUBMIT_WAIT = 1 << 0,
@@ -835,7 +858,9 @@ enum snode_dma_submit_flags {
  * @size: sizeof(struct snode_dma_submit)
  * @flags: enum snode_dma_submit_flags
  * @count: requests in @reqs, 1 to the queue's depth
- * @req_size: sizeof(struct snode_dma_req) as the caller knows it
+ * @req_size: sizeof(struct snode_dma_req) as the caller knows it, from 40
+ *            (the first version, up to @user_data) to the page size; bytes
+ *            past the structure the kernel knows must be zero (E2BIG)
  * @reqs: pointer to @count struct snode_dma_req
  * @out_submitted: requests queued, a prefix of @reqs
  * @__reserved: must be 0
@@ -888,11 +913,15 @@ enum snode_msg_list_type {
  *                       to CAP_SYS_ADMIN only
  * @SNODE_MSG_ENTRY_OWN: the entry belongs to the calling process
  * @SNODE_MSG_ENTRY_DEAD: the NIC was reset or unbound under it
+ * @SNODE_MSG_ENTRY_HIDDEN: the entry belongs to another user: @pid and
+ *                          @comm are withheld (0); they are shown to the
+ *                          owning uid and to CAP_NET_ADMIN
  */
 enum snode_msg_entry_flags {
 	SNODE_MSG_ENTRY_KEY = 1 << 0,
 	SNODE_MSG_ENTRY_OWN = 1 << 1,
 	SNODE_MSG_ENTRY_DEAD = 1 << 2,
+	SNODE_MSG_ENTRY_HIDDEN = 1 << 3,
 };
 
 /**
@@ -932,13 +961,20 @@ struct snode_msg_entry {
  * @size: sizeof(struct snode_msg_list)
  * @flags: must be 0
  * @type: enum snode_msg_list_type
- * @entry_size: sizeof(struct snode_msg_entry) as the caller knows it; the
- *              kernel writes this many bytes per entry, zero-filling what
- *              it does not know
+ * @entry_size: sizeof(struct snode_msg_entry) as the caller knows it,
+ *              from 80 (the first version, up to @comm) to 4096; the
+ *              kernel writes this many bytes per entry: its own entry, cut
+ *              short or zero-filled past what it knows
  * @count: in: entries @entries has room for (0 just counts); out: entries
- *         that exist. Only the first min(in, out) are written.
+ *         that exist. Exactly the first min(in, out) are written; there is
+ *         no other limit.
  * @__reserved: must be 0
- * @entries: pointer to an array of @count struct snode_msg_entry
+ * @entries: pointer to an array of @count entries of @entry_size bytes;
+ *           not 0 if @count is not
+ *
+ * List the endpoints or DMA queues of the NIC; each entry is a snapshot.
+ * Fails with EAGAIN, besides the general errors, if the table kept growing
+ * while it was read; retry.
  */
 struct snode_msg_list {
 	__u32 size;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "fm.h"
+#include "print.h"
 
 #define CTL_REQ_MAX	4096
 #define CTL_CHUNK	16384
@@ -48,56 +49,57 @@ static const char ctl_usage[] =
 	"  show links|nodes|exports|grants [-j]   (show nodes [from N] [-j])\n"
 	"  wait-attached N [timeout MS]\n";
 
-static void json_links(const struct fm_fabric *f, struct fm_buf *o, bool json)
+/*
+ * "show": text and JSON from the same print_*() calls, the tools' one
+ * print path (tools/lib/print.c), written into the reply buffer. The JSON
+ * document is an array, one object per link, node, export or grant.
+ */
+static void show_sink(void *arg, const char *s)
+{
+	fm_buf_printf(arg, "%s", s);
+}
+
+static void show_links(const struct fm_fabric *f)
 {
 	uint32_t i;
 
-	if (json)
-		fm_buf_printf(o, "[");
 	for (i = 0; i < f->nlinks; i++) {
 		const struct fm_link *l = &f->links[i];
 		char a[48], b[48];
 
 		fm_end_name(f, &l->a, a, sizeof(a));
 		fm_end_name(f, &l->b, b, sizeof(b));
-		if (json)
-			fm_buf_printf(o, "%s{\"id\":%u,\"a\":\"%s\",\"b\":\"%s\",\"admin\":\"%s\",\"oper\":\"%s\",\"lanes\":%u,\"max_lanes\":%u,\"speed\":%u,\"ber\":%.17g,\"crc_errors\":%llu,\"replays\":%llu,\"recoveries\":%llu,\"down_events\":%llu,\"tx_bytes\":%llu,\"rx_bytes\":%llu}",
-				      i ? "," : "", i, a, b,
-				      l->admin_up ? "up" : "down",
-				      fm_oper_name(fm_link_oper(l, f->now)),
-				      l->lanes, l->max_lanes, l->speed, l->ber,
-				      (unsigned long long)l->crc_errors,
-				      (unsigned long long)l->replays,
-				      (unsigned long long)l->recoveries,
-				      (unsigned long long)l->down_events,
-				      (unsigned long long)l->tx_bytes,
-				      (unsigned long long)l->rx_bytes);
-		else
-			fm_buf_printf(o, "link %s %s admin %s oper %s lanes %u/%u speed %u ber %g crc %llu replays %llu recoveries %llu down %llu\n",
-				      a, b, l->admin_up ? "up" : "down",
-				      fm_oper_name(fm_link_oper(l, f->now)),
-				      l->lanes, l->max_lanes, l->speed, l->ber,
-				      (unsigned long long)l->crc_errors,
-				      (unsigned long long)l->replays,
-				      (unsigned long long)l->recoveries,
-				      (unsigned long long)l->down_events);
+		print_open_object(NULL);
+		print_u64("id", NULL, i);
+		print_str("a", "link %s", a);
+		print_str("b", " %s", b);
+		print_str("admin", " admin %s", l->admin_up ? "up" : "down");
+		print_str("oper", " oper %s",
+			  fm_oper_name(fm_link_oper(l, f->now)));
+		print_u64("lanes", " lanes %llu", l->lanes);
+		print_u64("max_lanes", "/%llu", l->max_lanes);
+		print_u64("speed", " speed %llu", l->speed);
+		print_double("ber", " ber %g", l->ber);
+		print_u64("crc_errors", " crc %llu", l->crc_errors);
+		print_u64("replays", " replays %llu", l->replays);
+		print_u64("recoveries", " recoveries %llu", l->recoveries);
+		print_u64("down_events", " down %llu", l->down_events);
+		print_u64("tx_bytes", NULL, l->tx_bytes);
+		print_u64("rx_bytes", NULL, l->rx_bytes);
+		print_nl();
+		print_close_object();
 	}
-	if (json)
-		fm_buf_printf(o, "]\n");
 }
 
-static void show_nodes(const struct fm_fabric *f, struct fm_buf *o, bool json,
-		       int from)
+static void show_nodes(const struct fm_fabric *f, int from)
 {
-	bool first = true;
 	uint32_t i, j;
 
-	if (json)
-		fm_buf_printf(o, "[");
 	for (i = 0; i < FM_MAX_NODES; i++) {
 		const struct fm_node *n = f->node[i];
 		uint32_t nexp = 0;
 		uint8_t route = FM_NO_ROUTE, st = 0;
+		char sz[32];
 
 		if (!n)
 			continue;
@@ -105,50 +107,57 @@ static void show_nodes(const struct fm_fabric *f, struct fm_buf *o, bool json,
 			nexp += !!n->exports[j];
 		if (from >= 0)
 			st = fm_node_view(f, from, i, &route);
-		if (json) {
-			fm_buf_printf(o, "%s{\"id\":%u,\"host\":%u,\"sim\":%s,\"state\":\"%s\",\"attached\":%s,\"pid\":%u,\"pool_size\":%llu,\"nports\":%u,\"exports\":%u,\"path\":\"%s\"",
-				      first ? "" : ",", i, n->host,
-				      n->sim ? "true" : "false",
-				      fm_life_name(n->life),
-				      n->conn ? "true" : "false", n->pid,
-				      (unsigned long long)n->pool_size,
-				      n->nports, nexp, n->path);
-			if (from >= 0 && (uint32_t)from != i)
-				fm_buf_printf(o, ",\"view\":\"%s\",\"route_port\":%d",
-					      fm_view_name(st),
-					      route == FM_NO_ROUTE ? -1 : route);
-			fm_buf_printf(o, "}");
-		} else {
-			char sz[32];
-
-			fm_size_str(n->pool_size, sz, sizeof(sz));
-			fm_buf_printf(o, "node %u host %u %s %s%s pool %s ports %u exports %u",
-				      i, n->host, n->sim ? "sim" : "vm",
-				      fm_life_name(n->life),
-				      n->conn ? " attached" : "", sz, n->nports,
-				      nexp);
-			if (n->pid)
-				fm_buf_printf(o, " pid %u", n->pid);
-			if (from >= 0 && (uint32_t)from != i) {
-				fm_buf_printf(o, " view %s", fm_view_name(st));
-				if (route != FM_NO_ROUTE)
-					fm_buf_printf(o, " route %u", route);
-			}
-			fm_buf_printf(o, "\n");
+		fm_size_str(n->pool_size, sz, sizeof(sz));
+		print_open_object(NULL);
+		print_u64("id", "node %llu", i);
+		print_u64("host", " host %llu", n->host);
+		print_bool("sim", NULL, n->sim);
+		print_text(" %s", n->sim ? "sim" : "vm");
+		print_str("state", " %s", fm_life_name(n->life));
+		print_bool("attached", n->conn ? " attached" : NULL, n->conn);
+		print_u64("pid", NULL, n->pid);
+		print_u64("pool_size", NULL, n->pool_size);
+		print_text(" pool %s", sz);
+		print_u64("nports", " ports %llu", n->nports);
+		print_u64("exports", " exports %llu", nexp);
+		if (n->pid)
+			print_text(" pid %u", n->pid);
+		print_str("path", NULL, n->path);
+		if (from >= 0 && (uint32_t)from != i) {
+			print_str("view", " view %s", fm_view_name(st));
+			print_s64("route_port", route == FM_NO_ROUTE ? NULL :
+				  " route %lld",
+				  route == FM_NO_ROUTE ? -1 : route);
 		}
-		first = false;
+		print_nl();
+		print_close_object();
 	}
-	if (json)
-		fm_buf_printf(o, "]\n");
 }
 
-static void show_exports(const struct fm_fabric *f, struct fm_buf *o, bool json)
+static void show_export_nodes(const struct fm_export *e)
 {
 	bool first = true;
-	uint32_t i, j, k;
+	uint32_t k;
 
-	if (json)
-		fm_buf_printf(o, "[");
+	if (e->all_nodes) {
+		print_str("nodes", " nodes %s", "all");
+		return;
+	}
+	print_text(" nodes ");
+	print_open_array("nodes");
+	for (k = 0; k < FM_MAX_NODES; k++) {
+		if (!(e->nodemask[k / 8] & (1 << (k % 8))))
+			continue;
+		print_u64(NULL, first ? "%llu" : ",%llu", k);
+		first = false;
+	}
+	print_close_array();
+}
+
+static void show_exports(const struct fm_fabric *f)
+{
+	uint32_t i, j;
+
 	for (i = 0; i < FM_MAX_NODES; i++) {
 		const struct fm_node *n = f->node[i];
 
@@ -156,83 +165,67 @@ static void show_exports(const struct fm_fabric *f, struct fm_buf *o, bool json)
 			continue;
 		for (j = 0; j < FM_MAX_EXPORTS; j++) {
 			const struct fm_export *e = n->exports[j];
-			const char *perm;
-			bool kf = true;
 
 			if (!e)
 				continue;
-			perm = e->perm & SNODE_FM_PERM_WRITE ? "rw" : "r";
-			if (json)
-				fm_buf_printf(o, "%s{\"node\":%u,\"id\":%u,\"offset\":%llu,\"len\":%llu,\"key\":%llu,\"perm\":\"%s\",\"importers\":%u,\"nodes\":",
-					      first ? "" : ",", i, j,
-					      (unsigned long long)e->offset,
-					      (unsigned long long)e->len,
-					      (unsigned long long)e->key, perm,
-					      fm_export_importers(f, i, j));
-			else
-				fm_buf_printf(o, "export %u %u offset 0x%llx len 0x%llx key 0x%llx perm %s importers %u nodes ",
-					      i, j, (unsigned long long)e->offset,
-					      (unsigned long long)e->len,
-					      (unsigned long long)e->key, perm,
-					      fm_export_importers(f, i, j));
-			if (e->all_nodes) {
-				fm_buf_printf(o, json ? "\"all\"}" : "all\n");
-			} else {
-				fm_buf_printf(o, json ? "[" : "");
-				for (k = 0; k < FM_MAX_NODES; k++) {
-					if (!(e->nodemask[k / 8] & (1 << (k % 8))))
-						continue;
-					fm_buf_printf(o, "%s%u", kf ? "" : ",", k);
-					kf = false;
-				}
-				fm_buf_printf(o, json ? "]}" : "\n");
-			}
-			first = false;
+			print_open_object(NULL);
+			print_u64("node", "export %llu", i);
+			print_u64("id", " %llu", j);
+			print_hex("offset", " offset 0x%llx", e->offset);
+			print_hex("len", " len 0x%llx", e->len);
+			print_hex("key", " key 0x%llx", e->key);
+			print_str("perm", " perm %s",
+				  e->perm & SNODE_FM_PERM_WRITE ? "rw" : "r");
+			print_u64("importers", " importers %llu",
+				  fm_export_importers(f, i, j));
+			show_export_nodes(e);
+			print_nl();
+			print_close_object();
 		}
 	}
-	if (json)
-		fm_buf_printf(o, "]\n");
 }
 
-static void show_grants(const struct fm_fabric *f, struct fm_buf *o, bool json)
+static void show_grants(const struct fm_fabric *f)
 {
 	uint32_t i;
 
-	if (json)
-		fm_buf_printf(o, "[");
 	for (i = 0; i < f->ngrants; i++) {
 		const struct fm_grant *g = &f->grants[i];
 
-		if (json)
-			fm_buf_printf(o, "%s{\"importer\":%u,\"att_index\":%u,\"exporter\":%u,\"export_id\":%u,\"perm\":\"%s\",\"offset\":%llu,\"len\":%llu}",
-				      i ? "," : "", g->importer, g->att_index,
-				      g->exporter, g->export_id,
-				      g->perm & SNODE_FM_PERM_WRITE ? "rw" : "r",
-				      (unsigned long long)g->offset,
-				      (unsigned long long)g->len);
-		else
-			fm_buf_printf(o, "grant %u att %u -> node %u export %u perm %s offset 0x%llx len 0x%llx\n",
-				      g->importer, g->att_index, g->exporter,
-				      g->export_id,
-				      g->perm & SNODE_FM_PERM_WRITE ? "rw" : "r",
-				      (unsigned long long)g->offset,
-				      (unsigned long long)g->len);
+		print_open_object(NULL);
+		print_u64("importer", "grant %llu", g->importer);
+		print_u64("att_index", " att %llu", g->att_index);
+		print_u64("exporter", " -> node %llu", g->exporter);
+		print_u64("export_id", " export %llu", g->export_id);
+		print_str("perm", " perm %s",
+			  g->perm & SNODE_FM_PERM_WRITE ? "rw" : "r");
+		print_hex("offset", " offset 0x%llx", g->offset);
+		print_hex("len", " len 0x%llx", g->len);
+		print_nl();
+		print_close_object();
 	}
-	if (json)
-		fm_buf_printf(o, "]\n");
 }
 
 void fm_ctl_show(const struct fm_fabric *f, const char *what, bool json,
 		 int from, struct fm_buf *out)
 {
+	struct print_opts o = {
+		.json = json,
+		.root_array = true,
+		.sink = show_sink,
+		.sink_arg = out,
+	};
+
+	print_begin(&o);
 	if (!strcmp(what, "links"))
-		json_links(f, out, json);
+		show_links(f);
 	else if (!strcmp(what, "nodes"))
-		show_nodes(f, out, json, from);
+		show_nodes(f, from);
 	else if (!strcmp(what, "exports"))
-		show_exports(f, out, json);
+		show_exports(f);
 	else if (!strcmp(what, "grants"))
-		show_grants(f, out, json);
+		show_grants(f);
+	print_flush(true);
 }
 
 static int ctl_node(struct fm_fabric *f, const char *s, struct fm_buf *err,

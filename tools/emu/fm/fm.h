@@ -156,7 +156,13 @@ struct fm_fabric {
 	bool memfiles;		/* create /dev/shm files */
 	uint64_t now;		/* ms, the event loop's clock */
 	uint64_t next_refresh;
+	uint32_t dead_ms;	/* a node silent this long is dead; 0: default */
 };
+
+/* bounds of snode-fm run --dead-ms and $SNODE_FM_DEAD_MS */
+#define FM_DEAD_MS_MIN	200
+#define FM_DEAD_MS_MAX	60000
+unsigned int fm_dead_ms(unsigned int opt);
 
 /* topo.c */
 int fm_topo_parse_file(struct fm_fabric *f, const char *path,

@@ -12,17 +12,20 @@ FM_TESTBIN := $(FM_OBJDIR)/snode-fm-test
 
 FM_CC      ?= gcc
 FM_CFLAGS  := -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wstrict-prototypes \
-	      -Wmissing-prototypes -Wno-unused-parameter -I$(FM_DIR)
-FM_LDLIBS  := -lm
+	      -Wmissing-prototypes -Wno-unused-parameter -I$(FM_DIR) \
+	      $(TOOLS_LIB_CFLAGS)
+# json-c: ctl's "show" prints through the tools' print path (tools/lib)
+FM_LDLIBS  := $(JSONC_LIBS) -lm
 
 # sorted; main.c is the program, the rest is shared with the tests
 FM_LIB_SRCS := ctl.c fabric.c link.c mem.c proto.c sim.c topo.c util.c
 FM_TEST_SRCS := main.c test-e2e.c test-grant.c test-link.c test-route.c \
 		test-topo.c
 
-FM_LIB_OBJS  := $(addprefix $(FM_OBJDIR)/,$(FM_LIB_SRCS:.c=.o))
+FM_LIB_OBJS  := $(addprefix $(FM_OBJDIR)/,$(FM_LIB_SRCS:.c=.o)) \
+		$(FM_OBJDIR)/tools-lib/print.o
 FM_TEST_OBJS := $(addprefix $(FM_OBJDIR)/tests/,$(FM_TEST_SRCS:.c=.o))
-FM_HDRS      := $(FM_DIR)/fm.h $(FM_DIR)/snode-fm-proto.h
+FM_HDRS      := $(FM_DIR)/fm.h $(FM_DIR)/snode-fm-proto.h $(TOOLS_LIB_HDRS)
 
 .PHONY: fm fm-test fm-clean
 all: fm
@@ -30,6 +33,10 @@ all: fm
 fm: $(FM_BIN)
 
 $(FM_OBJDIR)/%.o: $(FM_DIR)/%.c $(FM_HDRS)
+	@mkdir -p $(dir $@)
+	$(FM_CC) $(FM_CFLAGS) -c -o $@ $<
+
+$(FM_OBJDIR)/tools-lib/%.o: $(TOOLS_LIB_DIR)/%.c $(TOOLS_LIB_HDRS)
 	@mkdir -p $(dir $@)
 	$(FM_CC) $(FM_CFLAGS) -c -o $@ $<
 

@@ -5,6 +5,7 @@
  * snode-fm check FILE
  * snode-fm hosts (--topology FILE | --nodes N)
  * snode-fm run (--topology FILE | --nodes N) --dir RUNDIR [--foreground]
+ *              [--dead-ms MS]
  * snode-fm ctl --dir RUNDIR COMMAND...
  *
  * The loop is single threaded and poll()-based: device sockets, control
@@ -33,6 +34,7 @@ static void usage(FILE *out)
 	fputs("Usage: snode-fm check FILE\n"
 	      "       snode-fm hosts (--topology FILE | --nodes N)\n"
 	      "       snode-fm run (--topology FILE | --nodes N) --dir RUNDIR [--foreground]\n"
+	      "                    [--dead-ms MS]\n"
 	      "       snode-fm ctl --dir RUNDIR COMMAND...   (snode-fm ctl --dir D help)\n",
 	      out);
 }
@@ -40,6 +42,7 @@ static void usage(FILE *out)
 struct opts {
 	const char *topology, *dir;
 	unsigned int nodes;
+	unsigned int dead_ms;	/* 0: $SNODE_FM_DEAD_MS, else SNODE_FM_DEAD_MS */
 	bool foreground;
 };
 
@@ -50,6 +53,7 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool stop_at_cmd)
 		{ "nodes", required_argument, NULL, 'n' },
 		{ "dir", required_argument, NULL, 'd' },
 		{ "foreground", no_argument, NULL, 'f' },
+		{ "dead-ms", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -75,6 +79,15 @@ static int parse_opts(int argc, char **argv, struct opts *o, bool stop_at_cmd)
 			break;
 		case 'f':
 			o->foreground = true;
+			break;
+		case 'D':
+			if (fm_parse_u64(optarg, &v) || v < FM_DEAD_MS_MIN ||
+			    v > FM_DEAD_MS_MAX) {
+				fprintf(stderr, "snode-fm: --dead-ms: %d..%d\n",
+					FM_DEAD_MS_MIN, FM_DEAD_MS_MAX);
+				return -1;
+			}
+			o->dead_ms = v;
 			break;
 		case 'h':
 			usage(stdout);
@@ -279,6 +292,12 @@ static int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	fm_fabric_init(&f);
+	f.dead_ms = fm_dead_ms(o.dead_ms);
+	if (f.dead_ms == 0) {
+		fprintf(stderr, "snode-fm: SNODE_FM_DEAD_MS: %d..%d\n",
+			FM_DEAD_MS_MIN, FM_DEAD_MS_MAX);
+		return 1;
+	}
 	if (load(&f, &o))
 		goto out_free;
 	if (mkdir(o.dir, 0755) && errno != EEXIST) {

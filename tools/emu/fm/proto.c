@@ -598,7 +598,8 @@ void fm_proto_timers(struct fm_fabric *f)
 
 		if (c->closing)
 			continue;
-		if (c->node && f->now - c->last_rx > SNODE_FM_DEAD_MS)
+		if (c->node && f->now - c->last_rx >
+		    (f->dead_ms ? f->dead_ms : SNODE_FM_DEAD_MS))
 			fm_conn_close(f, c, "heartbeat lost");
 		else if (!c->node && f->now - c->last_rx > FM_HELLO_TIMEOUT_MS)
 			fm_conn_close(f, c, "no HELLO");

@@ -176,3 +176,21 @@ int fm_parse_nodeport(const char *s, uint32_t *node, uint32_t *port)
 	*port = p;
 	return 0;
 }
+
+/*
+ * How long a silent node lives: --dead-ms, else $SNODE_FM_DEAD_MS, else the
+ * protocol's SNODE_FM_DEAD_MS; 0 if the environment holds a bad value.
+ */
+unsigned int fm_dead_ms(unsigned int opt)
+{
+	const char *env = getenv("SNODE_FM_DEAD_MS");
+	uint64_t v;
+
+	if (opt)
+		return opt;
+	if (!env || !*env)
+		return SNODE_FM_DEAD_MS;
+	if (fm_parse_u64(env, &v) || v < FM_DEAD_MS_MIN || v > FM_DEAD_MS_MAX)
+		return 0;
+	return v;
+}

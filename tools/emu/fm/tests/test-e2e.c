@@ -613,6 +613,24 @@ void test_e2e(void)
 		kill(fm2, SIGTERM);
 		waitpid(fm2, &st, 0);
 	}
+	/* the liveness timeout: --dead-ms or $SNODE_FM_DEAD_MS */
+	ok(fm_dead_ms(0) == SNODE_FM_DEAD_MS, "dead-ms: 1000 by default");
+	ok(fm_dead_ms(3000) == 3000, "dead-ms: the option wins");
+	setenv("SNODE_FM_DEAD_MS", "abc", 1);
+	ok(fm_dead_ms(0) == 0, "dead-ms: a bad environment value is refused");
+	setenv("SNODE_FM_DEAD_MS", "2500", 1);
+	ok(fm_dead_ms(0) == 2500, "dead-ms: from the environment");
+	fm = start_fm(topo);
+	unsetenv("SNODE_FM_DEAD_MS");
+	d2 = dev_connect();
+	ok(dev_hello(d2, 2, 0) == SNODE_FM_OK, "dead-ms 2500: node 2 attaches, never heartbeats");
+	pump(1600, NULL, 0, false);
+	ok(!d2->closed, "dead-ms 2500: still attached after 1.6 s of silence");
+	ok(WAIT_FOR(d2->closed, 2500), "dead-ms 2500: closed after 2.5 s of silence");
+	dev_free(d2);
+	kill(fm, SIGTERM);
+	waitpid(fm, &st, 0);
+
 	snprintf(path, sizeof(path), "rm -rf %s", rundir);
 	if (system(path))
 		tap_diag("cannot remove %s", rundir);

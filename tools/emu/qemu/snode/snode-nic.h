@@ -49,7 +49,12 @@
 /* Section 2: BAR0 registers */
 REG32(MAGIC, 0x000)
 REG32(VERSION, 0x004)
+    FIELD(VERSION, MINOR, 0, 16)
+    FIELD(VERSION, MAJOR, 16, 16)
 REG32(FW_VERSION, 0x008)
+    FIELD(FW_VERSION, PATCH, 0, 16)
+    FIELD(FW_VERSION, MINOR, 16, 8)
+    FIELD(FW_VERSION, MAJOR, 24, 8)
 REG32(CAP, 0x00c)
     FIELD(CAP, ATT, 0, 1)
     FIELD(CAP, EXPORT, 1, 1)
@@ -208,26 +213,161 @@ enum snode_event_type {
 
 #define SNODE_PHASE                 0x8000
 
-/* Section 3.1 */
-typedef struct QEMU_PACKED SnodeAdminCmd {
+/*
+ * Section 4: the parameters of each admin command, overlaid on cdw[0..10]
+ * (command offset 20). A command uses the words its struct covers, from
+ * cdw0; the words after them are reserved. Names follow the document.
+ */
+typedef struct SnodeCmdPort {           /* PORT_QUERY */
+    uint32_t port;
+} SnodeCmdPort;
+
+typedef struct SnodeCmdPortSet {
+    uint32_t port;
+    uint32_t action;
+} SnodeCmdPortSet;
+
+typedef struct SnodeCmdNode {           /* NODE_QUERY */
+    uint32_t node;
+} SnodeCmdNode;
+
+typedef struct SnodeCmdAttSet {
+    uint32_t index;
+    uint32_t flags;
+    uint32_t aperture_offset_lo;
+    uint32_t aperture_offset_hi;
+    uint32_t length_lo;
+    uint32_t length_hi;
+    uint32_t node;
+    uint32_t export_id;
+    uint32_t key_lo;
+    uint32_t key_hi;
+    uint32_t export_offset;             /* 4 KiB units */
+} SnodeCmdAttSet;
+
+typedef struct SnodeCmdAtt {            /* ATT_CLEAR, ATT_QUERY */
+    uint32_t index;
+} SnodeCmdAtt;
+
+typedef struct SnodeCmdExportSet {
+    uint32_t export_id;
+    uint32_t flags;
+    uint32_t pool_offset_lo;
+    uint32_t pool_offset_hi;
+    uint32_t length_lo;
+    uint32_t length_hi;
+    uint32_t key_lo;
+    uint32_t key_hi;
+} SnodeCmdExportSet;
+
+typedef struct SnodeCmdExport {         /* EXPORT_CLEAR, EXPORT_QUERY */
+    uint32_t export_id;
+} SnodeCmdExport;
+
+typedef struct SnodeCmdEpSet {
+    uint32_t endpoint;
+    uint32_t vector;
+    uint32_t key_lo;
+    uint32_t key_hi;
+    uint32_t entries;
+    uint32_t tail_addr_lo;
+    uint32_t tail_addr_hi;
+    uint32_t head;
+} SnodeCmdEpSet;
+
+typedef struct SnodeCmdEp {             /* EP_CLEAR */
+    uint32_t endpoint;
+} SnodeCmdEp;
+
+typedef struct SnodeCmdEpHead {
+    uint32_t endpoint;
+    uint32_t index;
+} SnodeCmdEpHead;
+
+typedef struct SnodeCmdEcho {
+    uint32_t value;
+} SnodeCmdEcho;
+
+/* IDENTIFY, NODE_LIST and STATS take no parameters. */
+typedef struct SnodeCmdNone {
+} SnodeCmdNone;
+
+#define SNODE_CMD_WORDS_MAX         11
+
+/* Section 3.1; naturally aligned, so not packed: handlers take &c->att_set */
+typedef struct SnodeAdminCmd {
     uint8_t opcode;
     uint8_t flags;
     uint16_t cid;
     uint32_t reserved;
     uint64_t addr;
     uint32_t len;
-    uint32_t cdw[11];
+    union {
+        uint32_t cdw[SNODE_CMD_WORDS_MAX];
+        SnodeCmdPort port_query;
+        SnodeCmdPortSet port_set;
+        SnodeCmdNode node_query;
+        SnodeCmdAttSet att_set;
+        SnodeCmdAtt att_clear;
+        SnodeCmdAtt att_query;
+        SnodeCmdExportSet export_set;
+        SnodeCmdExport export_clear;
+        SnodeCmdExport export_query;
+        SnodeCmdEpSet ep_set;
+        SnodeCmdEp ep_clear;
+        SnodeCmdEpHead ep_head;
+        SnodeCmdEcho echo;
+    };
 } SnodeAdminCmd;
+_Static_assert(sizeof(SnodeAdminCmd) == 64, "admin command is 64 bytes");
 
-/* Section 3.2 */
-typedef struct QEMU_PACKED SnodeAdminCpl {
+/* Section 4: the results of each admin command, in result0/result1 */
+typedef struct SnodeResIdentify {
+    uint32_t length;
+} SnodeResIdentify;
+
+typedef struct SnodeResNodeQuery {
+    uint32_t state;
+    uint32_t route_port;
+} SnodeResNodeQuery;
+
+typedef struct SnodeResNodeList {
+    uint32_t known;
+} SnodeResNodeList;
+
+typedef struct SnodeResAttSet {
+    uint32_t epoch;
+} SnodeResAttSet;
+
+typedef struct SnodeResExportClear {
+    uint32_t revoked;
+} SnodeResExportClear;
+
+typedef struct SnodeResEcho {
+    uint32_t value;
+    uint32_t inverse;
+} SnodeResEcho;
+
+/* Section 3.2; naturally aligned */
+typedef struct SnodeAdminCpl {
     uint16_t cid;
     uint16_t status;
-    uint32_t result0;
-    uint32_t result1;
+    union {
+        struct {
+            uint32_t result0;
+            uint32_t result1;
+        };
+        SnodeResIdentify identify;
+        SnodeResNodeQuery node_query;
+        SnodeResNodeList node_list;
+        SnodeResAttSet att_set;
+        SnodeResExportClear export_clear;
+        SnodeResEcho echo;
+    };
     uint16_t sq_head;
     uint16_t reserved;
 } SnodeAdminCpl;
+_Static_assert(sizeof(SnodeAdminCpl) == 16, "admin completion is 16 bytes");
 
 /* Section 3.3 */
 typedef struct QEMU_PACKED SnodeEvent {

@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: the core every feature file builds on - device state, ioctl
+ * dispatch, answers and listings.
+ */
+
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include <linux/snode.h>
+
+#include "snode.h"
+
+#define CREATE_TRACE_POINTS
+#include "trace.h"
+
+/**
+ * DOC: Core
+ *
+ * core.c and fs.c are the layer the feature files (mem.c, export.c,
+ * import.c, msg.c, ep.c, dma.c, link.c, ...) build on; a feature file uses
+ * the core and the interfaces declared in snode.h, never another feature
+ * file's internals.
+ *
+ * Every file the driver hands out (/dev/snodeN, an import, an endpoint, a
+ * DMA queue) dispatches its ioctls through snode_ioctl_dispatch() and a
+ * table of &struct snode_ioctl_op indexed by command number, each carrying
+ * the size of the structure the kernel knows, the smallest size it accepts
+ * (offsetofend() of the last member of the first version) and flags.
+ * The dispatcher reads the structure with copy_struct_from_user(), which
+ * zero-extends older, shorter structures and rejects newer ones with a
+ * non-zero unknown tail (E2BIG), and then checks the flags: an operation
+ * marked %SNODE_IOCTL_WRITE on a file not opened for writing fails with
+ * EPERM before it looks at any field.
+ */
+
+/**
+ * snode_state_name() - name of a device state, as sysfs shows it
+ * @state: enum snode_state
+ *
+ * Context: Any context.
+ * Return: a static string.
+ */
+const char *snode_state_name(enum snode_state state)
+{
+	static const char *const names[] = {
+		[SNODE_STATE_LIVE] = "live",
+		[SNODE_STATE_RESETTING] = "resetting",
+		[SNODE_STATE_DEAD] = "dead",
+		[SNODE_STATE_REMOVED] = "removed",
+	};
+
+	if (state >= ARRAY_SIZE(names))
+		return "unknown";
+	return names[state];
+}
+
+/**
+ * snode_lock_live() - enter a section that uses the hardware
+ * @sdev: snode device
+ *
+ * Context: Process context, may sleep.
+ * Return: 0 with @sdev->rwsem held for read if the device is live, else
+ * -EAGAIN while it is being reset, -EIO if it failed, -ENODEV once removed.
+ */
+int snode_lock_live(struct snode_dev *sdev)
+{
+	int ret;
+
+	down_read(&sdev->rwsem);
+	switch (sdev->state) {
+	case SNODE_STATE_LIVE:
+		return 0;
+	case SNODE_STATE_RESETTING:
+		ret = -EAGAIN;
+		break;
+	case SNODE_STATE_DEAD:
+		ret = -EIO;
+		break;
+	default:
+		ret = -ENODEV;
+		break;
+	}
+	up_read(&sdev->rwsem);
+	return ret;
+}
+
+/**
+ * snode_unlock_live() - leave a section entered with snode_lock_live()
+ * @sdev: snode device
+ *
+ * Context: Process context.
+ */
+void snode_unlock_live(struct snode_dev *sdev)
+{
+	up_read(&sdev->rwsem);
+}
+
+/**
+ * snode_ucmd_respond() - copy an ioctl's structure back to userspace
+ * @ucmd: the ioctl call
+ * @cmd_len: size of the structure the kernel knows
+ *
+ * Context: Process context.
+ * Return: 0 or -EFAULT.
+ */
+int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len)
+{
+	if (copy_to_user(ucmd->ubuffer, ucmd->cmd,
+			 min_t(size_t, ucmd->user_size, cmd_len)))
+		return -EFAULT;
+	return 0;
+}
+
+/* Attempts at a listing whose table keeps growing under it, at most */
+#define SNODE_LIST_TRIES	4
+/* Largest entry_size of a list ioctl, whatever the page size */
+#define SNODE_LIST_ENTRY_MAX	4096
+
+/**
+ * snode_ucmd_list() - answer a list ioctl: copy a table snapshot out
+ * @list: what the caller asked for and where to put it; @list->count is
+ *        updated to the number of entries that exist
+ * @fill: fills up to @max entries of @buf (all zero on entry; NULL with @max
+ *        0 to count only) and returns how many exist, possibly more than @max
+ * @ctx: passed to @fill
+ *
+ * The list ioctls (SNODE_IOCTL_MEM_LIST, SNODE_IOCTL_MSG_LIST) share one
+ * format, which lets their entry structure grow: the caller says how large
+ * it believes an entry is; the kernel accepts any size from the first
+ * version's (@list->min_size, offsetofend() of its last member) up to
+ * 4096 bytes, writes min(entry_size, its own size) bytes per entry and
+ * zero-fills the rest. On success exactly min(count in, count out) entries
+ * were written, count out being the number that exist.
+ *
+ * The kernel's buffer holds no more entries than exist, so there is no cap
+ * on the count. The table is counted and then read, each under its lock;
+ * if it grew in between past the buffer while the caller had room for
+ * more, the snapshot is taken again.
+ *
+ * Context: Process context; @fill takes the table's lock.
+ * Return: 0, -EINVAL (entry_size out of range, or entries is 0 with a
+ * count), -EFAULT, -ENOMEM, or -EAGAIN if the table kept growing.
+ */
+int snode_ucmd_list(struct snode_ucmd_list *list,
+		    u32 (*fill)(void *ctx, void *buf, u32 max), void *ctx)
+{
+	void __user *uptr = u64_to_user_ptr(list->entries);
+	u32 esize = list->entry_size, total, n, i, tries = 0;
+	size_t len = min_t(size_t, esize, list->size);
+	void *buf;
+
+	if (esize < list->min_size || esize > SNODE_LIST_ENTRY_MAX)
+		return -EINVAL;
+	if (list->count && !uptr)
+		return -EINVAL;
+
+	for (;;) {
+		total = fill(ctx, NULL, 0);
+		n = min(list->count, total);
+		buf = NULL;
+		if (!n)
+			break;
+		buf = kvcalloc(n, list->size, GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+		total = fill(ctx, buf, n);
+		if (total <= n || n == list->count)
+			break;
+		kvfree(buf);
+		if (++tries == SNODE_LIST_TRIES)
+			return -EAGAIN;
+	}
+
+	n = min(n, total);
+	for (i = 0; i < n; i++) {
+		void __user *dst = uptr + (size_t)i * esize;
+
+		if (copy_to_user(dst, buf + (size_t)i * list->size, len) ||
+		    clear_user(dst + len, esize - len)) {
+			kvfree(buf);
+			return -EFAULT;
+		}
+	}
+	kvfree(buf);
+	list->count = total;
+	return 0;
+}
+
+/**
+ * snode_ucmd_install_fd() - finish an ioctl that hands out a new file
+ * @ucmd: the ioctl call
+ * @cmd_len: size of the structure the kernel knows
+ * @file: the new file; from here on its release undoes everything
+ * @fd: the descriptor reserved for it with get_unused_fd_flags(), or the
+ *      negative errno that reservation failed with
+ * @ret: 0 if the object behind @file is ready, else the errno of its setup
+ *
+ * On success the answer, with the descriptor number the caller stored in
+ * it, is copied out, and only then the descriptor installed: once
+ * installed, another thread may close it and release the object, so the
+ * caller must not touch the object after this returns 0. On any failure
+ * the descriptor is freed unused and the file put.
+ *
+ * Context: Process context.
+ * Return: 0, @ret, @fd if negative, or -EFAULT.
+ */
+int snode_ucmd_install_fd(struct snode_ucmd *ucmd, size_t cmd_len,
+			  struct file *file, int fd, int ret)
+{
+	if (fd < 0)
+		ret = fd;
+	if (!ret)
+		ret = snode_ucmd_respond(ucmd, cmd_len);
+	if (ret) {
+		if (fd >= 0)
+			put_unused_fd(fd);
+		fput(file);
+		return ret;
+	}
+	fd_install(fd, file);
+	return 0;
+}
+
+/**
+ * snode_ioctl_dispatch() - run one ioctl of any of the driver's files
+ * @filp: the file the ioctl was made on
+ * @ops: the file's operations, indexed by command number - SNODE_CMD_BASE
+ * @nr_ops: entries in @ops
+ * @ucmd: the call, with @ucmd->sdev, @ucmd->sfile and @ucmd->obj set by
+ *        the file's ioctl handler
+ * @cmd: the ioctl number
+ * @arg: the user's structure
+ *
+ * Context: Process context.
+ * Return: what the operation returns, or -ENOTTY (not an ioctl of this
+ * file), -EFAULT, -EINVAL (shorter than the first version), -E2BIG (a
+ * non-zero byte past the structure the kernel knows), -EPERM (needs a
+ * file opened for writing).
+ */
+long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
+			  size_t nr_ops, struct snode_ucmd *ucmd,
+			  unsigned int cmd, unsigned long arg)
+{
+	u64 buf[SNODE_UCMD_MAX / sizeof(u64)];
+	const struct snode_ioctl_op *op;
+	unsigned int nr;
+	int ret;
+
+	nr = _IOC_NR(cmd);
+	if (cmd != _IO(SNODE_TYPE, nr) || nr < SNODE_CMD_BASE ||
+	    nr - SNODE_CMD_BASE >= nr_ops)
+		return -ENOTTY;
+	op = &ops[nr - SNODE_CMD_BASE];
+	if (!op->execute)
+		return -ENOTTY;
+
+	ucmd->ubuffer = (void __user *)arg;
+	if (get_user(ucmd->user_size, (u32 __user *)ucmd->ubuffer))
+		return -EFAULT;
+	if (ucmd->user_size < op->min_size)
+		return -EINVAL;
+	ucmd->cmd = buf;
+	ret = copy_struct_from_user(ucmd->cmd, op->size, ucmd->ubuffer,
+				    ucmd->user_size);
+	if (ret)
+		return ret;
+	if ((op->flags & SNODE_IOCTL_WRITE) && !(filp->f_mode & FMODE_WRITE))
+		return -EPERM;
+	return op->execute(ucmd);
+}

@@ -1,0 +1,242 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * snode: tracepoints, named after the hardware's objects as the device
+ * model's trace-events are (tools/emu/qemu/trace-events), so a guest trace
+ * and the emulator's trace of the same run read side by side.
+ */
+#undef TRACE_SYSTEM
+#define TRACE_SYSTEM snode
+
+#if !defined(_SNODE_TRACE_H_) || defined(TRACE_HEADER_MULTI_READ)
+#define _SNODE_TRACE_H_
+
+#include <linux/tracepoint.h>
+
+#include "snode.h"
+
+/* admin queue: snode_nic_admin_cmd / snode_nic_admin_cpl in the model */
+TRACE_EVENT(snode_admin_cmd,
+	TP_PROTO(const struct snode_dev *sdev, u8 opcode, u16 cid, u32 cdw0,
+		 u32 cdw1, u32 len),
+	TP_ARGS(sdev, opcode, cid, cdw0, cdw1, len),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u8, opcode)
+		__field(u16, cid)
+		__field(u32, cdw0)
+		__field(u32, cdw1)
+		__field(u32, len)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->opcode = opcode;
+		__entry->cid = cid;
+		__entry->cdw0 = cdw0;
+		__entry->cdw1 = cdw1;
+		__entry->len = len;
+	),
+	TP_printk("snode%d opcode 0x%02x cid %u cdw0 0x%x cdw1 0x%x len %u",
+		  __entry->dev, __entry->opcode, __entry->cid, __entry->cdw0,
+		  __entry->cdw1, __entry->len)
+);
+
+TRACE_EVENT(snode_admin_cpl,
+	TP_PROTO(const struct snode_dev *sdev, u8 opcode, u16 cid, u16 status,
+		 u32 result0, u32 result1, int err),
+	TP_ARGS(sdev, opcode, cid, status, result0, result1, err),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u8, opcode)
+		__field(u16, cid)
+		__field(u16, status)
+		__field(u32, result0)
+		__field(u32, result1)
+		__field(int, err)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->opcode = opcode;
+		__entry->cid = cid;
+		__entry->status = status;
+		__entry->result0 = result0;
+		__entry->result1 = result1;
+		__entry->err = err;
+	),
+	TP_printk("snode%d opcode 0x%02x cid %u status %u result0 0x%x result1 0x%x err %d",
+		  __entry->dev, __entry->opcode, __entry->cid, __entry->status,
+		  __entry->result0, __entry->result1, __entry->err)
+);
+
+/* event queue: snode_nic_event */
+TRACE_EVENT(snode_event,
+	TP_PROTO(const struct snode_dev *sdev, u16 type, u32 seq),
+	TP_ARGS(sdev, type, seq),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u16, type)
+		__field(u32, seq)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->type = type;
+		__entry->seq = seq;
+	),
+	TP_printk("snode%d type %u seq %u", __entry->dev, __entry->type,
+		  __entry->seq)
+);
+
+/* a window's life: ATT_SET is an admin command, then faults, revocation */
+TRACE_EVENT(snode_window_fault,
+	TP_PROTO(const struct snode_dev *sdev, u32 att, unsigned long pgoff,
+		 unsigned int order, bool active, unsigned int ret),
+	TP_ARGS(sdev, att, pgoff, order, active, ret),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, att)
+		__field(unsigned long, pgoff)
+		__field(unsigned int, order)
+		__field(bool, active)
+		__field(unsigned int, ret)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->att = att;
+		__entry->pgoff = pgoff;
+		__entry->order = order;
+		__entry->active = active;
+		__entry->ret = ret;
+	),
+	TP_printk("snode%d att %u pgoff 0x%lx order %u active %d vm_fault 0x%x",
+		  __entry->dev, __entry->att, __entry->pgoff, __entry->order,
+		  __entry->active, __entry->ret)
+);
+
+/* snode_nic_att_revoke */
+TRACE_EVENT(snode_window_revoke,
+	TP_PROTO(const struct snode_dev *sdev, u32 att, u32 reason, u32 epoch),
+	TP_ARGS(sdev, att, reason, epoch),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, att)
+		__field(u32, reason)
+		__field(u32, epoch)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->att = att;
+		__entry->reason = reason;
+		__entry->epoch = epoch;
+	),
+	TP_printk("snode%d att %u reason %u epoch %u", __entry->dev,
+		  __entry->att, __entry->reason, __entry->epoch)
+);
+
+/* DMA engine: one copy, however many descriptors it takes */
+TRACE_EVENT(snode_dma_submit,
+	TP_PROTO(const struct snode_dev *sdev, u32 queue, u64 user_data,
+		 u64 aperture, u64 length, bool to_global),
+	TP_ARGS(sdev, queue, user_data, aperture, length, to_global),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, queue)
+		__field(u64, user_data)
+		__field(u64, aperture)
+		__field(u64, length)
+		__field(bool, to_global)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->queue = queue;
+		__entry->user_data = user_data;
+		__entry->aperture = aperture;
+		__entry->length = length;
+		__entry->to_global = to_global;
+	),
+	TP_printk("snode%d queue %u user_data 0x%llx aperture 0x%llx len %llu %s",
+		  __entry->dev, __entry->queue, __entry->user_data,
+		  __entry->aperture, __entry->length,
+		  __entry->to_global ? "to global" : "from global")
+);
+
+TRACE_EVENT(snode_dma_complete,
+	TP_PROTO(const struct snode_dev *sdev, u32 queue, u64 user_data,
+		 int status, u64 bytes),
+	TP_ARGS(sdev, queue, user_data, status, bytes),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, queue)
+		__field(u64, user_data)
+		__field(int, status)
+		__field(u64, bytes)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->queue = queue;
+		__entry->user_data = user_data;
+		__entry->status = status;
+		__entry->bytes = bytes;
+	),
+	TP_printk("snode%d queue %u user_data 0x%llx status %d bytes %llu",
+		  __entry->dev, __entry->queue, __entry->user_data,
+		  __entry->status, __entry->bytes)
+);
+
+/* messages: snode_nic_msg_send / snode_nic_msg_deliver */
+TRACE_EVENT(snode_msg_send,
+	TP_PROTO(const struct snode_dev *sdev, u32 node, u32 ep, u32 src_ep,
+		 u32 len, int err),
+	TP_ARGS(sdev, node, ep, src_ep, len, err),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, node)
+		__field(u32, ep)
+		__field(u32, src_ep)
+		__field(u32, len)
+		__field(int, err)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->node = node;
+		__entry->ep = ep;
+		__entry->src_ep = src_ep;
+		__entry->len = len;
+		__entry->err = err;
+	),
+	TP_printk("snode%d to node %u ep %u from ep %u len %u err %d",
+		  __entry->dev, __entry->node, __entry->ep, __entry->src_ep,
+		  __entry->len, __entry->err)
+);
+
+TRACE_EVENT(snode_msg_recv,
+	TP_PROTO(const struct snode_dev *sdev, u32 ep, u32 src_node,
+		 u32 src_ep, u32 len, u64 seq),
+	TP_ARGS(sdev, ep, src_node, src_ep, len, seq),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, ep)
+		__field(u32, src_node)
+		__field(u32, src_ep)
+		__field(u32, len)
+		__field(u64, seq)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->ep = ep;
+		__entry->src_node = src_node;
+		__entry->src_ep = src_ep;
+		__entry->len = len;
+		__entry->seq = seq;
+	),
+	TP_printk("snode%d ep %u from node %u ep %u len %u seq %llu",
+		  __entry->dev, __entry->ep, __entry->src_node, __entry->src_ep,
+		  __entry->len, __entry->seq)
+);
+
+#endif /* _SNODE_TRACE_H_ */
+
+/* out of tree: the trace header is found next to this file */
+#undef TRACE_INCLUDE_PATH
+#define TRACE_INCLUDE_PATH .
+#undef TRACE_INCLUDE_FILE
+#define TRACE_INCLUDE_FILE trace
+#include <trace/define_trace.h>

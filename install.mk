@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Installing snode (Documentation/install.rst):
+#   install           the userspace, without a kernel tree: libsnode (shared
+#                     and static), <libsnode.h> and <linux/snode.h>,
+#                     libsnode.pc, snodectl, snode-perf, man pages, bash
+#                     completion, the udev rule and the sysusers.d entry of
+#                     group "snode"; into DESTDIR, under PREFIX (/usr/local)
+#   uninstall         removes exactly what install installed
+#   libsnode-install  the library, its headers, .pc file and man pages only
+#   userspace         builds what install installs
+#   dkms-source       the module's source with dkms.conf into
+#                     $(DESTDIR)$(DKMS_SRCDIR) for "dkms install snode/VERSION"
+#   deb               the Debian packages (debian/) into build/deb/
+# The module itself: make modules_install (driver/driver.mk) or DKMS.
+#
+# The installed snodectl and snode-perf link the shared libsnode; the ones
+# in build/tools/ (staged into the guests, which carry no install) link the
+# static archive.
+
+BINDIR      ?= $(PREFIX)/bin
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+# udev and systemd-sysusers read /usr/local/lib/... as well as /usr/lib/...
+UDEVDIR     ?= $(PREFIX)/lib/udev
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+DKMS_SRCDIR ?= /usr/src/snode-$(SNODE_VERSION)
+
+INSTALL_BIN := $(BUILD)/install/bin
+
+.PHONY: userspace install uninstall libsnode-install dkms-source deb
+userspace: libsnode $(INSTALL_BIN)/snode-perf $(INSTALL_BIN)/snodectl
+
+$(INSTALL_BIN)/snodectl: $(SNODECTL_SRCS) $(wildcard $(TOP)/tools/snodectl/*.h) \
+			 $(TOOLS_LIB_HDRS) $(LIBSNODE_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(TOOLS_LIB_CFLAGS) \
+		$(USER_LDFLAGS) -Wl,--as-needed -o $@ $(SNODECTL_SRCS) \
+		-L$(LIBSNODE_DIR) -lsnode $(SNODECTL_LIBS)
+
+$(INSTALL_BIN)/snode-perf: $(SNODE_PERF_SRCS) $(wildcard $(TOP)/tools/snode-perf/*.h) \
+			   $(TOOLS_LIB_HDRS) $(LIBSNODE_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(TOOLS_LIB_CFLAGS) $(USER_LDFLAGS) -Wl,--as-needed \
+		-o $@ $(SNODE_PERF_SRCS) -L$(LIBSNODE_DIR) -lsnode $(JSONC_LIBS) \
+		$(LIBSNODE_LIBS)
+
+# What install installs, as "SOURCE:DESTINATION:MODE" (DESTINATION relative
+# to DESTDIR); uninstall removes the same list, so the two cannot drift.
+LIB_MANS  := $(sort $(wildcard $(TOP)/libsnode/man/*.[37]))
+TOOL_MANS := $(sort $(wildcard $(TOP)/tools/snodectl/*.8 $(TOP)/tools/snode-perf/*.1))
+LIBSNODE_FILES := \
+	$(LIBSNODE_A):$(LIBDIR)/libsnode.a:0644 \
+	$(LIBSNODE_DIR)/libsnode.pc:$(LIBDIR)/pkgconfig/libsnode.pc:0644 \
+	$(LIBSNODE_SO):$(LIBDIR)/$(LIBSNODE_SONAME):0755 \
+	$(TOP)/libsnode/libsnode.h:$(INCDIR)/libsnode.h:0644 \
+	$(TOP)/uapi/linux/snode.h:$(INCDIR)/linux/snode.h:0644 \
+	$(foreach m,$(LIB_MANS),$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)):0644)
+TOOLS_FILES := \
+	$(INSTALL_BIN)/snode-perf:$(BINDIR)/snode-perf:0755 \
+	$(INSTALL_BIN)/snodectl:$(BINDIR)/snodectl:0755 \
+	$(TOP)/tools/snodectl/snodectl.bash-completion:$(BASHCOMPDIR)/snodectl:0644 \
+	$(TOP)/udev/60-snode.rules:$(UDEVDIR)/rules.d/60-snode.rules:0644 \
+	$(TOP)/udev/snode.sysusers:$(SYSUSERSDIR)/snode.conf:0644 \
+	$(foreach m,$(TOOL_MANS),$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)):0644)
+# the development symlink, made by install, removed by uninstall
+LIBSNODE_DEVLINK := $(LIBDIR)/libsnode.so
+
+snode_install_files = $(foreach f,$(1),install -D -m $(word 3,$(subst :, ,$(f))) \
+	$(word 1,$(subst :, ,$(f))) '$(DESTDIR)$(word 2,$(subst :, ,$(f)))' &&) true
+
+libsnode-install: libsnode
+	$(call snode_install_files,$(LIBSNODE_FILES))
+	ln -sfn $(LIBSNODE_SONAME) '$(DESTDIR)$(LIBSNODE_DEVLINK)'
+
+install: userspace libsnode-install
+	$(call snode_install_files,$(TOOLS_FILES))
+
+uninstall:
+	rm -f '$(DESTDIR)$(LIBSNODE_DEVLINK)' $(foreach f,$(LIBSNODE_FILES) $(TOOLS_FILES),\
+		'$(DESTDIR)$(word 2,$(subst :, ,$(f)))')
+
+# What DKMS builds from: the kbuild files, the driver and the uapi header.
+DKMS_FILES := $(TOP)/Kbuild $(TOP)/dkms.conf $(TOP)/driver/Kbuild $(DRIVER_SRCS) \
+	$(TOP)/uapi/linux/snode.h
+
+dkms-source:
+	$(foreach f,$(DKMS_FILES),install -D -m 0644 $(f) \
+		'$(DESTDIR)$(DKMS_SRCDIR)/$(patsubst $(TOP)/%,%,$(f))' &&) true
+
+deb:
+	bash $(TOP)/scripts/build-deb.sh

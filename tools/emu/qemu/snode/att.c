@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * snode-nic: memory files, the requester ATT (windows as RAM regions over the
+ * exporter's file inside the BAR2 aperture) and the aperture hole, which
+ * reads all-ones and reports access violations.
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/rcu.h"
+#include "qapi/error.h"
+#include <sys/mman.h>
+
+#include "snode-nic-int.h"
+#include "trace.h"
+
+/* ---------------------------------------------------------------------- */
+/* Memory files                                                            */
+
+static void snode_map_free_rcu(SnodeMap *m)
+{
+    munmap(m->ptr, m->size);
+    g_free(m);
+}
+
+void snode_map_drop(gpointer p)
+{
+    SnodeMap *m = p;
+
+    call_rcu(m, snode_map_free_rcu, rcu);
+}
+
+SnodeMap *snode_map_file(const char *path, uint64_t min_size,
+                         Error **errp)
+{
+    struct stat st;
+    SnodeMap *m;
+    void *ptr;
+    int fd;
+
+    fd = open(path, O_RDWR);
+    if (fd < 0) {
+        error_setg_errno(errp, errno, "snode-nic: cannot open memory file %s",
+                         path);
+        return NULL;
+    }
+    if (fstat(fd, &st) < 0 || (uint64_t)st.st_size < min_size ||
+        st.st_size == 0) {
+        error_setg(errp, "snode-nic: memory file %s is smaller than %" PRIu64
+                   " bytes", path, min_size);
+        close(fd);
+        return NULL;
+    }
+    ptr = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (ptr == MAP_FAILED) {
+        error_setg_errno(errp, errno, "snode-nic: cannot map %s", path);
+        return NULL;
+    }
+    m = g_new0(SnodeMap, 1);
+    m->ptr = ptr;
+    m->size = st.st_size;
+    return m;
+}
+
+/* Peer files are mapped once and cached; a file may grow, never shrink. */
+SnodeMap *snode_peer_map(SnodeNicState *s, const char *path,
+                         uint64_t need)
+{
+    SnodeMap *m = g_hash_table_lookup(s->maps, path);
+    Error *err = NULL;
+
+    if (m && m->size >= need) {
+        return m;
+    }
+    m = snode_map_file(path, need, &err);
+    if (!m) {
+        trace_snode_nic_map_failed(path, error_get_pretty(err));
+        error_free(err);
+        return NULL;
+    }
+    /* A window may still point into an outgrown mapping: keep it. */
+    {
+        gpointer old_key, old_map;
+
+        if (g_hash_table_lookup_extended(s->maps, path, &old_key, &old_map)) {
+            g_hash_table_steal(s->maps, path);
+            g_free(old_key);
+            g_ptr_array_add(s->old_maps, old_map);
+        }
+    }
+    g_hash_table_insert(s->maps, g_strdup(path), m);
+    return m;
+}
+
+/* ---------------------------------------------------------------------- */
+/* ATT windows                                                             */
+
+static void snode_win_free_rcu(SnodeWin *w)
+{
+    g_free(w);
+}
+
+static void snode_att_unmap(SnodeNicState *s, unsigned idx)
+{
+    SnodeAtt *a = &s->att[idx];
+
+    if (a->win) {
+        memory_region_del_subregion(&s->aperture, &a->win->mr);
+        object_unparent(OBJECT(&a->win->mr));
+        call_rcu(a->win, snode_win_free_rcu, rcu);
+        a->win = NULL;
+    }
+    a->host = NULL;
+    a->state = ATT_FREE;
+}
+
+/* Invalidate a valid entry. release: tell the fm we dropped the grant. */
+void snode_att_invalidate(SnodeNicState *s, unsigned idx, bool release)
+{
+    if (s->att[idx].state != ATT_VALID) {
+        return;
+    }
+    snode_att_unmap(s, idx);
+    if (release && s->fm_fd >= 0) {
+        struct snode_fm_grant_release rel = { .att_index = idx };
+
+        snode_fm_simple(s, SNODE_FM_GRANT_RELEASE, &rel, sizeof(rel));
+    }
+}
+
+void snode_att_revoke(SnodeNicState *s, unsigned idx, uint32_t reason)
+{
+    SnodeAtt *a = &s->att[idx];
+
+    if (a->state != ATT_VALID) {
+        return;
+    }
+    trace_snode_nic_att_revoke(idx, reason, a->epoch);
+    snode_att_invalidate(s, idx, false);
+    a->revoke_reason = reason;
+    s->stats.att_revokes++;
+    snode_ev_window_revoked(s, idx);
+}
+
+/* Find the valid entry holding [off, off + len) of the aperture. */
+int snode_att_lookup(SnodeNicState *s, uint64_t off, uint64_t len)
+{
+    unsigned i;
+
+    for (i = 0; i < s->att_entries; i++) {
+        SnodeAtt *a = &s->att[i];
+
+        if (a->state == ATT_VALID && off >= a->ap_off &&
+            off - a->ap_off < a->len) {
+            return (len <= a->len - (off - a->ap_off)) ? (int)i : -2;
+        }
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The aperture hole                                                       */
+
+static void snode_violation(SnodeNicState *s, uint64_t off, bool write)
+{
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    uint8_t d[16] = {};
+
+    s->stats.access_violations++;
+    if (now == s->hole_last_ms) {
+        s->hole_suppressed++;
+        return;
+    }
+    trace_snode_nic_access_violation(off, write, s->hole_suppressed);
+    s->hole_last_ms = now;
+    stq_le_p(d, off);
+    d[8] = write;
+    stl_le_p(d + 12, s->hole_suppressed);
+    s->hole_suppressed = 0;
+    snode_post_event(s, SNODE_EV_ACCESS_VIOLATION, d);
+}
+
+static uint64_t snode_hole_read(void *opaque, hwaddr addr, unsigned size)
+{
+    snode_violation(opaque, addr, false);
+    return size == 8 ? ~0ULL : (1ULL << (size * 8)) - 1;
+}
+
+static void snode_hole_write(void *opaque, hwaddr addr, uint64_t val,
+                             unsigned size)
+{
+    snode_violation(opaque, addr, true);
+}
+
+const MemoryRegionOps snode_hole_ops = {
+    .read = snode_hole_read,
+    .write = snode_hole_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};

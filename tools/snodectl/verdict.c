@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The judgements behind snodectl link's and snodectl health's verdicts,
+ * kept apart from reading the device and printing so that the host tests
+ * (tools/testing/cli/unit.c) can feed them constructed links, nodes and
+ * sensor values.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "snodectl.h"
+
+/* Without an alarm threshold, a link at or above this BER is in errors. */
+#define LINK_DEFAULT_BER_LIMIT	1e-12
+
+/*
+ * down: not carrying traffic; errors: the BER is at or above the alarm
+ * threshold (or, without one, LINK_DEFAULT_BER_LIMIT); degraded: fewer
+ * lanes than it has, or retraining; ok otherwise.
+ */
+const char *link_verdict(const struct snode_link_info *li)
+{
+	double limit = li->ber_threshold ?
+		       snode_ber_to_double(li->ber_threshold) :
+		       LINK_DEFAULT_BER_LIMIT;
+
+	if (li->oper_state == SNODE_LINK_OPER_STATE_DOWN ||
+	    li->admin_state == SNODE_LINK_ADMIN_STATE_DOWN)
+		return "down";
+	if (li->ber_alarm || (li->ber && snode_ber_to_double(li->ber) >= limit))
+		return "errors";
+	if (li->oper_state != SNODE_LINK_OPER_STATE_UP)
+		return "degraded";
+	return "ok";
+}
+
+const char *health_name(enum health v)
+{
+	static const char *const names[] = {
+		[HEALTH_OK] = "ok",
+		[HEALTH_WARNING] = "warning",
+		[HEALTH_UNKNOWN] = "unknown",
+		[HEALTH_CRITICAL] = "critical",
+	};
+
+	return names[v];
+}
+
+/* The monitoring-plugin convention. */
+int health_exit_status(enum health v)
+{
+	static const int status[] = {
+		[HEALTH_OK] = SNODECTL_HEALTH_OK,
+		[HEALTH_WARNING] = SNODECTL_HEALTH_WARNING,
+		[HEALTH_UNKNOWN] = SNODECTL_HEALTH_UNKNOWN,
+		[HEALTH_CRITICAL] = SNODECTL_HEALTH_CRITICAL,
+	};
+
+	return status[v];
+}
+
+enum health health_worst(enum health a, enum health b)
+{
+	return a > b ? a : b;
+}
+
+void health_problem(struct health_dev *h, enum health level,
+		    const char *fmt, ...)
+{
+	va_list ap;
+
+	h->verdict = health_worst(h->verdict, level);
+	if (h->nproblems == HEALTH_MAX_PROBLEMS) {
+		h->more++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(h->problems[h->nproblems++], sizeof(h->problems[0]), fmt, ap);
+	va_end(ap);
+}
+
+void health_judge_dev(struct health_dev *h, const struct snode_dev_status *st)
+{
+	if (st->state != SNODE_DEV_STATE_LIVE)
+		health_problem(h, HEALTH_CRITICAL, "device not live");
+	if (st->node_id == SNODE_NODE_ID_NONE)
+		health_problem(h, HEALTH_CRITICAL, "not attached to a fabric");
+}
+
+void health_judge_link(struct health_dev *h, struct health_links *c,
+		       const struct snode_link_info *li)
+{
+	const char *v = link_verdict(li);
+
+	c->total++;
+	if (!strcmp(v, "ok")) {
+		c->ok++;
+		return;
+	}
+	if (!strcmp(v, "down"))
+		c->down++;
+	else if (!strcmp(v, "errors"))
+		c->errors++;
+	else
+		c->degraded++;
+	health_problem(h, HEALTH_WARNING, "link %u %s", li->port, v);
+}
+
+void health_judge_links(struct health_dev *h, const struct health_links *c)
+{
+	if (c->total && c->down == c->total)
+		health_problem(h, HEALTH_CRITICAL, "no link is up");
+}
+
+void health_judge_node(struct health_dev *h, struct health_nodes *c,
+		       const struct snode_node_info *ni)
+{
+	switch (ni->state) {
+	case SNODE_NODE_STATE_UP:
+		c->up++;
+		break;
+	case SNODE_NODE_STATE_UNREACHABLE:
+		c->unreachable++;
+		health_problem(h, HEALTH_WARNING, "node %u unreachable", ni->id);
+		break;
+	case SNODE_NODE_STATE_DEAD:
+		c->dead++;
+		health_problem(h, HEALTH_WARNING, "node %u dead", ni->id);
+		break;
+	}
+}
+
+/*
+ * Compare with the thresholds rather than read the *_alarm files: those
+ * latch an excursion until root acknowledges it, and health reports the
+ * present state. The throttle flag is the device's own (the STATUS
+ * register), judged whether or not the NIC has hwmon sensors.
+ */
+void health_judge_sensors(struct health_dev *h,
+			  const struct health_sensors *s, int throttled)
+{
+	if (s->have_temp && s->have_temp_max && s->temp > s->temp_max)
+		health_problem(h, HEALTH_WARNING,
+			       "temperature %.1f C above max %.1f C",
+			       s->temp / 1000.0, s->temp_max / 1000.0);
+	if (s->have_temp && s->have_temp_crit && s->temp > s->temp_crit)
+		health_problem(h, HEALTH_CRITICAL,
+			       "temperature %.1f C above critical %.1f C",
+			       s->temp / 1000.0, s->temp_crit / 1000.0);
+	/* hwmon power is in microwatts */
+	if (s->have_power && s->have_power_max && s->power > s->power_max)
+		health_problem(h, HEALTH_WARNING,
+			       "power %.3f W above max %.3f W",
+			       s->power / 1e6, s->power_max / 1e6);
+	if (throttled)
+		health_problem(h, HEALTH_CRITICAL, "throttled (too hot)");
+}

@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# cli-test: host tests (TAP) of snodectl, snode-perf, snode-fm ctl's output
+# and the pure parts of tools/lib, libsnode and snodectl; no VM, no device,
+# no root.
+# run-all.sh runs it first as the cli-unit suite.
+
+CLI_TEST_DIR  := $(TOP)/tools/testing/cli
+CLI_UNIT      := $(BUILD)/tools/cli-unit
+# snodectl's pure parts: error texts and the link and health verdicts
+CLI_UNIT_SRCS := $(CLI_TEST_DIR)/unit.c $(TOP)/tools/snodectl/errmsg.c \
+		 $(TOP)/tools/snodectl/verdict.c
+
+.PHONY: cli-test
+cli-test: $(CLI_UNIT) $(SNODECTL) $(SNODE_PERF) $(FM_BIN)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	  fail=0; \
+	  $(CLI_UNIT) "$$tmp" || fail=1; \
+	  BUILD=$(BUILD) bash $(CLI_TEST_DIR)/cli.sh || fail=1; \
+	  exit $$fail
+
+$(CLI_UNIT): $(CLI_UNIT_SRCS) $(TOP)/tools/snodectl/snodectl.h \
+		$(TOOLS_LIB_SRCS) $(TOOLS_LIB_HDRS) $(LIBSNODE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $(TOOLS_LIB_CFLAGS) -I$(TOP)/tools/snodectl \
+		-o $@ $(CLI_UNIT_SRCS) $(TOOLS_LIB_SRCS) $(LIBSNODE_A) \
+		$(JSONC_LIBS) $(LIBSNODE_LIBS) -lm

@@ -1,0 +1,381 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# cli.sh - host tests (TAP) of snodectl's and snode-perf's command line and
+# of snode-fm ctl's JSON: options, abbreviations, extra arguments, the one
+# device syntax, help at every level, -batch, exit statuses, JSON shapes.
+# Runs without a VM or a device: libsnode is pointed at a fake sysfs class
+# directory (SNODE_SYSFS) and an empty /dev (SNODE_DEVDIR), and the snode
+# netlink family is absent on the host, so commands that reach the kernel
+# fail the way they do without snode.ko. The fabric manager is the real one.
+#
+# Usage: BUILD=build bash tools/testing/cli/cli.sh
+
+set -u
+TOP=$(cd "$(dirname "$0")/../../.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+SNODECTL=$BUILD/tools/snodectl
+PERF=$BUILD/tools/snode-perf
+FM=$BUILD/tools/snode-fm
+MAN8=$TOP/tools/snodectl/snodectl.8
+MAN1=$TOP/tools/snode-perf/snode-perf.1
+
+n=0
+failed=0
+ok() {		# ok NAME COMMAND...: one test, passes if the command does
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		echo "#   rc=$rc stdout: $(head -c 300 <<<"$out" | tr '\n' '|')"
+		echo "#   stderr: $(head -c 300 <<<"$err" | tr '\n' '|')"
+		failed=$((failed + 1))
+	fi
+}
+skip() {
+	n=$((n + 1))
+	echo "ok $n - $1 # SKIP $2"
+}
+
+TMP=$(mktemp -d)
+fm_pid=
+cleanup() {
+	[ -n "$fm_pid" ] && kill "$fm_pid" 2>/dev/null && wait "$fm_pid" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+mkdir -p "$TMP/class/snode0" "$TMP/class/snode1" "$TMP/none" "$TMP/dev"
+
+# run [-n] CMD...: rc, out, err of CMD with two fake devices (-n: none)
+run() {
+	local class=$TMP/class
+	if [ "$1" = -n ]; then
+		class=$TMP/none
+		shift
+	fi
+	out=$(SNODE_SYSFS=$class SNODE_DEVDIR=$TMP/dev "$@" 2>"$TMP/err" </dev/null)
+	rc=$?
+	err=$(cat "$TMP/err")
+}
+has() { grep -qF -- "$1" <<<"$2"; }
+rc_is() { [ "$rc" -eq "$1" ]; }
+json_ok() {	# json_ok PYTHON-EXPR: $out parses and d satisfies the expression
+	python3 -c '
+import json, sys
+d = json.loads(sys.argv[1])
+sys.exit(0 if eval(sys.argv[2]) else 1)' "$out" "$1" 2>/dev/null
+}
+
+for b in "$SNODECTL" "$PERF" "$FM"; do
+	if [ ! -x "$b" ]; then
+		echo "not ok 1 - $b is not built (make snodectl snode-perf fm)"
+		exit 1
+	fi
+done
+have_py=1
+command -v python3 >/dev/null || have_py=
+# Tests that need the kernel to be absent say why they skip if it is not.
+no_kernel=1
+[ -d /sys/module/snode ] && no_kernel=
+
+# --- options ------------------------------------------------------------------
+run "$SNODECTL"
+ok "no arguments: usage on stderr, exit 64" eval 'rc_is 64 && has Usage: "$err" && [ -z "$out" ]'
+for v in -V -Version --version -v -Ver; do
+	run "$SNODECTL" $v
+	ok "snodectl $v prints the version" eval 'rc_is 0 && [[ "$out" =~ ^snodectl\ [0-9]+\.[0-9]+ ]]'
+done
+for h in -h -help --help help hel; do
+	run "$SNODECTL" $h
+	ok "snodectl $h: usage on stdout, exit 0" eval 'rc_is 0 && has "Usage: snodectl" "$out" && [ -z "$err" ]'
+done
+# Every option the help lists works, short and long.
+run "$SNODECTL" help
+opts=$(grep -o -- '-[A-Za-z]\[[a-z]*\]' <<<"$out" | sort -u)
+ok "help lists the options (-V -b -f -h -j -p)" eval '[ "$(wc -l <<<"$opts")" -eq 6 ]'
+for o in $opts; do
+	short=${o%%\[*}
+	long=$short${o#*\[}
+	long=${long%\]}
+	for form in "$short" "$long" "-$long"; do
+		case $short in
+		-b) run "$SNODECTL" "$form" /dev/null ;;
+		-V) run "$SNODECTL" "$form" ;;
+		*) run "$SNODECTL" "$form" help ;;
+		esac
+		ok "option $form works" eval 'rc_is 0 && ! has unknown "$err"'
+	done
+done
+run -n "$SNODECTL" -j link help
+ok "-j link help: the usage, no JSON document after it" eval 'rc_is 0 && has Usage: "$out" && ! grep -q "^{" <<<"$out"'
+run -n "$SNODECTL" -j help
+ok "-j help: no JSON document after the usage" eval 'rc_is 0 && ! grep -q "^{" <<<"$out"'
+run "$SNODECTL" -x link
+ok "unknown option: exit 64, named" eval 'rc_is 64 && has "\"-x\" is unknown" "$err"'
+run "$SNODECTL" --bogus link
+ok "unknown long option: exit 64" eval 'rc_is 64'
+run "$SNODECTL" -batch
+ok "-batch without a file: exit 64" eval 'rc_is 64 && has "needs a value" "$err"'
+
+# --- abbreviations ----------------------------------------------------------------
+run "$SNODECTL" m
+ok "ambiguous object: exit 64, candidates named" eval 'rc_is 64 && has "(mem, monitor, msg)" "$err"'
+run "$SNODECTL" d
+ok "ambiguous object d: (dev, dma)" eval 'rc_is 64 && has "(dev, dma)" "$err"'
+run "$SNODECTL" link s
+ok "ambiguous command: (status, show, set)" eval 'rc_is 64 && has "(status, show, set)" "$err"'
+run "$SNODECTL" he
+ok "he is ambiguous (health, help)" eval 'rc_is 64 && has "(health, help)" "$err"'
+run "$SNODECTL" foo
+ok "unknown object: exit 64" eval 'rc_is 64 && has "\"foo\" is unknown" "$err"'
+run "$SNODECTL" link foo
+ok "unknown command: exit 64, points to link help" eval 'rc_is 64 && has "snodectl link help" "$err"'
+run "$SNODECTL" li h
+ok "li h is link help" eval 'rc_is 0 && has "Usage: snodectl link status" "$out"'
+run "$SNODECTL" l sh help
+ok "l sh help is link help" eval 'rc_is 0 && has "Usage: snodectl link" "$out"'
+if [ -n "$no_kernel" ]; then
+	run "$SNODECTL" link status
+	full_rc=$rc full_err=$err
+	run "$SNODECTL" l st
+	ok "l st runs link status (same result, $rc)" eval '[ "$rc" = "$full_rc" ] && [ "$err" = "$full_err" ] && has "link status:" "$err"'
+	run "$SNODECTL" mem list snode0 exports
+	full_rc=$rc full_err=$err
+	run "$SNODECTL" me l snode0 exp
+	ok "me l snode0 exp runs mem list snode0 exports" eval '[ "$rc" = "$full_rc" ] && [ "$err" = "$full_err" ] && rc_is 1'
+	run "$SNODECTL" node list
+	full_rc=$rc full_err=$err
+	run "$SNODECTL" n l
+	ok "n l runs node list" eval '[ "$rc" = "$full_rc" ] && [ "$err" = "$full_err" ] && has "node list:" "$err"'
+else
+	skip "abbreviated commands reach the kernel the same way" "snode.ko is loaded on this host"
+fi
+
+# --- extra arguments are rejected before anything runs --------------------------
+while IFS= read -r cmd; do
+	run -n "$SNODECTL" $cmd
+	ok "extra argument rejected: $cmd" eval 'rc_is 64 && [ -z "$out" ] && (has unexpected "$err" || has "unknown argument" "$err")'
+done <<'EOF2'
+dev show snode0 extra
+node list snode0 extra
+link status snode0 extra
+link show snode0 1 extra
+link show snode0/1 extra
+link set snode0 1 state up extra
+link reset snode0 1 extra
+link clear snode0 1 extra
+link threshold snode0 1 1e-9 extra
+mem list snode0 exports extra
+msg list snode0 endpoints extra
+msg stats snode0 extra
+dma list snode0 extra
+dma list snode0 endpoints
+health snode0 extra
+monitor count 1 extra
+help extra
+EOF2
+run -n "$SNODECTL" dev show snode0 snode1
+ok "two devices rejected" eval 'rc_is 64'
+run -n "$SNODECTL" link show snode0 300
+ok "bad port: exit 64" eval 'rc_is 64 && has "bad port" "$err"'
+run -n "$SNODECTL" link set snode0 1 state sideways
+ok "bad state: exit 64" eval 'rc_is 64'
+run -n "$SNODECTL" link threshold snode0 1 2
+ok "BER above 1: exit 64" eval 'rc_is 64 && has "bad BER" "$err"'
+run -n "$SNODECTL" monitor count x
+ok "monitor count x: exit 64" eval 'rc_is 64'
+
+# --- one device syntax ------------------------------------------------------------
+while IFS=: read -r cmd want; do
+	for form in "snode9" "dev snode9" "/dev/snode9" "9"; do
+		run "$SNODECTL" $cmd $form
+		ok "$cmd $form: no such device, exit $want" eval 'rc_is $want && has "no device \"" "$err"'
+	done
+	run "$SNODECTL" $cmd snode1
+	ok "$cmd snode1: the device is found" eval '! has "no device" "$err" && ! rc_is 64'
+	run "$SNODECTL" $cmd dev
+	ok "$cmd dev: needs a name, exit 64" eval 'rc_is 64'
+done <<'EOF2'
+dev show:1
+node list:1
+link status:1
+mem list:1
+msg list:1
+msg stats:1
+dma list:1
+health:3
+EOF2
+for form in "snode9 1" "snode9/1" "dev snode9 1"; do
+	run "$SNODECTL" link show $form
+	ok "link show $form: no such device" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
+done
+run "$SNODECTL" mem list snode0 snode1
+ok "mem list with two devices: exit 64" eval 'rc_is 64 && has "more than one device" "$err"'
+
+# --- help at every level --------------------------------------------------------
+while read -r obj verbs; do
+	run -n "$SNODECTL" $obj help
+	ok "$obj help: usage on stdout, exit 0" eval 'rc_is 0 && has "Usage: snodectl" "$out" && has " $obj" "$out" && [ -z "$err" ]'
+	for v in $verbs; do
+		run -n "$SNODECTL" $obj $v help
+		ok "$obj $v help: usage, exit 0" eval 'rc_is 0 && has "Usage: snodectl $obj" "$out" && has " $v" "$out" && [ -z "$err" ]'
+	done
+done <<'EOF2'
+dev show
+dma list
+health show
+link status show set reset clear threshold
+mem list
+monitor events
+msg list stats
+node list
+EOF2
+
+# --- -batch -------------------------------------------------------------------------
+B=$TMP/batch
+printf '# a comment\n\nhelp\nlink status snode9\ndev help\n' >"$B"
+run "$SNODECTL" -batch "$B"
+ok "batch: stops at the failing line, names FILE:LINE" eval 'rc_is 1 && has "$B:4: no device" "$err" && has "Usage: snodectl [" "$out" && ! has "snodectl dev show" "$out"'
+run "$SNODECTL" -force -batch "$B"
+ok "batch -force: runs on, exit status of the failure" eval 'rc_is 1 && has "$B:4:" "$err" && has "snodectl dev show" "$out"'
+run "$SNODECTL" -f -b "$B"
+ok "batch: -f -b abbreviations" eval 'rc_is 1 && has "snodectl dev show" "$out"'
+printf 'link foo\nhelp\n' >"$B"
+run "$SNODECTL" -batch "$B"
+ok "batch: a usage error exits 64 with the line" eval 'rc_is 64 && has "$B:1: link: unknown command" "$err" && [ -z "$out" ]'
+printf 'help\nlink "status\n' >"$B"
+run "$SNODECTL" -batch "$B"
+ok "batch: an unclosed quote is a usage error on its line" eval 'rc_is 64 && has "$B:2:" "$err"'
+out=$(printf 'dev help\n' | SNODE_SYSFS=$TMP/none "$SNODECTL" -batch - 2>/dev/null)
+rc=$?
+err=
+ok "batch: - reads stdin" eval 'rc_is 0 && has "snodectl dev show" "$out"'
+run "$SNODECTL" -batch "$TMP/missing"
+ok "batch: a missing file fails, exit 1" eval 'rc_is 1 && has missing "$err"'
+run "$SNODECTL" -batch "$B" link status
+ok "batch: a command as well is a usage error" eval 'rc_is 64'
+printf 'help\n' >"$B"
+run "$SNODECTL" -batch "$B"
+ok "batch: all lines fine, exit 0" eval 'rc_is 0'
+
+# --- health: 0 ok / 1 warning / 2 critical / 3 unknown, 64 usage -----------------------
+run -n "$SNODECTL" health
+ok "health without devices: unknown, exit 3" eval 'rc_is 3 && has "overall: unknown" "$out"'
+run -n "$SNODECTL" health bogus
+ok "health bogus: usage error, exit 64" eval 'rc_is 64'
+if [ -n "$no_kernel" ]; then
+	run "$SNODECTL" health
+	ok "health of unreadable NICs: unknown, exit 3" eval 'rc_is 3 && has "snode0:" "$out" && has "snode1:" "$out" && has "overall: unknown" "$out"'
+	run "$SNODECTL" health snode1
+	ok "health snode1: only that NIC" eval 'rc_is 3 && has "snode1:" "$out" && ! has "snode0:" "$out"'
+	if [ -n "$have_py" ]; then
+		run "$SNODECTL" -j health
+		ok "-j health: JSON devices[{dev, verdict}], verdict" json_ok \
+			'd["verdict"] == "unknown" and [x["dev"] for x in d["devices"]] == ["snode0", "snode1"] and all(x["verdict"] == "unknown" for x in d["devices"])'
+		one=$out
+		run "$SNODECTL" -j -p health
+		ok "-j -p health: indented, the same document" eval '[ "$(wc -l <<<"$out")" -gt 3 ] && python3 -c "import json,sys; sys.exit(json.loads(sys.argv[1]) != json.loads(sys.argv[2]))" "$out" "$one"'
+	else
+		skip "-j health JSON shape" "python3 not installed"
+		skip "-j -p health" "python3 not installed"
+	fi
+	run "$SNODECTL" -j link status
+	ok "-j on a failed command: nothing on stdout" eval 'rc_is 1 && [ -z "$out" ]'
+else
+	for t in "health unknown" "health snode1" "-j health" "-j -p health" "-j failed"; do
+		skip "$t" "snode.ko is loaded on this host"
+	done
+fi
+if [ -n "$have_py" ]; then
+	run -n "$SNODECTL" -j health
+	ok "-j health without devices: empty devices, unknown" json_ok 'd == {"devices": [], "verdict": "unknown"}'
+	printf 'health\nhealth\n' >"$B"
+	run -n "$SNODECTL" -j -force -batch "$B"
+	ok "-j -batch: one JSON document per command" eval 'rc_is 3 && [ "$(wc -l <<<"$out")" -eq 2 ] && while read -r l; do python3 -c "import json,sys; json.loads(sys.argv[1])" "$l" || exit 1; done <<<"$out"'
+else
+	skip "-j health without devices" "python3 not installed"
+	skip "-j -batch" "python3 not installed"
+fi
+
+# --- snode-perf ---------------------------------------------------------------------
+for h in --help -h -help help; do
+	run -n "$PERF" $h
+	ok "snode-perf $h: usage on stdout, exit 0" eval 'rc_is 0 && has "Usage: snode-perf" "$out" && [ -z "$err" ]'
+done
+run -n "$PERF" help
+benches=$(sed -n '/^BENCHMARK/,$p' <<<"$out" | awk 'NR > 1 { print $1 }')
+ok "snode-perf help lists six benchmarks" eval '[ "$(wc -w <<<"$benches")" -eq 6 ]'
+for b in $benches; do
+	run -n "$PERF" "$b" help
+	ok "snode-perf $b help: without a device, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
+	run -n "$PERF" -j "${b:0:2}" --help
+	ok "snode-perf -j ${b:0:2} --help: abbreviated, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
+done
+run -n "$PERF"
+ok "snode-perf without a benchmark: exit 64" eval 'rc_is 64 && has Usage: "$err"'
+run -n "$PERF" frobnicate
+ok "snode-perf unknown benchmark: exit 64" eval 'rc_is 64 && has "unknown benchmark" "$err"'
+run -n "$PERF" -x mem
+ok "snode-perf unknown option: exit 64" eval 'rc_is 64'
+run -n "$PERF" -o
+ok "snode-perf -o without a file: exit 64" eval 'rc_is 64'
+run -n "$PERF" --version
+ok "snode-perf --version" eval 'rc_is 0 && [[ "$out" =~ ^snode-perf\ [0-9] ]]'
+run -n "$PERF" mem
+ok "snode-perf mem without a device: exit 1, says so" eval 'rc_is 1 && has "no snode device" "$err"'
+
+# --- snode-fm ctl show: JSON through the print path ---------------------------------
+if [ -n "$have_py" ]; then
+	mkdir -p "$TMP/fm"
+	"$FM" run --topology "$TOP/tools/emu/topologies/mem-sim.topo" --dir "$TMP/fm" \
+		--foreground >"$TMP/fm.log" 2>&1 &
+	fm_pid=$!
+	for _ in $(seq 50); do
+		[ -S "$TMP/fm/ctl.sock" ] && break
+		sleep 0.1
+	done
+	"$FM" ctl --dir "$TMP/fm" sim export 3 3 0 4096 77 rw nodes 0,2 >/dev/null 2>&1
+	while IFS='|' read -r what expr; do
+		run "$FM" ctl --dir "$TMP/fm" show $what -j
+		ok "snode-fm ctl show $what -j: $expr" json_ok "$expr"
+		json=$out
+		run "$FM" ctl --dir "$TMP/fm" show $what
+		ok "snode-fm ctl show $what: one text line per JSON entry" eval \
+			'[ "$(grep -c . <<<"$out")" -eq "$(python3 -c "import json,sys; print(len(json.loads(sys.argv[1])))" "$json")" ]'
+	done <<'EOF2'
+links|isinstance(d, list) and len(d) == 10 and all(set(x) >= {"id", "a", "b", "admin", "oper", "lanes", "max_lanes", "speed", "ber", "crc_errors", "tx_bytes"} for x in d)
+nodes|[x["id"] for x in d] == [0, 1, 2, 3, 4] and [x["sim"] for x in d] == [False, False, True, True, True] and all(isinstance(x["attached"], bool) for x in d)
+exports|{(x["node"], x["id"]): x["nodes"] for x in d} == {(2, 0): "all", (3, 0): "all", (3, 3): [0, 2], (4, 0): "all"} and d[2]["key"] == 77 and d[2]["perm"] == "rw"
+grants|d == []
+EOF2
+	run "$FM" ctl --dir "$TMP/fm" show nodes from 0 -j
+	ok "snode-fm ctl show nodes from 0 -j: view and route_port of the others" json_ok \
+		'"view" not in d[0] and all("view" in x and isinstance(x["route_port"], int) for x in d[1:])'
+else
+	skip "snode-fm ctl JSON" "python3 not installed"
+fi
+
+# --- the man pages document what the help lists ------------------------------------------
+run -n "$SNODECTL" help
+objs=$(sed -n 's/.*OBJECT := { \(.*\) }.*/\1/p' <<<"$out" | tr -d '|')
+ok "snodectl help lists the objects" eval '[ "$(wc -w <<<"$objs")" -eq 8 ]'
+for o in $objs; do
+	ok "snodectl(8) has a section for $o" grep -q "^\.SS \"\?$o\b" "$MAN8"
+done
+for o in $opts; do
+	long=${o%%\[*}${o#*\[}
+	long=${long%\]}
+	ok "snodectl(8) documents $long under OPTIONS" eval 'sed -n "/^\.SH OPTIONS/,/^\.SH COMMANDS/p" "$MAN8" | grep -qF -- "\\-${long#-}"'
+done
+for s in ENVIRONMENT FILES "EXIT STATUS" "JSON"; do
+	ok "snodectl(8) has $s" grep -q "^\.SH \"\?$s" "$MAN8"
+done
+for b in $benches; do
+	ok "snode-perf(1) has a section for $b" grep -q "^\.SS \"\?$b\b" "$MAN1"
+done
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

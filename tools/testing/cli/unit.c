@@ -1,0 +1,713 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host unit tests (TAP) of what the snode tools and libsnode do without a
+ * device: tools/lib's word matching, number, size and batch-line parsing
+ * and its print path (JSON checked by json-c's own parser), and libsnode's
+ * pure parts - handles, bit-error rates, device discovery from a fake
+ * sysfs class directory - and snodectl's: the link and health verdicts on
+ * constructed links, nodes and sensor values, the exit status of each
+ * verdict, and the error texts (the kernel's extack included).
+ *
+ * Usage: unit TMPDIR
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "libsnode.h"
+#include "print.h"
+#include "snodectl.h"
+#include "util.h"
+
+static int test_n, test_failed;
+
+static void ok(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void ok(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++test_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	if (!cond)
+		test_failed++;
+}
+
+/* a table as the tools have them: the name first, then the rest */
+struct word {
+	const char *name;
+};
+
+static void test_lookup(void)
+{
+	static const struct word objs[] = {
+		{ "dev" }, { "dma" }, { "health" }, { "help" }, { "link" },
+		{ "mem" }, { "monitor" }, { "msg" }, { "node" }, { NULL },
+	};
+	static const struct word verbs[] = {
+		{ "list" }, { "show" }, { "stats" }, { NULL },
+	};
+	static const int alias_ids[] = { 0, 0, 2 };
+	char cands[64];
+
+	ok(tool_lookup("link", objs, sizeof(objs[0]), NULL, NULL, 0) == 4,
+	   "lookup: an exact word");
+	ok(tool_lookup("l", objs, sizeof(objs[0]), NULL, NULL, 0) == 4,
+	   "lookup: a unique prefix (l -> link)");
+	ok(tool_lookup("mon", objs, sizeof(objs[0]), NULL, NULL, 0) == 6,
+	   "lookup: mon -> monitor");
+	ok(tool_lookup("m", objs, sizeof(objs[0]), NULL, cands,
+		       sizeof(cands)) == -2 &&
+	   !strcmp(cands, "mem, monitor, msg"),
+	   "lookup: an ambiguous prefix names the candidates (%s)", cands);
+	ok(tool_lookup("x", objs, sizeof(objs[0]), NULL, NULL, 0) == -1,
+	   "lookup: no match");
+	ok(tool_lookup("", objs, sizeof(objs[0]), NULL, NULL, 0) == -1,
+	   "lookup: the empty word matches nothing");
+	ok(tool_lookup("links", objs, sizeof(objs[0]), NULL, NULL, 0) == -1,
+	   "lookup: a longer word is not a prefix");
+	ok(tool_lookup("s", verbs, sizeof(verbs[0]), NULL, NULL, 0) == -2,
+	   "lookup: s is ambiguous between show and stats");
+	ok(tool_lookup("l", verbs, sizeof(verbs[0]), alias_ids, NULL, 0) == 0,
+	   "lookup: aliases count once");
+	ok(tool_lookup("s", verbs, sizeof(verbs[0]), alias_ids, cands,
+		       sizeof(cands)) == -2,
+	   "lookup: ... but not two different commands (%s)", cands);
+	ok(tool_matches("st", "status") && !tool_matches("", "status") &&
+	   !tool_matches("statuses", "status"),
+	   "matches: prefix rules as iproute2's matches()");
+}
+
+static void test_numbers(void)
+{
+	uint64_t v = 0;
+
+	ok(!tool_parse_u64("42", 255, &v) && v == 42, "u64: decimal");
+	ok(!tool_parse_u64("0x1f", 255, &v) && v == 31, "u64: hex");
+	ok(tool_parse_u64("256", 255, &v) == -ERANGE, "u64: above max");
+	ok(tool_parse_u64("-1", 255, &v) == -EINVAL, "u64: negative");
+	ok(tool_parse_u64("1x", 255, &v) == -EINVAL, "u64: trailing junk");
+	ok(tool_parse_u64("", 255, &v) == -EINVAL, "u64: empty");
+	ok(tool_parse_u64("99999999999999999999", UINT64_MAX, &v) == -EINVAL,
+	   "u64: overflow");
+	ok(!tool_parse_size("4K", &v) && v == 4096, "size: 4K");
+	ok(!tool_parse_size("64M", &v) && v == 64ULL << 20, "size: 64M");
+	ok(!tool_parse_size("1GiB", &v) && v == 1ULL << 30, "size: 1GiB");
+	ok(!tool_parse_size("2T", &v) && v == 2ULL << 40, "size: 2T");
+	ok(!tool_parse_size("0x1000", &v) && v == 4096, "size: hex");
+	ok(tool_parse_size("1Q", &v) == -EINVAL, "size: unknown unit");
+	ok(tool_parse_size("1Kx", &v) == -EINVAL, "size: junk after unit");
+	ok(tool_parse_size("17179869184G", &v) == -ERANGE,
+	   "size: overflow through the unit");
+	ok(tool_parse_size("-4K", &v) == -EINVAL, "size: negative");
+}
+
+static void test_split(void)
+{
+	char line[128], *argv[8];
+	int n;
+
+	strcpy(line, "  link  status snode0\n");
+	n = tool_split_line(line, argv, 8);
+	ok(n == 3 && !strcmp(argv[0], "link") && !strcmp(argv[2], "snode0"),
+	   "split: blanks separate, newline dropped");
+	strcpy(line, "mem list \"sn ode0\" 'a b' # comment");
+	n = tool_split_line(line, argv, 8);
+	ok(n == 4 && !strcmp(argv[2], "sn ode0") && !strcmp(argv[3], "a b"),
+	   "split: quotes group, # starts a comment");
+	strcpy(line, "   # only a comment");
+	ok(tool_split_line(line, argv, 8) == 0, "split: comment line is empty");
+	strcpy(line, "link \"status");
+	ok(tool_split_line(line, argv, 8) == -1, "split: unclosed quote");
+	strcpy(line, "a b c");
+	ok(tool_split_line(line, argv, 2) == -1, "split: too many words");
+}
+
+static char sink_buf[4096];
+
+static void sink(void *arg, const char *s)
+{
+	strncat(sink_buf, s, sizeof(sink_buf) - strlen(sink_buf) - 1);
+}
+
+/* Print a small document in both modes; parse the JSON back. */
+static void test_print_doc(bool json, bool root_array)
+{
+	struct print_opts o = {
+		.json = json, .root_array = root_array,
+		.sink = sink,
+	};
+
+	sink_buf[0] = '\0';
+	print_begin(&o);
+	if (!root_array) {
+		print_str("name", "name %s", "snode0");
+		print_u64("big", " big %llu", UINT64_MAX);
+		print_s64("neg", " neg %lld", -1);
+		print_hex("off", " off 0x%llx", 4096);
+		print_bool("yes", " yes %s", true);
+		print_double("ber", " ber %g", 1e-12);
+		print_double("third", NULL, 1.0 / 3);
+		print_double("nan", " nan %g", NAN);
+		print_text(" text-only");
+		print_open_array("list");
+		print_u64(NULL, " %llu", 1);
+		print_u64(NULL, " %llu", 2);
+		print_close_array();
+		print_open_object("sub");
+		print_str("k", " k=%s", "v\"q");
+		print_close_object();
+		print_nl();
+	} else {
+		print_open_object(NULL);
+		print_u64("id", "id %llu", 7);
+		print_nl();
+		print_close_object();
+	}
+	print_flush(true);
+}
+
+static void test_print(void)
+{
+	struct json_object *root, *v, *e;
+	enum json_tokener_error jerr;
+	const char *s;
+	int depth, i;
+
+	test_print_doc(false, false);
+	ok(!strcmp(sink_buf, "name snode0 big 18446744073709551615 neg -1 off 0x1000 yes yes ber 1e-12 nan nan text-only 1 2 k=v\"q\n"),
+	   "print: text mode uses the formats");
+
+	test_print_doc(true, false);
+	root = json_tokener_parse_verbose(sink_buf, &jerr);
+	ok(root && json_object_is_type(root, json_type_object),
+	   "print: JSON mode gives one object that parses");
+	ok(root && json_object_object_get_ex(root, "big", &v) &&
+	   json_object_get_uint64(v) == UINT64_MAX,
+	   "print: a u64 keeps all 64 bits");
+	ok(root && json_object_object_get_ex(root, "neg", &v) &&
+	   json_object_get_int64(v) == -1, "print: s64");
+	ok(root && json_object_object_get_ex(root, "off", &v) &&
+	   json_object_get_int64(v) == 4096, "print: hex is a number in JSON");
+	ok(root && json_object_object_get_ex(root, "yes", &v) &&
+	   json_object_is_type(v, json_type_boolean) &&
+	   json_object_get_boolean(v), "print: bool");
+	ok(root && json_object_object_get_ex(root, "ber", &v) &&
+	   json_object_get_double(v) == 1e-12 && strstr(sink_buf, "\"ber\":1e-12"),
+	   "print: double in its shortest exact form");
+	ok(root && json_object_object_get_ex(root, "third", &v) &&
+	   json_object_get_double(v) == 1.0 / 3, "print: double round-trips");
+	ok(root && json_object_object_get_ex(root, "nan", &v) && !v,
+	   "print: NaN is null");
+	ok(root && json_object_object_get_ex(root, "list", &v) &&
+	   json_object_array_length(v) == 2 &&
+	   json_object_get_int(json_object_array_get_idx(v, 1)) == 2,
+	   "print: array of values");
+	ok(root && json_object_object_get_ex(root, "sub", &v) &&
+	   json_object_object_get_ex(v, "k", &e) &&
+	   !strcmp(json_object_get_string(e), "v\"q"),
+	   "print: nested object, string escaped");
+	ok(!strstr(sink_buf, "text-only") && !strstr(sink_buf, "name snode0"),
+	   "print: no text in JSON mode");
+	json_object_put(root);
+
+	test_print_doc(true, true);
+	root = json_tokener_parse(sink_buf);
+	ok(root && json_object_is_type(root, json_type_array) &&
+	   json_object_array_length(root) == 1,
+	   "print: an array root (snode-fm ctl show)");
+	json_object_put(root);
+
+	/* a failed command: nothing written */
+	sink_buf[0] = '\0';
+	print_begin(&(struct print_opts){ .json = true, .sink = sink });
+	print_str("a", NULL, "b");
+	print_flush(false);
+	ok(sink_buf[0] == '\0', "print: flush(false) drops the document");
+
+	/* deeper than the stack: closed again, and the document stays valid */
+	sink_buf[0] = '\0';
+	print_begin(&(struct print_opts){ .json = true, .sink = sink });
+	for (depth = 0; depth < 40; depth++)
+		print_open_object("d");
+	for (depth = 0; depth < 40; depth++)
+		print_close_object();
+	print_u64("after", NULL, 1);
+	print_flush(true);
+	root = json_tokener_parse(sink_buf);
+	ok(root && json_object_object_get_ex(root, "after", &v),
+	   "print: overly deep nesting is dropped, the rest is kept");
+	json_object_put(root);
+
+	sink_buf[0] = '\0';
+	print_begin(&(struct print_opts){ .json = true, .pretty = true,
+					  .sink = sink });
+	print_u64("a", NULL, 1);
+	print_u64("b", NULL, 2);
+	print_flush(true);
+	for (i = 0, s = sink_buf; *s; s++)
+		i += *s == '\n';
+	root = json_tokener_parse(sink_buf);
+	ok(root && i >= 3, "print: pretty is indented over lines and parses");
+	json_object_put(root);
+}
+
+static void test_handles(void)
+{
+	struct snode_handle h = { 7, 3, 0xdeadbeefcafef00dULL }, g;
+	char buf[SNODE_HANDLE_STR_MAX];
+	int n;
+
+	n = snode_handle_to_str(&h, buf, sizeof(buf));
+	ok(n > 0 && !strcmp(buf, "snode:v1:7:3:deadbeefcafef00d"),
+	   "handle: to string (%s)", buf);
+	memset(&g, 0, sizeof(g));
+	ok(!snode_handle_from_str(buf, &g) && g.node == 7 &&
+	   g.export_id == 3 && g.key == h.key, "handle: round trip");
+	ok(!snode_handle_from_str("snode:v1:1:2:0xff", &g) && g.key == 0xff,
+	   "handle: 0x key accepted");
+	ok(snode_handle_from_str("snode:v2:1:2:ff", &g) == -EINVAL,
+	   "handle: wrong version");
+	ok(snode_handle_from_str("snode:v1:4294967296:2:ff", &g) == -EINVAL,
+	   "handle: node beyond 32 bits");
+	ok(snode_handle_from_str("snode:v1:1:2:10000000000000000", &g) ==
+	   -EINVAL, "handle: key beyond 64 bits");
+	ok(snode_handle_from_str("snode:v1:1:2:fg", &g) == -EINVAL,
+	   "handle: bad hex digit");
+	ok(snode_handle_to_str(&h, buf, 8) == -ENOSPC,
+	   "handle: short buffer is ENOSPC");
+}
+
+static void test_ber(void)
+{
+	ok(snode_ber_from_double(1e-12) == 1000000, "ber: 1e-12 is 1e6 units");
+	ok(snode_ber_to_double(1000000) == 1e-12, "ber: and back");
+	ok(snode_ber_from_double(1.0) == SNODE_BER_ONE, "ber: 1.0");
+	ok(snode_ber_from_double(0) == 0 && snode_ber_from_double(-1) == 0 &&
+	   snode_ber_from_double(NAN) == 0, "ber: zero, negative, NaN are 0");
+	ok(snode_ber_from_double(1e-18) == 1, "ber: the smallest unit");
+	ok(snode_ber_from_double(100) == UINT64_MAX, "ber: too large saturates");
+}
+
+/* A link as the driver reports a healthy one: up, all lanes, no errors. */
+static struct snode_link_info link_good(unsigned int port)
+{
+	return (struct snode_link_info){
+		.port = port,
+		.admin_state = SNODE_LINK_ADMIN_STATE_UP,
+		.oper_state = SNODE_LINK_OPER_STATE_UP,
+		.lanes = 4, .max_lanes = 4, .speed = 25,
+		.peer_node = 2, .peer_port = port, .peer_switch = SNODE_NONE,
+	};
+}
+
+static void test_link_verdict(void)
+{
+	struct snode_link_info li = link_good(0);
+
+	ok(!strcmp(link_verdict(&li), "ok"), "link verdict: up, no errors: ok");
+	li.oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	ok(!strcmp(link_verdict(&li), "down"), "link verdict: oper down: down");
+	li = link_good(0);
+	li.admin_state = SNODE_LINK_ADMIN_STATE_DOWN;
+	ok(!strcmp(link_verdict(&li), "down"), "link verdict: admin down: down");
+	li = link_good(0);
+	li.oper_state = SNODE_LINK_OPER_STATE_DEGRADED;
+	li.lanes = 2;
+	ok(!strcmp(link_verdict(&li), "degraded"),
+	   "link verdict: fewer lanes: degraded");
+	li.oper_state = SNODE_LINK_OPER_STATE_TRAINING;
+	ok(!strcmp(link_verdict(&li), "degraded"),
+	   "link verdict: retraining: degraded");
+	li = link_good(0);
+	li.ber_alarm = 1;
+	ok(!strcmp(link_verdict(&li), "errors"),
+	   "link verdict: BER alarm: errors");
+	li = link_good(0);
+	li.ber = snode_ber_from_double(1e-12);
+	ok(!strcmp(link_verdict(&li), "errors"),
+	   "link verdict: BER at the default limit 1e-12: errors");
+	li.ber = snode_ber_from_double(1e-13);
+	ok(!strcmp(link_verdict(&li), "ok"),
+	   "link verdict: BER below the default limit: ok");
+	li.ber_threshold = snode_ber_from_double(1e-14);
+	ok(!strcmp(link_verdict(&li), "errors"),
+	   "link verdict: BER at or above the link's own threshold: errors");
+	li.ber_threshold = snode_ber_from_double(1e-9);
+	li.ber = snode_ber_from_double(1e-11);
+	ok(!strcmp(link_verdict(&li), "ok"),
+	   "link verdict: a threshold above the default limit is the limit");
+}
+
+/* The hwmon values of a NIC that runs cool and within its power budget. */
+static const struct health_sensors sensors_cool = {
+	.have_temp = true, .have_temp_max = true, .have_temp_crit = true,
+	.have_power = true, .have_power_max = true,
+	.temp = 45000, .temp_max = 85000, .temp_crit = 95000,
+	.power = 12000000, .power_max = 25000000,
+};
+
+/* What health_dev() does with one NIC, from values instead of a device. */
+static enum health judge_nic(struct health_dev *h,
+			     const struct snode_dev_status *st,
+			     const struct snode_link_info *links,
+			     unsigned int nlinks,
+			     const struct snode_node_info *nodes,
+			     unsigned int nnodes,
+			     const struct health_sensors *sensors)
+{
+	struct health_links lc = { 0 };
+	struct health_nodes nc = { 0 };
+	unsigned int i;
+
+	memset(h, 0, sizeof(*h));
+	h->verdict = HEALTH_OK;
+	health_judge_dev(h, st);
+	for (i = 0; i < nlinks; i++)
+		health_judge_link(h, &lc, &links[i]);
+	health_judge_links(h, &lc);
+	for (i = 0; i < nnodes; i++)
+		health_judge_node(h, &nc, &nodes[i]);
+	health_judge_sensors(h, sensors, st->throttled);
+	return h->verdict;
+}
+
+static bool has_problem(const struct health_dev *h, const char *text)
+{
+	unsigned int i;
+
+	for (i = 0; i < h->nproblems; i++)
+		if (!strcmp(h->problems[i], text))
+			return true;
+	return false;
+}
+
+static void test_health(void)
+{
+	const struct snode_dev_status live = {
+		.state = SNODE_DEV_STATE_LIVE, .node_id = 1,
+	};
+	struct snode_node_info nodes[3] = {
+		{ .id = 2, .state = SNODE_NODE_STATE_UP },
+		{ .id = 3, .state = SNODE_NODE_STATE_UP },
+		{ .id = 4, .state = SNODE_NODE_STATE_UP },
+	};
+	struct snode_link_info links[2] = { link_good(0), link_good(1) };
+	struct health_sensors sensors = sensors_cool;
+	struct snode_dev_status st = live;
+	struct health_links lc = { 0 };
+	struct health_nodes nc = { 0 };
+	struct health_dev h;
+	enum health v;
+	unsigned int i;
+
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_OK && !h.nproblems && !strcmp(health_name(v), "ok") &&
+	   health_exit_status(v) == 0,
+	   "health: a healthy NIC is ok, exit 0, no problems");
+
+	links[1].oper_state = SNODE_LINK_OPER_STATE_DEGRADED;
+	links[1].lanes = 2;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && h.nproblems == 1 &&
+	   has_problem(&h, "link 1 degraded") && health_exit_status(v) == 1,
+	   "health: a degraded link is a warning, exit 1 (%s)",
+	   h.nproblems ? h.problems[0] : "");
+	links[1] = link_good(1);
+	links[1].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && has_problem(&h, "link 1 down") &&
+	   !has_problem(&h, "no link is up"),
+	   "health: one link down of two is a warning");
+	links[1] = link_good(1);
+	links[1].ber_alarm = 1;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && has_problem(&h, "link 1 errors"),
+	   "health: a link in errors is a warning");
+	links[0].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	links[1] = link_good(1);
+	links[1].admin_state = SNODE_LINK_ADMIN_STATE_DOWN;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && has_problem(&h, "link 0 down") &&
+	   has_problem(&h, "link 1 down") && has_problem(&h, "no link is up") &&
+	   health_exit_status(v) == 2,
+	   "health: every link down is critical (no link is up), exit 2");
+	v = judge_nic(&h, &st, links, 0, nodes, 3, &sensors);
+	ok(v == HEALTH_OK, "health: a NIC without links is not 'no link is up'");
+	links[0] = link_good(0);
+	links[1] = link_good(1);
+
+	memset(&lc, 0, sizeof(lc));
+	memset(&h, 0, sizeof(h));
+	links[1].oper_state = SNODE_LINK_OPER_STATE_TRAINING;
+	health_judge_link(&h, &lc, &links[0]);
+	health_judge_link(&h, &lc, &links[1]);
+	links[1].ber_alarm = 1;
+	health_judge_link(&h, &lc, &links[1]);
+	links[1].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	health_judge_link(&h, &lc, &links[1]);
+	ok(lc.total == 4 && lc.ok == 1 && lc.degraded == 1 && lc.errors == 1 &&
+	   lc.down == 1, "health: the links line counts each verdict");
+	links[1] = link_good(1);
+
+	st.state = SNODE_DEV_STATE_RESETTING;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && has_problem(&h, "device not live"),
+	   "health: a resetting device is critical (device not live)");
+	st.state = SNODE_DEV_STATE_DEAD;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && has_problem(&h, "device not live"),
+	   "health: a dead device is critical");
+	st = live;
+	st.node_id = SNODE_NODE_ID_NONE;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && h.nproblems == 1 &&
+	   has_problem(&h, "not attached to a fabric"),
+	   "health: a NIC not attached to a fabric is critical");
+	st = live;
+
+	nodes[1].state = SNODE_NODE_STATE_UNREACHABLE;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && has_problem(&h, "node 3 unreachable"),
+	   "health: an unreachable node is a warning");
+	nodes[1].state = SNODE_NODE_STATE_DEAD;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && has_problem(&h, "node 3 dead"),
+	   "health: a dead node is a warning");
+	nodes[1].state = SNODE_NODE_STATE_UNKNOWN;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_OK && !h.nproblems,
+	   "health: a node in unknown state is no problem");
+	memset(&h, 0, sizeof(h));
+	nodes[0].state = SNODE_NODE_STATE_UNREACHABLE;
+	nodes[1].state = SNODE_NODE_STATE_DEAD;
+	nodes[2].state = SNODE_NODE_STATE_UP;
+	for (i = 0; i < 3; i++)
+		health_judge_node(&h, &nc, &nodes[i]);
+	ok(nc.up == 1 && nc.unreachable == 1 && nc.dead == 1,
+	   "health: the nodes line counts each state");
+	nodes[0].state = nodes[1].state = SNODE_NODE_STATE_UP;
+
+	sensors.temp = 86000;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING &&
+	   has_problem(&h, "temperature 86.0 C above max 85.0 C"),
+	   "health: above the max temperature is a warning (%s)",
+	   h.nproblems ? h.problems[0] : "");
+	sensors.temp = 85000;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_OK, "health: at the max temperature is still ok");
+	sensors.temp = 96500;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && h.nproblems == 2 &&
+	   !strcmp(h.problems[0], "temperature 96.5 C above max 85.0 C") &&
+	   !strcmp(h.problems[1], "temperature 96.5 C above critical 95.0 C"),
+	   "health: above the critical temperature is critical");
+	sensors.have_temp_max = sensors.have_temp_crit = false;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_OK, "health: a temperature without thresholds is ok");
+	sensors = sensors_cool;
+	sensors.power = 25000001;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING &&
+	   has_problem(&h, "power 25.000 W above max 25.000 W"),
+	   "health: above the max power is a warning");
+	sensors = sensors_cool;
+	st.throttled = 1;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && has_problem(&h, "throttled (too hot)"),
+	   "health: a throttled NIC is critical");
+	sensors.have_power = false;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL, "health: ... with a temperature sensor only");
+	memset(&sensors, 0, sizeof(sensors));
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && has_problem(&h, "throttled (too hot)"),
+	   "health: without temperature and power sensors a throttled NIC is still critical");
+	st.throttled = 0;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_OK && !h.nproblems,
+	   "health: without temperature and power sensors a NIC that does not throttle is ok");
+	st = live;
+}
+
+static void test_health_levels(void)
+{
+	static const enum health levels[] = {
+		HEALTH_OK, HEALTH_WARNING, HEALTH_UNKNOWN, HEALTH_CRITICAL,
+	};
+	static const char *const names[] = {
+		"ok", "warning", "unknown", "critical",
+	};
+	static const int status[] = { 0, 1, 3, 2 };
+	struct health_dev h = { .verdict = HEALTH_OK };
+	bool names_ok = true, status_ok = true;
+	enum health worst = HEALTH_OK;
+	unsigned int i;
+
+	for (i = 0; i < 4; i++) {
+		names_ok &= !strcmp(health_name(levels[i]), names[i]);
+		status_ok &= health_exit_status(levels[i]) == status[i];
+	}
+	ok(names_ok, "health: verdict names ok, warning, unknown, critical");
+	ok(status_ok && SNODECTL_HEALTH_OK == 0 &&
+	   SNODECTL_HEALTH_WARNING == 1 && SNODECTL_HEALTH_CRITICAL == 2 &&
+	   SNODECTL_HEALTH_UNKNOWN == 3,
+	   "health: exit status ok 0, warning 1, critical 2, unknown 3");
+
+	/* health_run() over NICs judged ok, warning, ok, unknown */
+	worst = health_worst(worst, HEALTH_OK);
+	worst = health_worst(worst, HEALTH_WARNING);
+	worst = health_worst(worst, HEALTH_OK);
+	ok(worst == HEALTH_WARNING,
+	   "health: the worst NIC's verdict is the overall one (warning)");
+	worst = health_worst(worst, HEALTH_UNKNOWN);
+	ok(worst == HEALTH_UNKNOWN,
+	   "health: an unreadable NIC outranks a warning (unknown)");
+	ok(health_worst(worst, HEALTH_CRITICAL) == HEALTH_CRITICAL &&
+	   health_worst(HEALTH_CRITICAL, HEALTH_UNKNOWN) == HEALTH_CRITICAL,
+	   "health: a critical NIC outranks an unreadable one");
+
+	health_problem(&h, HEALTH_WARNING, "first");
+	health_problem(&h, HEALTH_OK, "an ok problem lowers nothing");
+	ok(h.verdict == HEALTH_WARNING && h.nproblems == 2,
+	   "health: a problem never lowers the verdict");
+	for (i = 2; i < HEALTH_MAX_PROBLEMS + 5; i++)
+		health_problem(&h, i == HEALTH_MAX_PROBLEMS + 3 ?
+			       HEALTH_CRITICAL : HEALTH_WARNING, "problem %u", i);
+	ok(h.nproblems == HEALTH_MAX_PROBLEMS && h.more == 5 &&
+	   !strcmp(h.problems[HEALTH_MAX_PROBLEMS - 1], "problem 15"),
+	   "health: %d problems listed, the rest counted (%u more problems)",
+	   HEALTH_MAX_PROBLEMS, h.more);
+	ok(h.verdict == HEALTH_CRITICAL,
+	   "health: a problem past the list still raises the verdict");
+}
+
+static void test_errmsg(void)
+{
+	char msg[600], ext[512];
+
+	ok(snodectl_nl_msg(msg, sizeof(msg), "link show", -ENOENT,
+			   "no such port on this snode device") &&
+	   !strcmp(msg, "Error: no such port on this snode device.\n"),
+	   "errmsg: the kernel's extack as iproute2 shows it (Error: TEXT.)");
+	ok(snodectl_nl_msg(msg, sizeof(msg), "link set", -EPERM, "x") &&
+	   !strcmp(msg, "Error: x.\n"),
+	   "errmsg: an extack wins over the errno");
+	ok(!snodectl_nl_msg(msg, sizeof(msg), "link show", -ENOENT, "") &&
+	   !strcmp(msg, "link show: no such port or node on this device"),
+	   "errmsg: without an extack, ENOENT names the port or node");
+	ok(!snodectl_nl_msg(msg, sizeof(msg), "link status", -EPROTONOSUPPORT,
+			    NULL) &&
+	   !strcmp(msg, "link status: snode.ko not loaded (the snode netlink family is missing; modprobe snode)"),
+	   "errmsg: no netlink family: snode.ko not loaded");
+	ok(!snodectl_nl_msg(msg, sizeof(msg), "link set", -EPERM, NULL) &&
+	   !strcmp(msg, "link set: not permitted: needs CAP_NET_ADMIN (root)"),
+	   "errmsg: netlink EPERM needs CAP_NET_ADMIN");
+	ok(!snodectl_nl_msg(msg, sizeof(msg), "node show", -ENODEV, NULL) &&
+	   !strcmp(msg, "node show: no such snode device (see 'snodectl dev show')"),
+	   "errmsg: netlink ENODEV: no such device");
+	ok(!snodectl_nl_msg(msg, sizeof(msg), "link show", -EACCES, NULL) &&
+	   !strcmp(msg, "link show: not permitted (needs root, or membership of group snode for /dev/snode*)"),
+	   "errmsg: other netlink errors as library errors");
+	snodectl_lib_msg(msg, sizeof(msg), "snode0", -ENOENT);
+	ok(!strcmp(msg, "snode0: no such snode device (is snode.ko loaded? see 'snodectl dev show')"),
+	   "errmsg: library ENOENT: no such device");
+	snodectl_lib_msg(msg, sizeof(msg), "snode0", -EIO);
+	ok(!strcmp(msg, "snode0: Input/output error"),
+	   "errmsg: otherwise strerror (%s)", msg);
+
+	ok(snodectl_extack_from_log("kernel: no such port on this snode device \n",
+				    ext, sizeof(ext)) &&
+	   !strcmp(ext, "no such port on this snode device"),
+	   "extack: taken from libsnode's 'kernel: ' log line, blanks trimmed");
+	strcpy(ext, "kept");
+	ok(!snodectl_extack_from_log("netlink: request failed\n", ext,
+				     sizeof(ext)) && !strcmp(ext, "kept"),
+	   "extack: other log lines leave it alone");
+}
+
+static void touch_dir(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	mkdir(path, 0755);
+}
+
+static void test_discovery(const char *tmp)
+{
+	char dir[512];
+	struct snode_ctx *ctx;
+	struct snode_dev *dev;
+	char order[64] = "";
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s/class", tmp);
+	mkdir(dir, 0755);
+	touch_dir(dir, "snode10");
+	touch_dir(dir, "snode2");
+	touch_dir(dir, "snode0");
+	touch_dir(dir, "snodex");
+	touch_dir(dir, "other");
+	setenv("SNODE_SYSFS", dir, 1);
+	setenv("SNODE_DEVDIR", tmp, 1);
+	ret = snode_new(&ctx);
+	ok(!ret, "discovery: snode_new on a fake sysfs class");
+	if (ret)
+		return;
+	snode_dev_foreach(ctx, dev)
+		snprintf(order + strlen(order), sizeof(order) - strlen(order),
+			 "%s ", snode_dev_get_name(dev));
+	ok(!strcmp(order, "snode0 snode2 snode10 "),
+	   "discovery: snodeN entries only, by index (%s)", order);
+	dev = snode_dev_get_by_name(ctx, "2");
+	ok(dev && snode_dev_get_index(dev) == 2, "discovery: by number");
+	dev = snode_dev_get_by_name(ctx, "/dev/snode10");
+	ok(dev && snode_dev_get_index(dev) == 10, "discovery: by /dev path");
+	ok(!snode_dev_get_by_name(ctx, "snode1"), "discovery: absent device");
+	dev = snode_dev_get_by_name(ctx, "snode0");
+	ok(dev && snode_dev_get_fd(dev) == -ENOENT,
+	   "discovery: no /dev node is -ENOENT");
+	snode_unref(ctx);
+
+	setenv("SNODE_SYSFS", "/nonexistent/snode", 1);
+	ret = snode_new(&ctx);
+	ok(!ret && !snode_dev_get_first(ctx),
+	   "discovery: no class directory, no devices, no error");
+	if (!ret)
+		snode_unref(ctx);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s TMPDIR\n", argv[0]);
+		return 2;
+	}
+	test_lookup();
+	test_numbers();
+	test_split();
+	test_print();
+	test_handles();
+	test_ber();
+	test_link_verdict();
+	test_health();
+	test_health_levels();
+	test_errmsg();
+	test_discovery(argv[1]);
+	printf("1..%d\n", test_n);
+	return test_failed ? 1 : 0;
+}

@@ -1,0 +1,287 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# deb-test.sh - "make deb" and what its packages give a user. Builds the
+# five packages, checks lintian found no error and what each ships, unpacks
+# them into a root directory (dpkg -x: the maintainer scripts of
+# snode-tools and snode-dkms act on the running system, so they are not run
+# here), runs the packaged snodectl, the README's example program built
+# against libsnode-dev with pkg-config and the packaged kselftest runner's
+# listing (snode-selftests); builds snode.ko with the real dkms
+# from snode-dkms's source (private trees, as dkms-test.sh), and, when the
+# emulator is built, boots one emulated node with only the packaged files
+# and that module staged and runs snodectl and the example there. TAP.
+#
+# Usage: tools/testing/deb-test.sh [KERNEL]   (guest kernel, default 6.12)
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$TOP/build/deb-test
+R=$T/root
+LOG=$T/log
+KERNEL=${1:-6.12}
+VERSION=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
+MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+ARCH=$(dpkg-architecture -qDEB_HOST_ARCH)
+export SNODE_SYSFS=/nonexistent/snode-class	# no device on the host
+unset CFLAGS CPPFLAGS LDFLAGS PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+# shellcheck source=tools/testing/pkg-lib.sh
+. "$TOP/tools/testing/pkg-lib.sh"
+
+rm -rf "$T"
+mkdir -p "$T"
+: >"$LOG"
+
+if ! command -v dh >/dev/null || ! command -v dh_dkms >/dev/null; then
+	skip "make deb" "debhelper or dh-dkms missing (scripts/install-deps.sh)"
+	finish
+fi
+t0=$SECONDS
+if make -C "$TOP" --no-print-directory deb >"$T/make-deb.log" 2>&1; then
+	ok "make deb ($((SECONDS - t0)) s)"
+else
+	tail -n 40 "$T/make-deb.log" >"$LOG"; not_ok "make deb"; finish
+fi
+DEB=$TOP/build/deb
+deb() { echo "$DEB/${1}_${VERSION}_$2.deb"; }
+missing=()
+for p in "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH" \
+	"snode-selftests $ARCH"; do
+	# shellcheck disable=SC2086
+	[ -f "$(deb $p)" ] || missing+=("${p% *}")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	ok "make deb built snode-dkms, libsnode1, libsnode-dev, snode-tools, snode-selftests in build/deb/"
+else
+	ls "$DEB" >"$LOG" 2>&1; not_ok "packages missing: ${missing[*]}"; finish
+fi
+if [ -s "$DEB/lintian.log" ] && ! grep -q '^E:' "$DEB/lintian.log"; then
+	ok "lintian: no errors ($(grep -c '^W:' "$DEB/lintian.log") warnings)"
+elif [ ! -s "$DEB/lintian.log" ] && ! command -v lintian >/dev/null; then
+	skip "lintian: no errors" "lintian is not installed"
+else
+	grep '^E:' "$DEB/lintian.log" >"$LOG"; not_ok "lintian: no errors"
+fi
+
+# contents PACKAGE PATH...: each PATH is in the package
+contents() {
+	local p=$1 f list; shift
+	list=$(dpkg-deb -c "$(deb "$p" "$ARCH_OF")" | awk '{ print $6 }' | sed 's|^\./|/|')
+	for f in "$@"; do
+		grep -qx -- "$f" <<<"$list" || { echo "$p lacks $f" >"$LOG"; return 1; }
+	done
+}
+ARCH_OF=$ARCH
+check_contents() { if contents "$@"; then ok "$1 ships $(($# - 1)) expected files"; else not_ok "$1 contents"; fi; }
+check_contents libsnode1 "/usr/lib/$MA/libsnode.so.1"
+check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h \
+	"/usr/lib/$MA/libsnode.so" "/usr/lib/$MA/libsnode.a" "/usr/lib/$MA/pkgconfig/libsnode.pc" \
+	/usr/share/man/man3/snode_new.3.gz
+check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf /lib/udev/rules.d/60-snode.rules \
+	/usr/lib/sysusers.d/snode.conf /usr/share/bash-completion/completions/snodectl \
+	/usr/share/man/man8/snodectl.8.gz
+KSFT=/usr/lib/snode/selftests
+check_contents snode-selftests $KSFT/run_kselftest.sh $KSFT/kselftest-list.txt \
+	$KSFT/snode/core_test $KSFT/snode/mem_test $KSFT/snode/netlink_test \
+	$KSFT/snode/mem_peer $KSFT/snode/config $KSFT/snode/settings
+ARCH_OF=all
+check_contents snode-dkms "/usr/src/snode-$VERSION/dkms.conf" "/usr/src/snode-$VERSION/Kbuild" \
+	"/usr/src/snode-$VERSION/driver/Kbuild" "/usr/src/snode-$VERSION/uapi/linux/snode.h"
+
+if dpkg-deb -I "$(deb libsnode1 "$ARCH")" symbols >"$LOG" 2>&1 &&
+	grep -q "^ snode_new@LIBSNODE_1 " "$LOG"; then
+	ok "libsnode1 has a symbols file ($(grep -c '@LIBSNODE_1 ' "$LOG") symbols)"
+else
+	not_ok "libsnode1 has a symbols file"
+fi
+# the package's symbols are the committed file's (debian/libsnode1.symbols)
+if diff <(awk '/^ / { print $1 }' "$LOG" | sort) \
+	<(awk '/^ / { print $1 }' "$TOP/libsnode/libsnode1.symbols" | sort) >"$LOG.diff"; then
+	ok "libsnode1's symbols are those of libsnode/libsnode1.symbols"
+else
+	not_ok "libsnode1's symbols are those of libsnode/libsnode1.symbols ($(grep -c '^[<>]' "$LOG.diff") differ)"
+fi
+if dpkg-deb -f "$(deb snode-tools "$ARCH")" Depends | tee "$LOG" | grep -q 'libsnode1 (>= '; then
+	ok "snode-tools depends on libsnode1"
+else
+	not_ok "snode-tools depends on libsnode1"
+fi
+if dpkg-deb -I "$(deb snode-dkms all)" postinst 2>&1 | tee "$LOG" | grep -q 'DKMS_NAME=snode'; then
+	ok "snode-dkms's postinst hands the module to dkms"
+else
+	not_ok "snode-dkms's postinst hands the module to dkms"
+fi
+
+# --- unpacked ----------------------------------------------------------------
+for p in "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH" \
+	"snode-selftests $ARCH"; do
+	# shellcheck disable=SC2086
+	dpkg -x "$(deb $p)" "$R"
+done
+L=$R/usr/lib/$MA
+out=$(LD_LIBRARY_PATH=$L "$R/usr/bin/snodectl" -V 2>&1)
+if [ "$out" = "snodectl ${VERSION%%-*}" ] &&
+	LD_LIBRARY_PATH=$L ldd "$R/usr/bin/snodectl" | grep -q "libsnode.so.1 => $L/libsnode.so.1"; then
+	ok "packaged snodectl runs on the packaged libsnode1 ($out)"
+else
+	echo "$out" >"$LOG"; not_ok "packaged snodectl runs on the packaged libsnode1"
+fi
+out=$(LD_LIBRARY_PATH=$L "$R/usr/bin/snodectl" help 2>&1)
+if grep -q '^Usage: snodectl' <<<"$out"; then
+	ok "packaged snodectl prints its help"
+else
+	echo "$out" >"$LOG"; not_ok "packaged snodectl prints its help"
+fi
+
+readme_example "$T/snode-hello.c"
+pc() { PKG_CONFIG_PATH=$L/pkgconfig pkg-config --define-variable=prefix="$R/usr" "$@"; }
+# shellcheck disable=SC2046
+if gcc -Wall -Wextra -Werror -o "$T/snode-hello" "$T/snode-hello.c" \
+	$(pc --cflags --libs libsnode) >"$LOG" 2>&1; then
+	ok "example builds against libsnode-dev with pkg-config"
+else
+	not_ok "example builds against libsnode-dev with pkg-config"
+fi
+run_hello "example on the packaged libsnode1" "$T/snode-hello" "$L"
+
+# the packaged runner lists the packaged list, core_test among them
+out=$("$R$KSFT/run_kselftest.sh" -l 2>&1)
+if [ "$out" = "$(cat "$R$KSFT/kselftest-list.txt")" ] && grep -qx 'snode:core_test' <<<"$out"; then
+	ok "packaged run_kselftest.sh -l lists the collection ($(wc -l <<<"$out") tests)"
+else
+	echo "$out" >"$LOG"; not_ok "packaged run_kselftest.sh -l lists the collection"
+fi
+
+KDIR=$TOP/build/kernels/$KERNEL
+
+# --- installed with dpkg -i ---------------------------------------------------
+# A real installation, maintainer scripts included, in a chroot whose root is
+# an overlay of this host's own root (the upper layer under build/, in a
+# private mount namespace): the host's files, dpkg database, groups and
+# /var/lib/dkms are never written. DKMS builds for KERNEL, whose headers
+# become /lib/modules/KVER/build in the chroot.
+O=$T/overlay
+chroot_install() {
+	local kver=$1 headers=$2
+	mkdir -p "$O/upper" "$O/work" "$O/root"
+	cat >"$T/inside.sh" <<EOF
+#!/bin/bash
+# run in the chroot: prints "ok - ..." or "not ok - ..." per check
+res() { if [ "\$1" -eq 0 ]; then echo "ok - \$2"; else echo "not ok - \$2"; fi; }
+export DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin
+dpkg -i $(deb libsnode1 "$ARCH") $(deb libsnode-dev "$ARCH") $(deb snode-tools "$ARCH") \
+	$(deb snode-selftests "$ARCH") $(deb snode-dkms all) >/tmp/dpkg.log 2>&1
+res \$? "dpkg -i of the five packages (maintainer scripts run)"
+getent group snode >/dev/null; res \$? "snode-tools created group snode"
+[ "\$(snodectl -V)" = "snodectl ${VERSION%%-*}" ]; res \$? "snodectl from /usr/bin runs"
+$KSFT/run_kselftest.sh -l | grep -qx 'snode:core_test'; res \$? "$KSFT/run_kselftest.sh -l lists snode:core_test"
+cc -Wall -Werror -o /tmp/snode-hello $T/snode-hello.c \$(pkg-config --cflags --libs libsnode) &&
+	SNODE_SYSFS=/nonexistent /tmp/snode-hello 2>&1 | grep -q 'no snode device'
+res \$? "the example builds with pkg-config from /usr and runs"
+mkdir -p /lib/modules/$kver && ln -sfn $headers /lib/modules/$kver/build
+dkms autoinstall -k $kver >/tmp/dkms.log 2>&1
+dkms status -k $kver | tee -a /tmp/dkms.log | grep -q '^snode/${VERSION%%-*}, $kver, [^:]*: installed'
+res \$? "dkms autoinstall: dkms status shows snode installed for $kver"
+[ "\$(modinfo -F vermagic -k $kver snode 2>/dev/null | cut -d' ' -f1)" = "$kver" ]
+res \$? "modinfo -k $kver snode finds the DKMS module"
+dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 >>/tmp/dpkg.log 2>&1 &&
+	[ ! -e /usr/src/snode-${VERSION%%-*} ] && [ ! -e /usr/bin/snodectl ] && [ ! -e $KSFT ] &&
+	[ -z "\$(find /lib/modules/$kver -name 'snode.ko*')" ]
+res \$? "dpkg --purge removes the packages and the DKMS module"
+for f in /tmp/dpkg.log /tmp/dkms.log; do sed "s|^|# \${f##*/}: |" "\$f" | tail -n 15; done
+EOF
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private bash -c '
+		set -e
+		mount -t overlay overlay -o "lowerdir=/,upperdir=$1/upper,workdir=$1/work" "$1/root"
+		for d in /proc /dev /sys; do mount --rbind "$d" "$1/root$d"; done
+		mount -t tmpfs tmpfs "$1/root/tmp"
+		chroot "$1/root" /bin/bash "$2"
+	' sh "$O" "$T/inside.sh"
+}
+if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v dkms >/dev/null ||
+	[ ! -f "$KDIR/kver" ]; then
+	skip "dpkg -i in an overlay chroot of this host" "needs root, unshare, dkms and build/kernels/$KERNEL"
+else
+	chroot_install "$(cat "$KDIR/kver")" "$(readlink -f "$KDIR/headers")" >"$T/chroot.log" 2>&1
+	cp "$T/chroot.log" "$LOG"
+	nres=0
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }"; nres=$((nres + 1)) ;;
+		"not ok - "*) not_ok "${line#not ok - }"; nres=$((nres + 1)) ;;
+		esac
+	done <"$T/chroot.log"
+	[ "$nres" -eq 8 ] || not_ok "the chroot ran all 8 checks (it ran $nres)"
+	rm -rf "$O"
+fi
+
+# --- DKMS from the package ----------------------------------------------------
+ko=
+if ! command -v dkms >/dev/null || [ ! -f "$KDIR/kver" ]; then
+	skip "dkms builds snode-dkms's source for $KERNEL" "no dkms or no build/kernels/$KERNEL (make kernels)"
+else
+	kver=$(cat "$KDIR/kver")
+	mkdir -p "$T/dkms"
+	DKMS=(dkms --sourcetree "$R/usr/src" --dkmstree "$T/dkms" --installtree "$T/modules")
+	if (cd "$T" && "${DKMS[@]}" add -m snode -v "${VERSION%%-*}" &&
+		nice "${DKMS[@]}" build -m snode -v "${VERSION%%-*}" -k "$kver" \
+			--kernelsourcedir "$KDIR/headers") >"$LOG" 2>&1; then
+		ko=$(find "$T/dkms/snode" -name snode.ko | head -n 1)
+	fi
+	if [ -n "$ko" ] && [ "$(modinfo -F vermagic "$ko" | cut -d' ' -f1)" = "$kver" ]; then
+		ok "dkms builds snode-dkms's source for $KERNEL ($kver)"
+	else
+		cat "$T/dkms/snode/${VERSION%%-*}/build/make.log" >>"$LOG" 2>/dev/null
+		not_ok "dkms builds snode-dkms's source for $KERNEL"
+		ko=
+	fi
+fi
+
+# --- in an emulated node ------------------------------------------------------
+if [ -z "$ko" ] || [ ! -x "$TOP/build/qemu/qemu-system-x86_64" ]; then
+	skip "packaged snodectl and example in an emulated node" "no DKMS module or no build/qemu (make qemu)"
+	finish
+fi
+if ! make -C "$TOP" --no-print-directory -s fm >"$LOG" 2>&1; then
+	not_ok "build snode-fm for the emulated node"; finish
+fi
+# A build directory for snode-vm whose stage holds only the packages' files,
+# the example and the DKMS-built module; kernels and QEMU are the tree's.
+V=$T/vm-build
+mkdir -p "$V/tools" "$V/stage/common" "$V/stage/k$KERNEL/lib/snode"
+ln -s "$TOP/build/kernels" "$V/kernels"
+ln -s "$TOP/build/qemu" "$V/qemu"
+for p in "libsnode1 $ARCH" "snode-tools $ARCH"; do
+	# shellcheck disable=SC2086
+	dpkg -x "$(deb $p)" "$V/stage/common"
+done
+rm -rf "$V/stage/common/usr/share"
+install -D -m 0755 "$T/snode-hello" "$V/stage/common/usr/local/bin/snode-hello"
+cp "$ko" "$V/stage/k$KERNEL/lib/snode/snode.ko"
+SNODE_BUILD=$V SNODE_FM=$TOP/build/tools/snode-fm timeout 900 \
+	bash "$TOP/tools/emu/vm/snode-vm" run --nodes 1 --kernel "$KERNEL" --timeout 600 -- \
+	'insmod /lib/snode/snode.ko && snodectl -V && snodectl dev show && snode-hello; echo "snode-hello exit $?"' \
+	>"$T/vm.log" 2>&1
+cp "$T/vm.log" "$LOG"
+if grep -q "snodectl ${VERSION%%-*}" "$T/vm.log" && grep -q 'snode0' "$T/vm.log"; then
+	ok "packaged snodectl runs in an emulated node ($KERNEL) with the DKMS-built snode.ko"
+else
+	not_ok "packaged snodectl runs in an emulated node ($KERNEL) with the DKMS-built snode.ko"
+fi
+if grep -q 'snode0: wrote "hello from snode0" at pool offset' "$T/vm.log" &&
+	grep -q 'snode-hello exit 0' "$T/vm.log"; then
+	ok "the example maps and writes fabric memory there on the packaged libsnode1"
+else
+	not_ok "the example maps and writes fabric memory there on the packaged libsnode1"
+fi
+# run-all.sh scans build/vm only: this node's console log is checked here
+splat='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|UBSAN:|KASAN:'
+mapfile -t logs < <(find "$V/vm" -name 'node*.log')
+if [ ${#logs[@]} -gt 0 ] && ! grep -a -E -- "$splat" "${logs[@]}" >"$LOG" 2>&1; then
+	ok "guest kernel log clean"
+else
+	not_ok "guest kernel log clean"
+fi
+finish

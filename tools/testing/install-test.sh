@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# install-test.sh - "make install" as a user runs it (host only, no device,
+# no kernel tree): builds in its own build directory, installs into a
+# DESTDIR, compiles the README's example program (and a file including only
+# <libsnode.h>) as C and C++ against the installed tree with pkg-config,
+# dynamically and with --static, runs them, checks the default hardening
+# flags and that CFLAGS, CPPFLAGS and LDFLAGS replace them, that the .pc
+# follows PREFIX, that the sysusers.d entry creates the group the udev rule
+# names, and that "make uninstall" leaves no file behind. TAP output.
+#
+# Usage: tools/testing/install-test.sh
+
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+T=$TOP/build/install-test
+B=$T/build		# the test's own make BUILD directory
+D=$T/dest		# DESTDIR of the default install
+P=/usr/local
+LOG=$T/log
+MAKE_ARGS=(-C "$TOP" --no-print-directory BUILD="$B" KDIR=/nonexistent/kernel)
+VERSION=$(sed -n 's/^SNODE_VERSION *:= *//p' "$TOP/libsnode/libsnode.mk")
+# no device on the host, even if snode.ko happens to be loaded
+export SNODE_SYSFS=/nonexistent/snode-class
+unset CFLAGS CPPFLAGS LDFLAGS PKG_CONFIG_PATH PKG_CONFIG_SYSROOT_DIR
+
+# shellcheck source=tools/testing/pkg-lib.sh
+. "$TOP/tools/testing/pkg-lib.sh"
+
+rm -rf "$T"
+mkdir -p "$T"
+
+# --- install -----------------------------------------------------------------
+check "make install without a kernel tree (DESTDIR, PREFIX=$P)" \
+	make "${MAKE_ARGS[@]}" install DESTDIR="$D"
+
+missing=()
+want=(bin/snodectl bin/snode-perf lib/libsnode.so.1 lib/libsnode.so lib/libsnode.a
+	lib/pkgconfig/libsnode.pc include/libsnode.h include/linux/snode.h
+	share/man/man8/snodectl.8 share/bash-completion/completions/snodectl
+	lib/udev/rules.d/60-snode.rules lib/sysusers.d/snode.conf)
+for m in "$TOP"/libsnode/man/*.3; do want+=("share/man/man3/${m##*/}"); done
+for f in "${want[@]}"; do
+	[ -e "$D$P/$f" ] || missing+=("$f")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+	ok "installed the userspace (${#want[@]} files)"
+else
+	echo "missing: ${missing[*]}" >"$LOG"
+	not_ok "installed the userspace (${#missing[@]} of ${#want[@]} files missing)"
+fi
+if [ -z "$(find "$D" -name '*.ko*' -print -quit)" ]; then
+	ok "make install installs no kernel module"
+else
+	find "$D" -name '*.ko*' >"$LOG"; not_ok "make install installs no kernel module"
+fi
+
+# --- pkg-config, header, example program -------------------------------------
+pc() { PKG_CONFIG_PATH=$D$P/lib/pkgconfig pkg-config --define-variable=prefix="$D$P" "$@"; }
+if pc --static --libs libsnode >"$LOG" 2>&1 && grep -q -- -lnl-genl-3 "$LOG"; then
+	ok "libsnode.pc: Requires.private libnl-genl-3.0"
+else
+	not_ok "libsnode.pc: Requires.private libnl-genl-3.0"
+fi
+CF=$(pc --cflags libsnode)
+LIBS=$(pc --libs libsnode)
+SLIBS=$(pc --static --libs libsnode)
+
+printf '#include <libsnode.h>\n' >"$T/only.c"
+cp "$T/only.c" "$T/only.cc"
+# shellcheck disable=SC2086
+check "<libsnode.h> compiles first in a C file (c99 -pedantic -Werror)" \
+	gcc -std=c99 -Wall -Wextra -pedantic -Werror $CF -c -o /dev/null "$T/only.c"
+# shellcheck disable=SC2086
+check "<libsnode.h> compiles first in a C++ file (c++11 -pedantic -Werror)" \
+	g++ -std=c++11 -Wall -Wextra -pedantic -Werror $CF -c -o /dev/null "$T/only.cc"
+# shellcheck disable=SC2086
+if gcc $CF -M "$T/only.c" >"$LOG" 2>&1 && grep -q "$D$P/include/linux/snode.h" "$LOG"; then
+	ok "<linux/snode.h> comes from the installed tree"
+else
+	not_ok "<linux/snode.h> comes from the installed tree"
+fi
+
+# The README's example, exactly as printed there.
+readme_example "$T/snode-hello.c"
+if [ "$(grep -c . "$T/snode-hello.c")" -gt 10 ]; then
+	ok "README has the snode-hello.c example ($(wc -l <"$T/snode-hello.c") lines)"
+else
+	not_ok "README has the snode-hello.c example"
+fi
+
+# shellcheck disable=SC2086
+check "example compiles and links as C: cc \$(pkg-config --cflags --libs libsnode)" \
+	gcc -Wall -Wextra -Werror $CF -o "$T/hello-c" "$T/snode-hello.c" $LIBS
+run_hello "example (C, shared libsnode)" "$T/hello-c" "$D$P/lib"
+if LD_LIBRARY_PATH=$D$P/lib ldd "$T/hello-c" 2>&1 | grep -q "libsnode.so.1 => $D$P/lib/libsnode.so.1"; then
+	ok "example uses the installed libsnode.so.1"
+else
+	LD_LIBRARY_PATH=$D$P/lib ldd "$T/hello-c" >"$LOG" 2>&1
+	not_ok "example uses the installed libsnode.so.1"
+fi
+# shellcheck disable=SC2086
+check "example compiles and links as C++" \
+	g++ -Wall -Wextra -Werror $CF -x c++ -o "$T/hello-cxx" "$T/snode-hello.c" -x none $LIBS
+run_hello "example (C++)" "$T/hello-cxx" "$D$P/lib"
+# shellcheck disable=SC2086
+check "example links statically: cc -static \$(pkg-config --static --cflags --libs libsnode)" \
+	gcc -static $CF -o "$T/hello-static" "$T/snode-hello.c" $SLIBS
+# static: no program interpreter, no libsnode.so.1 needed
+if [ -x "$T/hello-static" ] && ! readelf -l "$T/hello-static" | grep -q INTERP; then
+	run_hello "example (static)" "$T/hello-static" /nonexistent
+else
+	readelf -ld "$T/hello-static" >"$LOG" 2>&1; not_ok "example (static) is statically linked"
+fi
+
+# --- installed tools ------------------------------------------------------
+out=$(LD_LIBRARY_PATH=$D$P/lib "$D$P/bin/snodectl" -V 2>&1)
+if [ "$out" = "snodectl $VERSION" ] &&
+	LD_LIBRARY_PATH=$D$P/lib ldd "$D$P/bin/snodectl" | grep -q "$D$P/lib/libsnode.so.1"; then
+	ok "installed snodectl runs on the installed libsnode ($out)"
+else
+	echo "$out" >"$LOG"; not_ok "installed snodectl runs on the installed libsnode"
+fi
+if LD_LIBRARY_PATH=$D$P/lib "$D$P/bin/snode-perf" -h >"$LOG" 2>&1 && grep -q '^Usage: snode-perf' "$LOG"; then
+	ok "installed snode-perf runs (-h)"
+else
+	not_ok "installed snode-perf runs (-h)"
+fi
+check "bash completion defines snodectl's" \
+	bash -c "source '$D$P/share/bash-completion/completions/snodectl' && complete -p snodectl"
+
+# The group the udev rule gives the device to is the one sysusers.d creates.
+group=$(sed -n 's/.*GROUP="\([^"]*\)".*/\1/p' "$D$P/lib/udev/rules.d/60-snode.rules")
+R=$T/sysroot
+mkdir -p "$R/etc"
+: >"$R/etc/group"; : >"$R/etc/passwd"; : >"$R/etc/shadow"; : >"$R/etc/gshadow"
+if command -v systemd-sysusers >/dev/null; then
+	if systemd-sysusers --root="$R" "$D$P/lib/sysusers.d/snode.conf" >"$LOG" 2>&1 &&
+		[ -n "$group" ] && grep -q "^$group:x:[0-9]*:" "$R/etc/group"; then
+		ok "sysusers.d/snode.conf creates group '$group' of the udev rule"
+	else
+		cat "$R/etc/group" >>"$LOG"; not_ok "sysusers.d/snode.conf creates group '$group' of the udev rule"
+	fi
+else
+	skip "sysusers.d/snode.conf creates the udev rule's group" "no systemd-sysusers"
+fi
+
+# --- flags -----------------------------------------------------------------
+so=$B/libsnode/libsnode.so.1
+producer() { readelf --debug-dump=info "$1" 2>/dev/null | grep -m1 DW_AT_producer; }
+if producer "$so" | grep -q -- ' -O2 .*-fstack-protector-strong' &&
+	nm -D "$D$P/bin/snodectl" | grep -q '__[a-z]*_chk@' &&
+	readelf -d "$D$P/bin/snodectl" | grep -q BIND_NOW; then
+	ok "default flags harden (-O2, stack protector, _FORTIFY_SOURCE, -z now)"
+else
+	{ producer "$so"; nm -D "$D$P/bin/snodectl" | grep _chk; readelf -d "$D$P/bin/snodectl" | grep FLAGS; } >"$LOG"
+	not_ok "default flags harden (-O2, stack protector, _FORTIFY_SOURCE, -z now)"
+fi
+
+printf 'static const char snode_cppflags_probe[] __attribute__((used)) = "snode-cppflags-probe";\n' \
+	>"$T/probe.h"
+check "make userspace with the user's CFLAGS, CPPFLAGS, LDFLAGS (same build dir)" \
+	make "${MAKE_ARGS[@]}" userspace CFLAGS="-O1 -g -fno-omit-frame-pointer" \
+	CPPFLAGS="-include $T/probe.h" LDFLAGS="-Wl,-rpath,/snode-ldflags-probe"
+if producer "$so" | grep -q -- ' -O1 .*-fno-omit-frame-pointer' &&
+	! producer "$so" | grep -q -- '-fstack-protector-strong' &&
+	grep -q snode-cppflags-probe "$so" && grep -q snode-cppflags-probe "$B/install/bin/snodectl" &&
+	readelf -d "$so" | grep -q '/snode-ldflags-probe' &&
+	readelf -d "$B/install/bin/snodectl" | grep -q '/snode-ldflags-probe'; then
+	ok "CFLAGS, CPPFLAGS and LDFLAGS replace the defaults and rebuild"
+else
+	{ producer "$so"; readelf -d "$so" | grep -i path; } >"$LOG"
+	not_ok "CFLAGS, CPPFLAGS and LDFLAGS replace the defaults and rebuild"
+fi
+
+# --- PREFIX and uninstall ---------------------------------------------------
+D2=$T/dest-opt
+check "make install PREFIX=/opt/snode (same build dir)" \
+	make "${MAKE_ARGS[@]}" install DESTDIR="$D2" PREFIX=/opt/snode
+if grep -qx 'prefix=/opt/snode' "$D2/opt/snode/lib/pkgconfig/libsnode.pc" 2>/dev/null &&
+	[ -x "$D2/opt/snode/bin/snodectl" ]; then
+	ok "libsnode.pc is rebuilt when PREFIX changes"
+else
+	cat "$D2/opt/snode/lib/pkgconfig/libsnode.pc" >"$LOG" 2>&1
+	not_ok "libsnode.pc is rebuilt when PREFIX changes"
+fi
+
+for d in "$D:$P" "$D2:/opt/snode"; do
+	dest=${d%%:*} prefix=${d#*:}
+	if make "${MAKE_ARGS[@]}" uninstall DESTDIR="$dest" PREFIX="$prefix" >"$LOG" 2>&1 &&
+		left=$(find "$dest" ! -type d) && [ -z "$left" ]; then
+		ok "make uninstall (PREFIX=$prefix) leaves no file"
+	else
+		echo "left: ${left:-}" >>"$LOG"
+		not_ok "make uninstall (PREFIX=$prefix) leaves no file"
+	fi
+done
+
+finish

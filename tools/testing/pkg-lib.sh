@@ -1,0 +1,38 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# pkg-lib.sh - shared by install-test.sh, dkms-test.sh and deb-test.sh:
+# TAP helpers and the README's example program. Sourced; the caller sets
+# LOG (the last command's output, shown under a failure).
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $1"; }
+not_ok() {
+	n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $1"
+	[ -s "$LOG" ] && sed 's/^/#   /' "$LOG" | tail -n 25
+}
+skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+check() {	# check NAME COMMAND...: ok if COMMAND succeeds, output in $LOG
+	local name=$1; shift
+	if "$@" >"$LOG" 2>&1; then ok "$name"; else not_ok "$name"; fi
+}
+finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit; }
+
+# readme_example FILE: the README's snode-hello.c, exactly as printed there
+readme_example() {
+	awk '/^<!-- snode-hello.c:/ { f = 1; next } f && /^```c$/ { g = 1; next }
+		g && /^```$/ { exit } g' "$TOP/README.md" >"$1"
+}
+
+# run_hello NAME BINARY LIBDIR: without a device (SNODE_SYSFS points
+# nowhere) the example gets as far as listing devices and reports none.
+run_hello() {
+	local out rc
+	out=$(SNODE_SYSFS=/nonexistent/snode-class LD_LIBRARY_PATH=$3 "$2" 2>&1); rc=$?
+	if [ "$rc" -eq 2 ] && [ "$out" = "snode-hello: no snode device (is snode.ko loaded?)" ]; then
+		ok "$1 runs and lists devices (none on the host)"
+	else
+		echo "exit $rc: $out" >"$LOG"; not_ok "$1 runs and lists devices (none on the host)"
+	fi
+}
