@@ -306,14 +306,20 @@ static void snode_dma_post(struct snode_dma_copy *c)
 	}
 }
 
+static enum dma_data_direction snode_dma_dir(const struct snode_dma_copy *c)
+{
+	return c->to_global ? DMA_TO_DEVICE : DMA_FROM_DEVICE;
+}
+
 /* Release the pages, the mapping and the import of a copy. */
 static void snode_dma_copy_release(struct snode_dma_copy *c)
 {
 	struct device *dev = &c->q->sdev->pdev->dev;
 
 	if (c->sgt.orig_nents) {
-		dma_unmap_sgtable(dev, &c->sgt, c->to_global ? DMA_TO_DEVICE :
-							       DMA_FROM_DEVICE, 0);
+		dma_sync_sgtable_for_cpu(dev, &c->sgt, snode_dma_dir(c));
+		dma_unmap_sgtable(dev, &c->sgt, snode_dma_dir(c),
+				  DMA_ATTR_SKIP_CPU_SYNC);
 		sg_free_table(&c->sgt);
 	}
 	if (c->nr_pages)
@@ -626,13 +632,22 @@ static int snode_dma_copy_map(struct snode_dma_copy *c, u64 addr)
 					GFP_KERNEL);
 	if (ret)
 		return ret;
-	ret = dma_map_sgtable(dev, &c->sgt, c->to_global ? DMA_TO_DEVICE :
-							   DMA_FROM_DEVICE, 0);
+	/*
+	 * Two copies in flight may name the same user pages (a process that
+	 * reads two ranges into one buffer). The syncs, not the mapping,
+	 * carry the cache maintenance, so dma-debug allows such overlapping
+	 * mappings (DMA_ATTR_SKIP_CPU_SYNC); which copy's data the overlap
+	 * holds afterwards is undefined, as for two concurrent read()s into
+	 * one buffer.
+	 */
+	ret = dma_map_sgtable(dev, &c->sgt, snode_dma_dir(c),
+			      DMA_ATTR_SKIP_CPU_SYNC);
 	if (ret) {
 		sg_free_table(&c->sgt);
 		c->sgt.orig_nents = 0;
 		return ret;
 	}
+	dma_sync_sgtable_for_device(dev, &c->sgt, snode_dma_dir(c));
 	c->sg = c->sgt.sgl;
 	return 0;
 }

@@ -615,6 +615,55 @@ TEST_F(dma, async_batch)
 	munmap(buf, 16 * 65536 + 2 * 4096);
 }
 
+/*
+ * Copies in flight may share user pages: eight copies from the window into
+ * one buffer, each shifted by a page and a cacheline, then four the other
+ * way from it. Each copy moves bytes between the same offsets of the
+ * buffer and of a window range, so the result is the same in any order.
+ * The debug kernel's DMA API checks see the overlapping mappings (they
+ * warned before the driver mapped with DMA_ATTR_SKIP_CPU_SYNC).
+ */
+TEST_F(dma, overlapping_buffers)
+{
+	const size_t len = 65536, step = 4096 + 64, total = len + 7 * step;
+	struct snode_dma_req r[12];
+	struct snode_dma_cpl c[8];
+	uint8_t *buf = buffer(total);
+	int i, got = 0, n;
+
+	ASSERT_NE(NULL, buf);
+	fill_random(self->win, total, 11);
+	for (i = 0; i < 8; i++)
+		r[i] = req(SNODE_DMA_FROM_GLOBAL, self->rw, i * step,
+			   buf + i * step, len, i);
+	ASSERT_EQ(8, _dma_submit(self->q, r, 8, 0));
+	while (got < 8) {
+		ASSERT_EQ(1, poll(&(struct pollfd){ .fd = self->q,
+						    .events = POLLIN }, 1, 10000));
+		n = read(self->q, c + got, (8 - got) * sizeof(c[0]));
+		ASSERT_LT(0, n);
+		got += n / sizeof(c[0]);
+	}
+	for (i = 0; i < 8; i++) {
+		EXPECT_EQ(0, c[i].status);
+		EXPECT_EQ(len, c[i].bytes);
+	}
+	ASSERT_EQ(0, memcmp(buf, self->win, total));
+
+	/* the same buffer, now the source of overlapping copies */
+	for (i = 0; i < 4; i++)
+		r[8 + i] = req(SNODE_DMA_TO_GLOBAL, self->rw,
+			       SIM_RW_LEN / 2 + i * step, buf + i * step, len,
+			       8 + i);
+	ASSERT_EQ(4, _dma_submit(self->q, r + 8, 4, SNODE_DMA_SUBMIT_WAIT));
+	for (i = 8; i < 12; i++) {
+		EXPECT_EQ(0, r[i].out_status);
+		EXPECT_EQ(len, r[i].out_bytes);
+	}
+	EXPECT_EQ(0, memcmp(self->win + SIM_RW_LEN / 2, buf, len + 3 * step));
+	munmap(buf, total + 2 * 4096);
+}
+
 /* The depth bounds copies in flight plus completions unread. */
 TEST_F(dma, queue_depth)
 {
