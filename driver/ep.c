@@ -178,19 +178,17 @@ static void snode_ep_copy_msg(struct snode_msg *msg,
 	memcpy(msg->payload, slot->payload, msg->len);
 }
 
-/* Hand consumed slots back to the device. Caller holds read_lock. */
-static void snode_ep_head_write(struct snode_ep *ep)
+/*
+ * Hand consumed slots back to the device. Caller holds read_lock, and
+ * @sdev->rwsem through snode_lock_live() if @live.
+ */
+static void snode_ep_head_write(struct snode_ep *ep, bool live)
 {
-	struct snode_dev *sdev = ep->sdev;
-
-	if (snode_lock_live(sdev))
-		return;
 	/* a dead endpoint's id may be the device's no longer */
-	if (!ep->dead_err)
-		snode_writel(sdev, SNODE_EP_HEAD_OFFSET,
+	if (live && !ep->dead_err)
+		snode_writel(ep->sdev, SNODE_EP_HEAD_OFFSET,
 			     FIELD_PREP(SNODE_EP_HEAD_EP_MASK, ep->id) |
 			     FIELD_PREP(SNODE_EP_HEAD_INDEX_MASK, ep->head));
-	snode_unlock_live(sdev);
 }
 
 /*
@@ -231,8 +229,10 @@ static ssize_t snode_ep_read(struct file *file, char __user *buf,
 {
 	struct snode_ep *ep = file->private_data;
 	size_t n = count / sizeof(struct snode_msg);
+	struct snode_dev *sdev = ep->sdev;
 	struct snode_msg msg;
 	ssize_t done = 0;
+	bool live;
 	u32 avail, i;
 	int ret;
 
@@ -240,13 +240,21 @@ static ssize_t snode_ep_read(struct file *file, char __user *buf,
 		return -EINVAL;
 retry:
 	for (;;) {
+		/*
+		 * The device lock nests outside read_lock (see Locking):
+		 * taken first, it covers the EP_HEAD write. A device that is
+		 * not live still lets the reader drain what arrived.
+		 */
+		live = !snode_lock_live(sdev);
 		ret = mutex_lock_interruptible(&ep->read_lock);
 		if (ret)
-			return ret;
+			goto out_live;
 		ret = snode_ep_ready(ep);
 		if (ret != -EAGAIN || (file->f_flags & O_NONBLOCK))
 			break;
 		mutex_unlock(&ep->read_lock);
+		if (live)
+			snode_unlock_live(sdev);
 		ret = wait_event_interruptible(ep->wait, snode_ep_peek(ep));
 		if (ret)
 			return ret;
@@ -275,9 +283,12 @@ retry:
 		WRITE_ONCE(ep->head, (ep->head + 1) & (ep->entries - 1));
 	}
 	if (done)
-		snode_ep_head_write(ep);
+		snode_ep_head_write(ep, live);
 out_unlock:
 	mutex_unlock(&ep->read_lock);
+out_live:
+	if (live)
+		snode_unlock_live(sdev);
 	if (!done && ret == -EFAULT &&
 	    !fault_in_writeable(buf, sizeof(msg)))
 		goto retry;
