@@ -22,8 +22,8 @@
 #     devlink health recover does, and the link comes back
 #   - an administrative link down is no error; a THERMAL event raises the
 #     thermal reporter until the alarm is acknowledged
-#   - recover needs CAP_NET_ADMIN; an FLR and an unload/load leave the
-#     instances working and then gone and back
+#   - recover needs CAP_NET_ADMIN; an FLR, callbacks racing FLRs and an
+#     unload/load leave the instances working, then gone and back
 # On a kernel without CONFIG_NET_DEVLINK (the debug kernel) only loading
 # the driver is checked and the rest is skipped, with the reason.
 # Every check prints one TAP line; the exit status is 1 if any failed.
@@ -289,6 +289,21 @@ lines = sys.argv[1].splitlines()
 d = json.loads(lines[0])["links"]
 i = json.loads(lines[1])["info"]
 sys.exit(0 if len(d) == 2 and i[sys.argv[2]]["driver"] == "snode" else 1)' "$out" "$H0"
+
+# Callbacks racing resets: each must answer or fail (EAGAIN), never hang or
+# touch the device mid-reset (the debug lanes' log scan would see that).
+out=$(gexec 0 "(i=0; while [ \$i -lt 100 ]; do
+		$DL health diagnose $H0 reporter link; $DL health diagnose $H0 reporter thermal
+		$DL health recover $H0 reporter link; $DL dev info $H0; i=\$((i + 1))
+	done) >/dev/null 2>/tmp/race.err &
+	for n in 1 2 3 4 5; do echo 1 > /sys/bus/pci/devices/$BDF0/reset; sleep 0.2; done
+	wait; sort /tmp/race.err | uniq -c | sed 's/^/# /'
+	cat /sys/class/snode/$DEV0/state; $DL -j health diagnose $H0 reporter link")
+echo "$out" >"$LOG/flr-race"
+check "$KERNEL: diagnose, recover and dev info in a loop across 5 FLRs: no hang, live, fresh diagnose after" pycheck '
+lines = sys.argv[1].splitlines()
+d = json.loads(lines[-1])["links"]
+sys.exit(0 if lines[-2] == "live" and len(d) == 2 and not any(x["stale"] for x in d) else 1)' "$out"
 
 out=$(gexec 0 "rmmod snode && $DL -j dev show; insmod /lib/snode/snode.ko && $DL -j dev show")
 echo "$out" >"$LOG/reload"

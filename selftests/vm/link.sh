@@ -50,6 +50,8 @@ $1" "${@:2}" 2>>"$LOG/py.err"
 
 finish_hook() {
 	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
+	# what the devlink link reporter made of the faults injected above
+	gexec 0 "/usr/sbin/devlink -j health show" >"$LOG/devlink-health.json" 2>&1
 }
 
 require "$BUILD/stage/common/usr/bin/snodectl" "$BUILD/stage/common$KSFT_BIN/link_stream"
