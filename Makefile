@@ -5,7 +5,8 @@
 #   tools/emu/fm/fm.mk       snode-fm and its host unit tests
 #   driver/driver.mk         snode.ko for KDIR and for every guest kernel, lint
 #   selftests/selftests.mk   kselftest binaries and the VM test suites
-#   selftests/link.mk        nl-check (spec vs uapi), ynl-stage, bench-link
+#   selftests/link.mk        nl-check (spec vs uapi), ynl-stage, devlink-stage,
+#                            bench-link
 #   tools/snode-fuzz/snode-fuzz.mk  snode-fuzz, make fuzz
 #   tools/snode-perf/snode-perf.mk  snode-perf; tools/demo/demo.mk  make demo's tools
 #   tools/testing/hw-contract/hw-contract.mk  driver, device model and hw doc agree
@@ -43,7 +44,7 @@ include $(TOP)/install.mk
 emu-build: deps
 	$(MAKE) -f $(TOP)/Makefile kernels linux-source qemu
 	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests \
-		emu-test-stage ynl-stage
+		emu-test-stage ynl-stage devlink-stage
 
 check-build: emu-build
 	$(MAKE) -f $(TOP)/Makefile kernels-debug

@@ -219,6 +219,28 @@ static void __snode_link_check_ber(struct snode_link *link, unsigned int port,
 		return;
 	lp->ber_alarm = alarm;
 	__snode_link_notify(link, port, SNODE_LINK_NTF_BER, meta);
+	if (alarm)
+		snode_devlink_link_error(link->sdev, port,
+					 "bit-error rate above threshold",
+					 &lp->port, threshold);
+}
+
+/*
+ * A link error for the devlink link reporter: a link that is
+ * administratively up went down, or lost lanes. Retraining after a reset
+ * is not an error; a link taken down on request is not either.
+ */
+static const char *snode_link_error(const struct snode_port *p, u8 before)
+{
+	if (p->admin_state != SNODE_LINK_ADMIN_STATE_UP)
+		return NULL;
+	if (p->oper_state == SNODE_LINK_OPER_STATE_DOWN &&
+	    before != SNODE_LINK_OPER_STATE_DOWN)
+		return "link down";
+	if (p->oper_state == SNODE_LINK_OPER_STATE_DEGRADED &&
+	    before == SNODE_LINK_OPER_STATE_UP)
+		return "lanes lost, link degraded";
+	return NULL;
 }
 
 static void __snode_node_send(struct snode_link *link, u32 id,
@@ -391,18 +413,36 @@ int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action)
 			.action = cpu_to_le32(action),
 		},
 	};
+	struct snode_port *p;
+	u8 before = 0;
 	int ret;
 
 	if (port >= link->nports)
 		return -ENOENT;
+	p = &link->ports[port].port;
+
+	/*
+	 * No event carries the admin state. A link is admin down before the
+	 * device reports it down, so that the LINK_STATE event it sends is
+	 * not taken for a link error; back as it was if the command failed.
+	 */
+	if (action == SNODE_PORT_SET_DOWN) {
+		mutex_lock(&link->lock);
+		before = p->admin_state;
+		p->admin_state = SNODE_LINK_ADMIN_STATE_DOWN;
+		mutex_unlock(&link->lock);
+	}
 	ret = snode_admin_exec(sdev, &req);
-	if (ret || (action != SNODE_PORT_SET_DOWN && action != SNODE_PORT_SET_UP))
+	if (action == SNODE_PORT_SET_DOWN && ret) {
+		mutex_lock(&link->lock);
+		p->admin_state = before;
+		mutex_unlock(&link->lock);
+	}
+	if (ret || action != SNODE_PORT_SET_UP)
 		return ret;
 
-	/* no event carries the admin state */
 	mutex_lock(&link->lock);
-	link->ports[port].port.admin_state = action == SNODE_PORT_SET_UP ?
-		SNODE_LINK_ADMIN_STATE_UP : SNODE_LINK_ADMIN_STATE_DOWN;
+	p->admin_state = SNODE_LINK_ADMIN_STATE_UP;
 	mutex_unlock(&link->lock);
 	return 0;
 }
@@ -540,16 +580,23 @@ static void snode_link_state_event(struct snode_link *link,
 				   const struct snode_ev_meta *meta)
 {
 	struct snode_link_port *lp = snode_link_event_port(link, d->port);
+	const char *error;
+	u8 before;
 
 	if (!lp)
 		return;
 	mutex_lock(&link->lock);
+	before = lp->port.oper_state;
 	lp->port.oper_state = snode_oper_state(d->oper_state);
 	lp->port.lanes = d->lanes;
 	lp->port.peer_node = le32_to_cpu(d->peer_node);
 	lp->port.down_events = le64_to_cpu(d->down_events);
 	lp->stamp = ++link->events;
 	__snode_link_notify(link, d->port, SNODE_LINK_NTF_STATE, meta);
+	error = snode_link_error(&lp->port, before);
+	if (error)
+		snode_devlink_link_error(link->sdev, d->port, error, &lp->port,
+					 __snode_link_threshold(link, lp));
 	mutex_unlock(&link->lock);
 }
 
@@ -672,6 +719,10 @@ void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev)
 			snode_nl_thermal_ntf(sdev, le32_to_cpu(d->temp),
 					     le32_to_cpu(d->power),
 					     le32_to_cpu(d->alarm), &meta);
+		if (d->alarm)
+			snode_devlink_thermal(sdev, le32_to_cpu(d->temp),
+					      le32_to_cpu(d->power),
+					      le32_to_cpu(d->alarm));
 		mutex_unlock(&link->lock);
 		break;
 	}

@@ -198,4 +198,26 @@ void snode_nl_access_ntf(struct snode_dev *sdev, u64 offset, bool write,
 void snode_nl_thermal_ntf(struct snode_dev *sdev, s32 temp, u32 power,
 			  u32 alarm, const struct snode_ev_meta *meta);
 
+/* devlink.c: the health reporters; the caller holds &snode_link.lock */
+#if IS_ENABLED(CONFIG_NET_DEVLINK)
+void snode_devlink_link_error(struct snode_dev *sdev, unsigned int port,
+			      const char *reason, const struct snode_port *state,
+			      u64 threshold);
+void snode_devlink_thermal(struct snode_dev *sdev, s32 temp, u32 power,
+			   u32 alarm);
+#else
+static inline void snode_devlink_link_error(struct snode_dev *sdev,
+					    unsigned int port,
+					    const char *reason,
+					    const struct snode_port *state,
+					    u64 threshold)
+{
+}
+
+static inline void snode_devlink_thermal(struct snode_dev *sdev, s32 temp,
+					 u32 power, u32 alarm)
+{
+}
+#endif
+
 #endif /* _SNODE_LINK_H_ */

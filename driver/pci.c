@@ -404,6 +404,11 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	snode_mem_debugfs_add(sdev);
 	snode_msg_debugfs_add(sdev);
 
+	/* last: its callbacks use all of the above; unregistered first */
+	ret = snode_devlink_register(sdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register with devlink\n");
+
 	snode_print_identity(sdev, "");
 	return 0;
 }

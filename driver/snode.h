@@ -26,6 +26,7 @@ struct snode_msg_entry;
 struct snode_mem_entry;
 struct snode_msg_dev;
 struct snode_dma_dev;
+struct snode_devlink;
 
 #define SNODE_MAX_DEVS		256
 
@@ -224,6 +225,8 @@ struct snode_sensors {
  * @msg: message endpoints and sending (msg.c); NULL without CAP.MSG,
  *       freed with this structure
  * @dma: DMA engine (dma.c); NULL without CAP.DMA, freed with this structure
+ * @dl: the devlink instance (devlink.c) while it is registered; set and
+ *      cleared under &snode_link.lock, which the event path holds to use it
  */
 struct snode_dev {
 	struct device dev;
@@ -257,6 +260,7 @@ struct snode_dev {
 	struct snode_mem *mem;
 	struct snode_msg_dev *msg;
 	struct snode_dma_dev *dma;
+	struct snode_devlink *dl;
 };
 
 static inline struct snode_dev *to_snode_dev(struct device *dev)
@@ -549,6 +553,16 @@ void snode_import_dma_put(struct snode_import *imp);
 int snode_link_init(struct snode_dev *sdev);
 int snode_link_register(struct snode_dev *sdev);
 void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev);
+
+/* devlink.c */
+#if IS_ENABLED(CONFIG_NET_DEVLINK)
+int snode_devlink_register(struct snode_dev *sdev);
+#else
+static inline int snode_devlink_register(struct snode_dev *sdev)
+{
+	return 0;
+}
+#endif
 
 /* netlink.c */
 int snode_nl_init(void);

@@ -9,6 +9,10 @@
 #   ynl-stage   a minimal python3 and YNL's cli.py with the spec, staged for
 #               the guests at build/stage/common/usr/lib/snode/ynl/, so that
 #               selftests/vm/link.sh can read the family from the spec alone
+#   devlink-stage  the host's iproute2 devlink (Debian's, unmodified) for the
+#               guests at build/stage/common/usr/sbin/devlink; the VM runner
+#               adds its libraries. Nothing without /usr/sbin/devlink, and
+#               selftests/vm/devlink.sh then skips.
 #   bench-link  event latency and dump time (selftests/vm/link-bench.sh)
 
 NL_SPEC      := $(TOP)/Documentation/netlink/specs/snode.yaml
@@ -16,7 +20,7 @@ YNL_DIR      ?= $(BUILD)/linux-source-6.12/tools/net/ynl
 YNL_STAGE    := $(BUILD)/stage/common/usr/lib/snode/ynl
 NL_CHECK_DIR := $(BUILD)/nl-check
 
-.PHONY: nl-check ynl-stage bench-link
+.PHONY: nl-check ynl-stage devlink-stage bench-link
 
 # ynl-gen-c.py looks for the schema next to specs/ and for MAINTAINERS above
 # it, as in a kernel tree; a scratch tree gives it both. The schema is not
@@ -44,6 +48,17 @@ $(YNL_STAGE)/ynl-cli: $(NL_SPEC) $(TOP)/selftests/vm/ynl-stage.sh \
 	$(TOP)/selftests/vm/ynl-stage.sh $(YNL_STAGE) $(NL_SPEC) $(YNL_DIR)
 
 ynl-stage: $(YNL_STAGE)/ynl-cli
+
+HOST_DEVLINK  ?= /usr/sbin/devlink
+DEVLINK_STAGE := $(BUILD)/stage/common/usr/sbin/devlink
+
+# install -C: an unchanged binary leaves the guests' initramfs alone
+devlink-stage:
+	@if [ -x $(HOST_DEVLINK) ]; then \
+		install -C -D -m 0755 $(HOST_DEVLINK) $(DEVLINK_STAGE); \
+	else \
+		echo "devlink-stage: no $(HOST_DEVLINK) (iproute2), not staged"; \
+	fi
 
 bench-link:
 	$(TOP)/selftests/vm/link-bench.sh

@@ -362,6 +362,10 @@ out=$(gexec 0 "snodectl -j link show snode0 1")
 check "$KERNEL: ... and the link stayed up" pycheck '
 sys.exit(0 if json.loads(sys.argv[1])["links"][0]["state"] == "up" else 1)' "$out"
 
+# what the devlink link reporter (auto-recovering) made of the faults above,
+# before the unload below starts it over
+gexec 0 "/usr/sbin/devlink -j health show" >"$LOG/devlink-health.json" 2>&1
+
 out=$(gexec 0 "rmmod snode && snodectl link status; echo status \$?; insmod /lib/snode/snode.ko" 2>&1)
 echo "$out" >"$LOG/not-loaded"
 check "$KERNEL: without snode.ko: 'snode.ko not loaded', exit 1" \

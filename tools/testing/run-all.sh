@@ -43,24 +43,29 @@ SUITES=(
 	"core-6.1:bash selftests/vm/core.sh 6.1"
 	"mem-6.1:bash selftests/vm/mem.sh 6.1"
 	"link-6.1:bash selftests/vm/link.sh 6.1"
+	"devlink-6.1:bash selftests/vm/devlink.sh 6.1"
 	"msg-6.1:bash selftests/vm/msg.sh 6.1"
 	"fuzz-6.1:bash selftests/vm/fuzz.sh 6.1 120 4242"
 	"emu-6.12:bash selftests/emu/emu.sh 6.12"
 	"core-6.12:bash selftests/vm/core.sh 6.12"
 	"mem-6.12:bash selftests/vm/mem.sh 6.12"
 	"link-6.12:bash selftests/vm/link.sh 6.12"
+	"devlink-6.12:bash selftests/vm/devlink.sh 6.12"
 	"msg-6.12:bash selftests/vm/msg.sh 6.12"
 	"fuzz-6.12:bash selftests/vm/fuzz.sh 6.12 120 4242"
 	"campaign-6.12:bash selftests/vm/campaign.sh 6.12"
 	"core-debug:bash selftests/vm/core.sh debug"
 	"mem-debug:bash selftests/vm/mem.sh debug"
 	"link-debug:bash selftests/vm/link.sh debug"
+	"devlink-debug:bash selftests/vm/devlink.sh debug"
 	"msg-debug:bash selftests/vm/msg.sh debug"
 	"fail-nth-debug:bash selftests/vm/fail-nth.sh debug"
 )
 # Suites left out of "make check" for its time budget, run by --full:
 # the debug kernel still runs core, msg (the lifetime tests) and fail-nth.
-FULL_ONLY=(mem-debug link-debug)
+# devlink-debug only loads the driver and skips: the debug kernel has no
+# CONFIG_NET_DEVLINK.
+FULL_ONLY=(mem-debug link-debug devlink-debug)
 
 passed=0
 failed=0
