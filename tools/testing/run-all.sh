@@ -58,14 +58,15 @@ SUITES=(
 	"mem-debug:bash selftests/vm/mem.sh debug"
 	"link-debug:bash selftests/vm/link.sh debug"
 	"devlink-debug:bash selftests/vm/devlink.sh debug"
-	"msg-debug:bash selftests/vm/msg.sh debug"
+	"msg-debug:bash selftests/vm/msg.sh debug pair"
+	"msg4-debug:bash selftests/vm/msg.sh debug four"
 	"fail-nth-debug:bash selftests/vm/fail-nth.sh debug"
 )
 # Suites left out of "make check" for its time budget, run by --full:
-# the debug kernel still runs core, msg (the lifetime tests) and fail-nth.
-# devlink-debug only loads the driver and skips: the debug kernel has no
-# CONFIG_NET_DEVLINK.
-FULL_ONLY=(mem-debug link-debug devlink-debug)
+# the debug kernel still runs core, msg's two-node part (the lifetime
+# tests) and fail-nth. devlink-debug only loads the driver and skips: the
+# debug kernel has no CONFIG_NET_DEVLINK.
+FULL_ONLY=(mem-debug link-debug msg4-debug devlink-debug)
 
 passed=0
 failed=0
