@@ -76,8 +76,7 @@ $(LIBSNODE_DIR)/libsnode.pc: $(TOP)/libsnode/libsnode.pc.in $(LIBSNODE_DIR)/dirs
 # context, against the shared library and again with every library source
 # under ThreadSanitizer; the ABI against the committed baseline
 # (libsnode/libsnode.abi, abidiff); the Debian symbols file
-# (libsnode/libsnode1.symbols, for debian/ to install as libsnode1.symbols)
-# against the version script and the library.
+# (debian/libsnode1.symbols) against the version script and the library.
 LIBSNODE_TEST_DIR := $(LIBSNODE_DIR)/test
 LIBSNODE_THREAD_TEST := $(LIBSNODE_TEST_DIR)/thread_test
 LIBSNODE_THREAD_TSAN := $(LIBSNODE_TEST_DIR)/thread_test-tsan

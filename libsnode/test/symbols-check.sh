@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 #
-# symbols-check.sh - the Debian symbols file (libsnode/libsnode1.symbols),
+# symbols-check.sh - the Debian symbols file (debian/libsnode1.symbols),
 # the version script (libsnode/libsnode.sym) and the built library's
 # dynamic symbols name the same versioned symbols. One TAP line.
 #
@@ -16,7 +16,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # "name@VERSION" for each, the version node itself included
-awk 'NR > 1 && /^ / { print $1 }' "$TOP/libsnode/libsnode1.symbols" |
+awk 'NR > 1 && /^ / { print $1 }' "$TOP/debian/libsnode1.symbols" |
 	sort >"$tmp/debian"
 awk '/^[A-Z0-9_]+ *\{/ { node = $1; print node "@" node }
      /^\t[a-z_0-9]+;/ { sub(/;/, "", $1); print $1 "@" node }' \

@@ -97,10 +97,10 @@ else
 fi
 # the package's symbols are the committed file's (debian/libsnode1.symbols)
 if diff <(awk '/^ / { print $1 }' "$LOG" | sort) \
-	<(awk '/^ / { print $1 }' "$TOP/libsnode/libsnode1.symbols" | sort) >"$LOG.diff"; then
-	ok "libsnode1's symbols are those of libsnode/libsnode1.symbols"
+	<(awk '/^ / { print $1 }' "$TOP/debian/libsnode1.symbols" | sort) >"$LOG.diff"; then
+	ok "libsnode1's symbols are those of debian/libsnode1.symbols"
 else
-	not_ok "libsnode1's symbols are those of libsnode/libsnode1.symbols ($(grep -c '^[<>]' "$LOG.diff") differ)"
+	not_ok "libsnode1's symbols are those of debian/libsnode1.symbols ($(grep -c '^[<>]' "$LOG.diff") differ)"
 fi
 if dpkg-deb -f "$(deb snode-tools "$ARCH")" Depends | tee "$LOG" | grep -q 'libsnode1 (>= '; then
 	ok "snode-tools depends on libsnode1"

@@ -3,7 +3,7 @@
 #
 # The kernel-code quality gates as tests: W=1 + sparse against each guest
 # kernel's headers, checkpatch --strict and kernel-doc, over driver/ and
-# uapi/.
+# uapi/, and a tree without symlinks.
 # Each gate is one TAP line; its findings go to the log. Prints TAP.
 
 set -u
@@ -21,5 +21,15 @@ for target in lint-6.1 lint-6.12 lint-checkpatch lint-kernel-doc; do
 			head -n 30 | sed 's/^/# /'
 	fi
 done
+# The tree CI tests is a copy that carries no symlinks (one arrived as a
+# file holding its target's path and broke the package build): none here.
+n=$((n + 1))
+links=$(git -C "$TOP" ls-files -s 2>/dev/null | awk '$1 == "120000" { print $4 }')
+if [ -z "$links" ]; then
+	echo "ok $n - no symlinks in the tree"
+else
+	fails=$((fails + 1))
+	echo "not ok $n - no symlinks in the tree: $(echo $links)"
+fi
 echo "1..$n"
 [ "$fails" -eq 0 ]
