@@ -207,6 +207,90 @@ uint8_t fm_route_port(const struct fm_fabric *f, uint32_t from, uint32_t to)
 	return n->route[to];
 }
 
+/*
+ * The links a message from @from to @to crosses, in order, as the routes
+ * above choose them: it leaves @from through its route port; on a switch
+ * it takes the fewest inter-switch hops (lowest link index first on a tie)
+ * to the switch of @to's lowest-numbered port in the same component, the
+ * same "lowest port" rule the route port follows. Only routable links.
+ * Return: the number of links written to @path (at most @max), -ENOENT if
+ * @to is not reachable, -E2BIG if the path is longer than @max.
+ */
+int fm_route_path(const struct fm_fabric *f, uint32_t from, uint32_t to,
+		  uint32_t *path, uint32_t max)
+{
+	int32_t via[FM_MAX_SWITCHES];	/* link that reached the switch, -2: unseen */
+	uint32_t queue[FM_MAX_SWITCHES], qh = 0, qt = 0, s0, sw, n = 0, i, p;
+	const struct fm_node *a = fm_node_get(f, from), *b = fm_node_get(f, to);
+	const struct fm_link *l;
+	uint8_t port;
+	int last = -1;
+
+	port = fm_route_port(f, from, to);
+	if (!a || !b || from == to || port == FM_NO_ROUTE || a->port_link[port] < 0)
+		return -ENOENT;
+	if (!max)
+		return -E2BIG;
+	l = &f->links[a->port_link[port]];
+	path[n++] = a->port_link[port];
+	if (l->a.kind == FM_END_NODE && l->b.kind == FM_END_NODE)
+		return n;	/* back to back: the route port is the cable to @to */
+	s0 = l->b.id;
+	for (i = 0; i < f->nswitches; i++)
+		via[i] = -2;
+	via[s0] = -1;
+	queue[qt++] = s0;
+	while (qh < qt) {
+		sw = queue[qh++];
+		for (i = 0; i < f->nlinks; i++) {
+			const struct fm_link *e = &f->links[i];
+			uint32_t o;
+
+			if (e->a.kind != FM_END_SWITCH || e->b.kind != FM_END_SWITCH ||
+			    !fm_link_routable(e, f->now))
+				continue;
+			if (e->a.id == sw)
+				o = e->b.id;
+			else if (e->b.id == sw)
+				o = e->a.id;
+			else
+				continue;
+			if (via[o] != -2)
+				continue;
+			via[o] = i;
+			queue[qt++] = o;
+		}
+	}
+	for (p = 0; p < b->nports && last < 0; p++) {
+		int li = b->port_link[p];
+
+		if (li < 0 || !fm_link_routable(&f->links[li], f->now) ||
+		    f->links[li].b.kind != FM_END_SWITCH ||
+		    via[f->links[li].b.id] == -2)
+			continue;
+		last = li;
+	}
+	if (last < 0)
+		return -ENOENT;	/* cannot happen while the routes are current */
+	/* walk back from @to's switch, then reverse the inter-switch part */
+	{
+		uint32_t hops[FM_MAX_SWITCHES], nh = 0;
+
+		for (sw = f->links[last].b.id; via[sw] >= 0;) {
+			const struct fm_link *e = &f->links[via[sw]];
+
+			hops[nh++] = via[sw];
+			sw = e->a.id == sw ? e->b.id : e->a.id;
+		}
+		if (n + nh + 1 > max)
+			return -E2BIG;
+		while (nh)
+			path[n++] = hops[--nh];
+	}
+	path[n++] = last;
+	return n;
+}
+
 uint8_t fm_node_view(const struct fm_fabric *f, uint32_t from, uint32_t to,
 		     uint8_t *route)
 {

@@ -185,6 +185,8 @@ int fm_switch_find(const struct fm_fabric *f, const char *name);
 void fm_routes_compute(struct fm_fabric *f);
 bool fm_reachable(const struct fm_fabric *f, uint32_t from, uint32_t to);
 uint8_t fm_route_port(const struct fm_fabric *f, uint32_t from, uint32_t to);
+int fm_route_path(const struct fm_fabric *f, uint32_t from, uint32_t to,
+		  uint32_t *path, uint32_t max);
 uint8_t fm_node_view(const struct fm_fabric *f, uint32_t from, uint32_t to,
 		     uint8_t *route);
 void fm_sync(struct fm_fabric *f);
@@ -296,6 +298,68 @@ void fm_ctl_ready(struct fm_fabric *f, uint32_t i);
 void fm_ctl_timers(struct fm_fabric *f);
 void fm_ctl_close_all(void);
 int fm_parse_nodelist(const char *s, uint8_t *mask);
+
+/* plan.c: redundancy check and deployment sizing */
+#define FM_PLAN_DEF_UTIL	0.75
+#define FM_PLAN_DEF_HEADROOM	0.25
+
+enum fm_pattern { FM_PAT_ALL_TO_ALL, FM_PAT_RING, FM_PAT_MATRIX };
+
+struct fm_flow {
+	uint32_t src, dst;
+	double bytes;		/* per sync */
+	int line;
+};
+
+struct fm_workload {
+	double jobs_per_day, units_per_job, seconds_per_unit, utilisation;
+	double model_bytes, sync_bytes, sync_interval, headroom;
+	enum fm_pattern pattern;
+	bool has_nodes;
+	uint8_t nodemask[FM_MAX_NODES / 8];
+	int key_line[10];	/* line of each key, 0: not given */
+	int nodes_line;
+	char matrix[4096];	/* path of the matrix file */
+	struct fm_flow *flows;	/* pattern = matrix */
+	uint32_t nflows;
+};
+
+struct fm_plan_spof {
+	bool lost;
+	uint32_t a, b;		/* a pair it disconnects */
+};
+
+struct fm_plan {
+	const char *topo;
+	uint32_t npattern;	/* nodes in the traffic pattern */
+	double nodes_raw;
+	uint32_t nodes_needed;	/* with headroom */
+	double mem_lo, mem_hi;	/* bytes per node */
+	double sync_bytes;	/* per node per sync (matrix: the largest) */
+	double node_bps;	/* bits per second per node */
+	double (*load)[2];	/* per link, bytes/s a->b and b->a */
+	uint32_t nover;
+	struct fm_plan_spof *spof;	/* per switch */
+	uint32_t nspof;
+};
+
+int fm_redundancy_check(const struct fm_fabric *f, const char *name,
+			struct fm_buf *out, struct fm_buf *err);
+int fm_workload_parse_string(struct fm_workload *w, const char *name,
+			     const char *text, char *err, size_t errlen);
+int fm_workload_parse_file(struct fm_workload *w, const char *path,
+			   char *err, size_t errlen);
+int fm_matrix_parse_string(struct fm_workload *w, const char *name,
+			   const char *text, char *err, size_t errlen);
+void fm_workload_free(struct fm_workload *w);
+const char *fm_pattern_name(enum fm_pattern p);
+int fm_plan_compute(struct fm_fabric *f, const char *topo,
+		    const struct fm_workload *w, struct fm_plan *p,
+		    char *err, size_t errlen);
+void fm_plan_print(const struct fm_fabric *f, const struct fm_workload *w,
+		   const struct fm_plan *p, bool json, bool pretty,
+		   struct fm_buf *out);
+void fm_plan_free(struct fm_plan *p);
 
 /* misc helpers */
 void fm_size_str(uint64_t v, char *s, size_t len);

@@ -2,7 +2,8 @@
 /*
  * DOC: main.c - the snode-fm command line and event loop
  *
- * snode-fm check FILE
+ * snode-fm check [--redundancy] FILE
+ * snode-fm plan TOPOLOGY --workload FILE [-j] [-p]
  * snode-fm hosts (--topology FILE | --nodes N)
  * snode-fm run (--topology FILE | --nodes N) --dir RUNDIR [--foreground]
  *              [--dead-ms MS]
@@ -31,7 +32,8 @@ static volatile sig_atomic_t fm_stop;
 
 static void usage(FILE *out)
 {
-	fputs("Usage: snode-fm check FILE\n"
+	fputs("Usage: snode-fm check [--redundancy] FILE\n"
+	      "       snode-fm plan TOPOLOGY --workload FILE [-j] [-p]\n"
 	      "       snode-fm hosts (--topology FILE | --nodes N)\n"
 	      "       snode-fm run (--topology FILE | --nodes N) --dir RUNDIR [--foreground]\n"
 	      "                    [--dead-ms MS]\n"
@@ -118,24 +120,100 @@ static int load(struct fm_fabric *f, const struct opts *o)
 
 static int cmd_check(int argc, char **argv)
 {
+	static const struct option lo[] = {
+		{ "redundancy", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct fm_buf b = { 0 }, rb = { 0 }, re = { 0 };
+	bool redundancy = false;
 	struct fm_fabric f;
-	struct fm_buf b = { 0 };
 	char err[512];
-	int ret = 0;
+	int ret = 0, c;
 
-	if (argc != 2) {
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		if (c != 'r') {
+			usage(stderr);
+			return 1;
+		}
+		redundancy = true;
+	}
+	if (optind != argc - 1) {
 		usage(stderr);
 		return 1;
 	}
 	fm_fabric_init(&f);
-	if (fm_topo_parse_file(&f, argv[1], err, sizeof(err))) {
+	if (fm_topo_parse_file(&f, argv[optind], err, sizeof(err))) {
 		fprintf(stderr, "%s\n", err);
+		ret = 1;
+	} else if (redundancy && fm_redundancy_check(&f, argv[optind], &rb, &re)) {
+		fputs(re.s, stderr);
 		ret = 1;
 	} else {
 		fm_topo_summary(&f, &b);
-		printf("%s: ok\n%s", argv[1], b.s);
+		printf("%s: ok\n%s%s", argv[optind], b.s, rb.s ? rb.s : "");
 	}
 	fm_buf_free(&b);
+	fm_buf_free(&rb);
+	fm_buf_free(&re);
+	fm_fabric_free(&f);
+	return ret;
+}
+
+static int cmd_plan(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "workload", required_argument, NULL, 'w' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "pretty", no_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *workload = NULL, *topo;
+	bool json = false, pretty = false;
+	struct fm_workload w = { 0 };
+	struct fm_buf out = { 0 };
+	struct fm_plan p = { 0 };
+	struct fm_fabric f;
+	char err[512];
+	int ret = 1, c;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "w:jp", lo, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			workload = optarg;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'p':
+			pretty = true;
+			break;
+		default:
+			usage(stderr);
+			return 1;
+		}
+	}
+	if (optind != argc - 1 || !workload) {
+		fprintf(stderr, "snode-fm plan: give one topology and --workload FILE\n");
+		usage(stderr);
+		return 1;
+	}
+	topo = argv[optind];
+	fm_fabric_init(&f);
+	if (fm_topo_parse_file(&f, topo, err, sizeof(err)) ||
+	    fm_workload_parse_file(&w, workload, err, sizeof(err)) ||
+	    fm_plan_compute(&f, topo, &w, &p, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		goto out;
+	}
+	fm_plan_print(&f, &w, &p, json, pretty, &out);
+	fputs(out.s ? out.s : "", stdout);
+	ret = 0;
+out:
+	fm_buf_free(&out);
+	fm_plan_free(&p);
+	fm_workload_free(&w);
 	fm_fabric_free(&f);
 	return ret;
 }
@@ -442,6 +520,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "check"))
 		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "plan"))
+		return cmd_plan(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "hosts"))
 		return cmd_hosts(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))

@@ -3,7 +3,7 @@
  * DOC: tests/main.c - the snode-fm unit test runner (TAP)
  *
  * snode-fm-test --fm PATH/snode-fm --topologies DIR [GROUP...]
- * Groups: topo route link grant e2e (default: all).
+ * Groups: topo route link grant plan e2e (default: all).
  */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -62,6 +62,7 @@ static const struct {
 	{ "route", test_route },
 	{ "link", test_link },
 	{ "grant", test_grant },
+	{ "plan", test_plan },
 	{ "e2e", test_e2e },
 };
 
