@@ -182,7 +182,7 @@ static void history_print_link(const struct record_link *l)
 	const struct trend_result *r = &l->r;
 
 	print_open_object(NULL);
-	print_str("host", "%s ", l->host);
+	print_str("host", *l->host ? "%s " : NULL, l->host);
 	print_str("dev", "%s", l->dev);
 	print_u64("port", "/%llu:", l->port);
 	history_print_rate("crc_errors_per_hour", "crc", "%.3g",
@@ -243,7 +243,7 @@ int link_trend(struct snodectl *sc)
 	struct record_file h = { 0 };
 	struct trend_limits lim;
 	const char *val = NULL;
-	int64_t since = 0;
+	int64_t since = 0, cutoff;
 	unsigned int i, flagged = 0, judged = 0;
 	bool json = sc->json, pretty = sc->pretty;
 	int id, ret;
@@ -289,9 +289,11 @@ int link_trend(struct snodectl *sc)
 	ret = record_read(&h);
 	if (ret)
 		goto out;
+	/* the window ends at the newest record, not now (snodectl(8)) */
+	cutoff = !since || h.newest < INT64_MIN + since ? INT64_MIN :
+		 h.newest - since;
 	for (i = 0; i < h.n; i++) {
-		trend_compute(h.links[i].s, h.links[i].n,
-			      since ? h.newest - since : INT64_MIN, &lim,
+		trend_compute(h.links[i].s, h.links[i].n, cutoff, &lim,
 			      &h.links[i].r);
 		if (h.links[i].r.samples)
 			judged++;

@@ -332,10 +332,11 @@ int record_read(struct record_file *h)
 	int ret = 0;
 	FILE *f;
 
-	f = fopen(h->file, "re");
+	/* "-": standard input, e.g. several hosts' files through cat */
+	f = strcmp(h->file, "-") ? fopen(h->file, "re") : stdin;
 	if (!f) {
 		tool_err("link trend: cannot open %s: %s", h->file,
-			     strerror(errno));
+			 strerror(errno));
 		return SNODECTL_HEALTH_UNKNOWN;
 	}
 	while (!ret && (len = getline(&line, &cap, f)) >= 0) {
@@ -351,7 +352,8 @@ int record_read(struct record_file *h)
 		ret = SNODECTL_HEALTH_UNKNOWN;
 	}
 	free(line);
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	return ret;
 }
 

@@ -36,7 +36,7 @@ struct record_file {
 char *record_line(const struct snode_link_info *li, unsigned int n,
 		  int64_t now, const char *host);
 /*
- * Read h->file into h->links. Returns 0; TOOL_EXIT_USAGE after a
+ * Read h->file ("-": standard input) into h->links. Returns 0; TOOL_EXIT_USAGE after a
  * "FILE:LINE: ..." message on a line that is not a record this snodectl
  * reads or a time that does not rise for a link; or
  * SNODECTL_HEALTH_UNKNOWN (3) after a message when the file cannot be

@@ -380,6 +380,9 @@ ok "link trend: nothing flagged, exit 0" eval 'rc_is 0 && has "0 of 1 links flag
 { cat "$TMP/quiet.jsonl"; rec $t0 b "$(lnk snode0 0 0 0 0 0 0)"; } >"$TMP/merged.jsonl"
 run -n "$SNODECTL" link trend "$TMP/merged.jsonl"
 ok "link trend: the same link of two hosts is two links" eval 'rc_is 0 && has "a snode0/0:" "$out" && has "b snode0/0:" "$out"'
+out=$(SNODE_SYSFS=$TMP/none "$SNODECTL" link trend - <"$TMP/merged.jsonl" 2>"$TMP/err")
+rc=$? err=$(cat "$TMP/err")
+ok "link trend -: reads standard input" eval 'rc_is 0 && has "b snode0/0:" "$out" && [ -z "$err" ]'
 
 # bad input: FILE:LINE and exit 64
 while IFS='|' read -r what line msg; do
