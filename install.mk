@@ -4,8 +4,10 @@
 #   install           the userspace, without a kernel tree: libsnode (shared
 #                     and static), <libsnode.h> and <linux/snode.h>,
 #                     libsnode.pc, snodectl, snode-perf, man pages, bash
-#                     completion, the udev rule and the sysusers.d entry of
-#                     group "snode"; into DESTDIR, under PREFIX (/usr/local)
+#                     completion, the udev rule, the sysusers.d entry of
+#                     group "snode" and the weekly link record's systemd
+#                     units (not enabled); into DESTDIR, under PREFIX
+#                     (/usr/local)
 #   uninstall         removes exactly what install installed
 #   libsnode-install  the library, its headers, .pc file and man pages only
 #   userspace         builds what install installs
@@ -25,9 +27,14 @@ BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
 # udev and systemd-sysusers read /usr/local/lib/... as well as /usr/lib/...
 UDEVDIR     ?= $(PREFIX)/lib/udev
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+# as does systemd for units (/usr/local/lib/systemd/system)
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
 DKMS_SRCDIR ?= /usr/src/snode-$(SNODE_VERSION)
 
 INSTALL_BIN := $(BUILD)/install/bin
+# the service names snodectl by its installed path: made by each install,
+# as BINDIR may differ from the last one's
+INSTALL_UNITS := $(BUILD)/install/systemd
 
 .PHONY: userspace install uninstall libsnode-install dkms-source deb
 userspace: libsnode $(INSTALL_BIN)/snode-perf $(INSTALL_BIN)/snodectl
@@ -63,6 +70,8 @@ TOOLS_FILES := \
 	$(TOP)/tools/snodectl/snodectl.bash-completion:$(BASHCOMPDIR)/snodectl:0644 \
 	$(TOP)/udev/60-snode.rules:$(UDEVDIR)/rules.d/60-snode.rules:0644 \
 	$(TOP)/udev/snode.sysusers:$(SYSUSERSDIR)/snode.conf:0644 \
+	$(INSTALL_UNITS)/snode-link-record.service:$(SYSTEMDUNITDIR)/snode-link-record.service:0644 \
+	$(TOP)/systemd/snode-link-record.timer:$(SYSTEMDUNITDIR)/snode-link-record.timer:0644 \
 	$(foreach m,$(TOOL_MANS),$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)):0644)
 # the development symlink, made by install, removed by uninstall
 LIBSNODE_DEVLINK := $(LIBDIR)/libsnode.so
@@ -75,6 +84,9 @@ libsnode-install: libsnode
 	ln -sfn $(LIBSNODE_SONAME) '$(DESTDIR)$(LIBSNODE_DEVLINK)'
 
 install: userspace libsnode-install
+	@mkdir -p $(INSTALL_UNITS)
+	sed 's|@BINDIR@|$(BINDIR)|g' $(TOP)/systemd/snode-link-record.service.in \
+		>$(INSTALL_UNITS)/snode-link-record.service
 	$(call snode_install_files,$(TOOLS_FILES))
 
 uninstall:

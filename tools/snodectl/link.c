@@ -19,34 +19,11 @@ static void link_help(FILE *f)
 		"       snodectl link reset DEV PORT\n"
 		"       snodectl link clear DEV PORT\n"
 		"       snodectl link threshold DEV [ PORT ] { BER | off }\n"
+		"       snodectl link diag [ --record FILE ] [ DEV ]\n"
+		"       snodectl link trend FILE [ --since DUR ] [ --max-crc N ]\n"
+		"                              [ --max-replays N ] [ --max-down N ] [ -j ]\n"
 		"DEV := { snodeN | dev snodeN }    PORT := 0..255 (or DEV/PORT)\n"
-		"BER := a rate from 0 to 1, e.g. 1e-12\n");
-}
-
-const char *link_oper_name(unsigned int state)
-{
-	static const char *const names[] = {
-		[SNODE_LINK_OPER_STATE_DOWN] = "down",
-		[SNODE_LINK_OPER_STATE_UP] = "up",
-		[SNODE_LINK_OPER_STATE_DEGRADED] = "degraded",
-		[SNODE_LINK_OPER_STATE_TRAINING] = "training",
-	};
-
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
-							    "unknown";
-}
-
-const char *node_state_name(unsigned int state)
-{
-	static const char *const names[] = {
-		[SNODE_NODE_STATE_UNKNOWN] = "unknown",
-		[SNODE_NODE_STATE_UP] = "up",
-		[SNODE_NODE_STATE_UNREACHABLE] = "unreachable",
-		[SNODE_NODE_STATE_DEAD] = "dead",
-	};
-
-	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
-							    "unknown";
+		"BER := a rate from 0 to 1, e.g. 1e-12    DUR := N{s|m|h|d|w}, e.g. 7d\n");
 }
 
 static void link_print_ber(const char *key, const char *fmt, uint64_t ber)
@@ -366,6 +343,8 @@ static const struct snodectl_cmd link_cmds[] = {
 	{ "reset", link_reset },
 	{ "clear", link_clear },
 	{ "threshold", link_threshold },
+	{ "diag", link_diag },
+	{ "trend", link_trend },
 	{ NULL, NULL }
 };
 

@@ -93,9 +93,10 @@ int cmd_monitor(struct snodectl *sc);
 int cmd_msg(struct snodectl *sc);
 int cmd_node(struct snodectl *sc);
 
-/* link.c: shared by health.c */
-const char *link_oper_name(unsigned int state);
-const char *node_state_name(unsigned int state);
+/* history.c: link diag and link trend, commands of link.c */
+int link_diag(struct snodectl *sc);
+int link_trend(struct snodectl *sc);
+
 
 /*
  * errmsg.c: the text of a failed library call or netlink request, apart
@@ -150,6 +151,8 @@ struct health_sensors {
 	long power, power_max;
 };
 
+const char *link_oper_name(unsigned int state);
+const char *node_state_name(unsigned int state);
 /* "ok", "degraded", "errors" or "down" */
 const char *link_verdict(const struct snode_link_info *li);
 const char *health_name(enum health v);

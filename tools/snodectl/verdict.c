@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The judgements behind snodectl link's and snodectl health's verdicts,
- * kept apart from reading the device and printing so that the host tests
+ * The judgements behind snodectl link's and snodectl health's verdicts
+ * and the names of link and node states, kept apart from reading the device and printing so that the host tests
  * (tools/testing/cli/unit.c) can feed them constructed links, nodes and
  * sensor values.
  */
@@ -10,6 +10,32 @@
 #include <string.h>
 
 #include "snodectl.h"
+
+const char *link_oper_name(unsigned int state)
+{
+	static const char *const names[] = {
+		[SNODE_LINK_OPER_STATE_DOWN] = "down",
+		[SNODE_LINK_OPER_STATE_UP] = "up",
+		[SNODE_LINK_OPER_STATE_DEGRADED] = "degraded",
+		[SNODE_LINK_OPER_STATE_TRAINING] = "training",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
+							    "unknown";
+}
+
+const char *node_state_name(unsigned int state)
+{
+	static const char *const names[] = {
+		[SNODE_NODE_STATE_UNKNOWN] = "unknown",
+		[SNODE_NODE_STATE_UP] = "up",
+		[SNODE_NODE_STATE_UNREACHABLE] = "unreachable",
+		[SNODE_NODE_STATE_DEAD] = "dead",
+	};
+
+	return state < sizeof(names) / sizeof(names[0]) ? names[state] :
+							    "unknown";
+}
 
 /* Without an alarm threshold, a link at or above this BER is in errors. */
 #define LINK_DEFAULT_BER_LIMIT	1e-12

@@ -80,7 +80,21 @@ check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h \
 	/usr/share/man/man3/snode_new.3.gz
 check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf /lib/udev/rules.d/60-snode.rules \
 	/usr/lib/sysusers.d/snode.conf /usr/share/bash-completion/completions/snodectl \
-	/usr/share/man/man8/snodectl.8.gz
+	/usr/share/man/man8/snodectl.8.gz /lib/systemd/system/snode-link-record.service \
+	/lib/systemd/system/snode-link-record.timer
+# The weekly link record is installed, never enabled or started by the
+# package. dh_installsystemd --no-enable still re-enables on upgrade what
+# the administrator enabled, inside "if deb-systemd-helper
+# debian-installed" (false on a first install); its default instead
+# enables on first install ("was-enabled defaults to true").
+if dpkg-deb -I "$(deb snode-tools "$ARCH")" postinst >"$LOG" 2>&1 &&
+	grep -q "deb-systemd-helper debian-installed 'snode-link-record.timer'" "$LOG" &&
+	! grep -q 'was-enabled defaults to true' "$LOG" &&
+	! grep -Eq 'deb-systemd-invoke|systemctl .*(enable|start)' "$LOG"; then
+	ok "snode-tools's postinst neither enables nor starts snode-link-record.timer"
+else
+	not_ok "snode-tools's postinst neither enables nor starts snode-link-record.timer"
+fi
 KSFT=/usr/lib/snode/selftests
 check_contents snode-selftests $KSFT/run_kselftest.sh $KSFT/kselftest-list.txt \
 	$KSFT/snode/core_test $KSFT/snode/mem_test $KSFT/snode/netlink_test \

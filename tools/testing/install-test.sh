@@ -8,7 +8,9 @@
 # dynamically and with --static, runs them, checks the default hardening
 # flags and that CFLAGS, CPPFLAGS and LDFLAGS replace them, that the .pc
 # follows PREFIX, that the sysusers.d entry creates the group the udev rule
-# names, and that "make uninstall" leaves no file behind. TAP output.
+# names, that the weekly link record's systemd units are installed (not
+# enabled) and name the installed snodectl, and that "make uninstall"
+# leaves no file behind. TAP output.
 #
 # Usage: tools/testing/install-test.sh
 
@@ -39,7 +41,9 @@ missing=()
 want=(bin/snodectl bin/snode-perf lib/libsnode.so.1 lib/libsnode.so lib/libsnode.a
 	lib/pkgconfig/libsnode.pc include/libsnode.h include/linux/snode.h
 	share/man/man8/snodectl.8 share/bash-completion/completions/snodectl
-	lib/udev/rules.d/60-snode.rules lib/sysusers.d/snode.conf)
+	lib/udev/rules.d/60-snode.rules lib/sysusers.d/snode.conf
+	lib/systemd/system/snode-link-record.service
+	lib/systemd/system/snode-link-record.timer)
 for m in "$TOP"/libsnode/man/*.3; do want+=("share/man/man3/${m##*/}"); done
 for f in "${want[@]}"; do
 	[ -e "$D$P/$f" ] || missing+=("$f")
@@ -54,6 +58,32 @@ if [ -z "$(find "$D" -name '*.ko*' -print -quit)" ]; then
 	ok "make install installs no kernel module"
 else
 	find "$D" -name '*.ko*' >"$LOG"; not_ok "make install installs no kernel module"
+fi
+
+# The weekly link record: installed, names the installed snodectl, and
+# nothing enables it (no .wants/ link).
+U=$D$P/lib/systemd/system
+if grep -qx "ExecStart=$P/bin/snodectl link diag --record /var/lib/snode/link-history.jsonl" \
+		"$U/snode-link-record.service" 2>/dev/null &&
+	grep -qx 'OnCalendar=weekly' "$U/snode-link-record.timer" 2>/dev/null &&
+	grep -qx 'Persistent=true' "$U/snode-link-record.timer" &&
+	[ -z "$(find "$D" -name '*.wants' -print -quit)" ]; then
+	ok "systemd units: the service runs $P/bin/snodectl, the weekly timer is not enabled"
+else
+	cat "$U/snode-link-record.service" "$U/snode-link-record.timer" >"$LOG" 2>&1
+	not_ok "systemd units: the service runs $P/bin/snodectl, the weekly timer is not enabled"
+fi
+if command -v systemd-analyze >/dev/null; then
+	# verify wants the ExecStart binary: check a copy that names the DESTDIR one
+	mkdir -p "$T/units"
+	sed "s|^ExecStart=$P|ExecStart=$D$P|" "$U/snode-link-record.service" \
+		>"$T/units/snode-link-record.service"
+	cp "$U/snode-link-record.timer" "$T/units/"
+	check "systemd-analyze verify accepts the units" \
+		systemd-analyze verify --man=no "$T/units/snode-link-record.service" \
+		"$T/units/snode-link-record.timer"
+else
+	skip "systemd-analyze verify accepts the units" "no systemd-analyze"
 fi
 
 # --- pkg-config, header, example program -------------------------------------
@@ -178,6 +208,13 @@ fi
 D2=$T/dest-opt
 check "make install PREFIX=/opt/snode (same build dir)" \
 	make "${MAKE_ARGS[@]}" install DESTDIR="$D2" PREFIX=/opt/snode
+if grep -q '^ExecStart=/opt/snode/bin/snodectl ' \
+	"$D2/opt/snode/lib/systemd/system/snode-link-record.service" 2>/dev/null; then
+	ok "snode-link-record.service follows PREFIX (same build dir)"
+else
+	cat "$D2/opt/snode/lib/systemd/system/snode-link-record.service" >"$LOG" 2>&1
+	not_ok "snode-link-record.service follows PREFIX (same build dir)"
+fi
 if grep -qx 'prefix=/opt/snode' "$D2/opt/snode/lib/pkgconfig/libsnode.pc" 2>/dev/null &&
 	[ -x "$D2/opt/snode/bin/snodectl" ]; then
 	ok "libsnode.pc is rebuilt when PREFIX changes"

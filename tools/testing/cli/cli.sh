@@ -127,6 +127,8 @@ run "$SNODECTL" d
 ok "ambiguous object d: (dev, dma)" eval 'rc_is 64 && has "(dev, dma)" "$err"'
 run "$SNODECTL" link s
 ok "ambiguous command: (status, show, set)" eval 'rc_is 64 && has "(status, show, set)" "$err"'
+run "$SNODECTL" link t
+ok "link t is ambiguous (threshold, trend)" eval 'rc_is 64 && has "(threshold, trend)" "$err"'
 run "$SNODECTL" he
 ok "he is ambiguous (health, help)" eval 'rc_is 64 && has "(health, help)" "$err"'
 run "$SNODECTL" foo
@@ -168,6 +170,9 @@ link set snode0 1 state up extra
 link reset snode0 1 extra
 link clear snode0 1 extra
 link threshold snode0 1 1e-9 extra
+link diag snode0 extra
+link diag --record f snode0 extra
+link trend f extra
 mem list snode0 exports extra
 msg list snode0 endpoints extra
 msg stats snode0 extra
@@ -202,6 +207,7 @@ done <<'EOF2'
 dev show:1
 node list:1
 link status:1
+link diag:1
 mem list:1
 msg list:1
 msg stats:1
@@ -227,7 +233,7 @@ done <<'EOF2'
 dev show
 dma list
 health show
-link status show set reset clear threshold
+link status show set reset clear threshold diag trend
 mem list
 monitor events
 msg list stats
@@ -299,6 +305,122 @@ else
 	skip "-j health without devices" "python3 not installed"
 	skip "-j -batch" "python3 not installed"
 fi
+
+# --- link diag --record and link trend ---------------------------------------------
+# diag needs the netlink family, absent here: its arguments and its failure
+# are tested; trend reads crafted record files (the unit tests hold what
+# diag writes and what trend reads together).
+R=$TMP/rec.jsonl
+run -n "$SNODECTL" link diag --record
+ok "link diag --record without a file: exit 64" eval 'rc_is 64 && has "needs a value" "$err"'
+run -n "$SNODECTL" link diag --record "$R" --record "$R"
+ok "link diag --record twice: exit 64" eval 'rc_is 64 && has "given twice" "$err"'
+run -n "$SNODECTL" link diag --bogus
+ok "link diag --bogus: exit 64" eval 'rc_is 64 && has "\"--bogus\" is unknown" "$err"'
+run -n "$SNODECTL" link diag --record "$R" snode9
+ok "link diag --record FILE snode9: no such device, no file" eval 'rc_is 1 && has "no device" "$err" && [ ! -e "$R" ]'
+if [ -n "$no_kernel" ]; then
+	run "$SNODECTL" link diag --record "$R"
+	ok "link diag --record without snode.ko: exit 1, says so, no file" eval 'rc_is 1 && has "link diag:" "$err" && [ ! -e "$R" ]'
+else
+	skip "link diag --record without snode.ko" "snode.ko is loaded on this host"
+fi
+
+# lnk DEV PORT CRC REPLAYS DOWN BER_E18 THRESHOLD_E18: one link of a record
+lnk() {
+	printf '{"dev":"%s","port":%s,"admin":"up","oper":"up","lanes":4,"max_lanes":4,"speed":25,"crc_errors":%s,"replays":%s,"recoveries":0,"down_events":%s,"tx_bytes":0,"rx_bytes":0,"ber":0,"ber_e18":%s,"ber_threshold":0,"ber_threshold_e18":%s,"ber_alarm":false,"counters_age":null}' "$@"
+}
+# rec UNIX HOST LINK...: one record line
+rec() {
+	local t=$1 h=$2 l
+	shift 2
+	l=$(IFS=,; echo "$*")
+	printf '{"version":1,"time":"%s","unix":%s,"host":"%s","links":[%s]}\n' \
+		"$(date -u -d "@$t" +%Y-%m-%dT%H:%M:%SZ)" "$t" "$h" "$l"
+}
+W=604800
+t0=1793491200
+{
+	# snode0/0 quiet; snode0/1: 7 crc errors in the first week, 93 in the
+	# second (rising); snode1/0 cleared in between, BER 2e-12 over its
+	# 1e-12 threshold at the end (past-threshold)
+	rec $t0 a "$(lnk snode0 0 0 0 0 0 0)" "$(lnk snode0 1 0 0 0 0 0)" "$(lnk snode1 0 50 50 0 0 1000000)"
+	rec $((t0 + W)) a "$(lnk snode0 0 0 0 0 0 0)" "$(lnk snode0 1 7 7 0 1000 0)" "$(lnk snode1 0 60 60 0 0 1000000)"
+	rec $((t0 + 2 * W)) a "$(lnk snode0 0 0 0 0 0 0)" "$(lnk snode0 1 100 100 1 3000 0)" "$(lnk snode1 0 4 4 0 2000000 1000000)"
+} >"$R"
+run -n "$SNODECTL" link trend "$R"
+ok "link trend: a line per link, flagged ones marked, exit 1" eval 'rc_is 1 && [ "$(grep -c "^a snode" <<<"$out")" -eq 3 ] && has "2 of 3 links flagged" "$out"'
+ok "link trend: snode0/1 is rising in crc_errors" eval 'grep "^a snode0/1:" <<<"$out" | grep -q "rising crc_errors replays"'
+ok "link trend: snode1/0 is past its BER threshold" eval 'grep "^a snode1/0:" <<<"$out" | grep -q "past-threshold ber"'
+ok "link trend: snode0/0 is not flagged, 3 samples over 14 days" eval 'grep "^a snode0/0:" <<<"$out" | grep -q "samples 3 window 14.0d$"'
+if [ -n "$have_py" ]; then
+	run -n "$SNODECTL" -j link trend "$R"
+	ok "-j link trend: links[{host, dev, port, rates, slope, flags}], since, flagged" json_ok \
+		'set(d) == {"links", "since", "flagged"} and d["since"] is None and d["flagged"] == 2 and [(x["dev"], x["port"]) for x in d["links"]] == [("snode0", 0), ("snode0", 1), ("snode1", 0)] and all(set(x) == {"host", "dev", "port", "crc_errors_per_hour", "replays_per_hour", "down_events_per_day", "ber", "ber_threshold", "ber_slope_per_day", "samples", "first", "last", "window", "rising", "past_threshold", "flagged"} for x in d["links"])'
+	ok "-j link trend: counter reset counted from 0 (10 + 0 + 4 crc in 14 days)" json_ok \
+		'abs(d["links"][2]["crc_errors_per_hour"] - 14 / (14 * 24)) < 1e-12 and d["links"][2]["past_threshold"] == ["ber"] and d["links"][2]["ber"] == 2e-12'
+	ok "-j link trend: rising and slope of snode0/1" json_ok \
+		'd["links"][1]["rising"] == ["crc_errors", "replays"] and d["links"][1]["ber_slope_per_day"] > 0 and d["links"][1]["window"] == 1209600 and d["links"][1]["flagged"] is True'
+	run -n "$SNODECTL" link trend "$R" -j --since 8d
+	ok "link trend FILE -j --since 8d: the last two records, -j after the command" json_ok \
+		'd["since"] == 691200 and all(x["samples"] == 2 and x["rising"] == [] for x in d["links"])'
+else
+	for t in "-j link trend" "-j reset" "-j rising" "-j --since"; do skip "$t" "python3 not installed"; done
+fi
+run -n "$SNODECTL" link trend "$R" --since 1d
+ok "link trend --since 1d: one sample a link, no rates, only the BER judged" eval 'rc_is 1 && has "crc - replays - down -" "$out" && has "1 of 3 links flagged" "$out"'
+run -n "$SNODECTL" link trend "$R" --max-crc 1000 --max-replays 1000 --since 8d
+ok "link trend --max-crc N: the limits are options" eval 'rc_is 1 && has "1 of 3 links flagged" "$out"'
+run -n "$SNODECTL" link trend "$R" --max-crc 0.001 --since 8d
+ok "link trend --max-crc 0.001: past-threshold crc_errors" eval 'rc_is 1 && grep "^a snode0/1:" <<<"$out" | grep -q "past-threshold crc_errors"'
+head -1 "$R" | sed 's/,{"dev":"snode0","port":1[^}]*}//; s/,{"dev":"snode1[^}]*}//' >"$TMP/quiet.jsonl"
+rec $((t0 + W)) a "$(lnk snode0 0 0 0 0 0 0)" >>"$TMP/quiet.jsonl"
+run -n "$SNODECTL" link trend "$TMP/quiet.jsonl"
+ok "link trend: nothing flagged, exit 0" eval 'rc_is 0 && has "0 of 1 links flagged" "$out"'
+{ cat "$TMP/quiet.jsonl"; rec $t0 b "$(lnk snode0 0 0 0 0 0 0)"; } >"$TMP/merged.jsonl"
+run -n "$SNODECTL" link trend "$TMP/merged.jsonl"
+ok "link trend: the same link of two hosts is two links" eval 'rc_is 0 && has "a snode0/0:" "$out" && has "b snode0/0:" "$out"'
+out=$(SNODE_SYSFS=$TMP/none "$SNODECTL" link trend - <"$TMP/merged.jsonl" 2>"$TMP/err")
+rc=$? err=$(cat "$TMP/err")
+ok "link trend -: reads standard input" eval 'rc_is 0 && has "b snode0/0:" "$out" && [ -z "$err" ]'
+
+# bad input: FILE:LINE and exit 64
+while IFS='|' read -r what line msg; do
+	{ head -1 "$TMP/quiet.jsonl"; printf '%s\n' "$line"; } >"$TMP/bad.jsonl"
+	run -n "$SNODECTL" link trend "$TMP/bad.jsonl"
+	ok "link trend: $what: exit 64, \"$msg\"" eval 'rc_is 64 && [ "$err" = "snodectl: $TMP/bad.jsonl:2: $msg" ] && [ -z "$out" ]'
+done <<EOF2
+not JSON|garbage|not a JSON object (unexpected character)
+a cut-short line|{"version":1,"unix":|the JSON object is cut short (a partial write?)
+an empty line||an empty line (one record a line)
+two records on a line|{"version":1,"unix":1,"host":"a","links":[]} {}|text after the JSON object at column 46
+not an object|[1]|not a JSON object
+no version|{"unix":1}|no format "version" (not a snodectl link diag record?)
+version 2|{"version":2,"unix":1}|format version 2 is unknown (this snodectl reads version 1)
+no unix time|{"version":1,"unix":"x"}|"unix" missing or not a whole number
+no links|{"version":1,"unix":$((t0 + 1)),"host":"a"}|"links" missing or not an array
+a negative counter|$(rec $((t0 + 1)) a "$(lnk snode0 0 -1 0 0 0 0)")|link 0: "crc_errors" missing or not a whole number >= 0
+a bad port|$(rec $((t0 + 1)) a "$(lnk snode0 256 0 0 0 0 0)")|link 0: port 256 is not 0..255
+the same time again|$(rec $t0 a "$(lnk snode0 0 0 0 0 0 0)")|time $t0 of a snode0/0 is not after line 1's ($t0)
+time going back|$(rec $((t0 - 1)) a "$(lnk snode0 0 0 0 0 0 0)")|time $((t0 - 1)) of a snode0/0 is not after line 1's ($t0)
+EOF2
+run -n "$SNODECTL" link trend "$TMP/missing.jsonl"
+ok "link trend: a missing file is unknown, exit 3" eval 'rc_is 3 && has "cannot open" "$err"'
+: >"$TMP/empty.jsonl"
+run -n "$SNODECTL" link trend "$TMP/empty.jsonl"
+ok "link trend: an empty file has no samples, exit 3" eval 'rc_is 3 && has "no samples" "$err"'
+run -n "$SNODECTL" link trend
+ok "link trend without a file: exit 64" eval 'rc_is 64 && has "missing the record file" "$err"'
+for bad in 0d 7x -7d 1.5d d; do
+	run -n "$SNODECTL" link trend "$R" --since "$bad"
+	ok "link trend --since $bad: exit 64" eval 'rc_is 64 && has "bad --since" "$err"'
+done
+run -n "$SNODECTL" link trend "$R" --max-down x
+ok "link trend --max-down x: exit 64" eval 'rc_is 64 && has "bad --max-down" "$err"'
+for good in 90m 24h 7d 2w 3600; do
+	run -n "$SNODECTL" link trend "$R" --since "$good"
+	ok "link trend --since $good is taken" eval 'rc_is 1 || rc_is 0'
+done
 
 # --- snode-perf ---------------------------------------------------------------------
 for h in --help -h -help help; do
@@ -373,6 +495,23 @@ done
 for s in ENVIRONMENT FILES "EXIT STATUS" "JSON"; do
 	ok "snodectl(8) has $s" grep -q "^\.SH \"\?$s" "$MAN8"
 done
+# every key of the record format and of link trend -j is documented
+hist=$(sed -n '/^\.SH "\?LINK HISTORY/,/^\.SH "\?EXIT/p' "$MAN8")
+for k in version time unix host links dev port admin oper lanes max_lanes speed \
+	crc_errors replays recoveries down_events tx_bytes rx_bytes ber ber_e18 \
+	ber_threshold ber_threshold_e18 ber_alarm counters_age; do
+	ok "snodectl(8) LINK HISTORY documents the record key $k" grep -qw -- "$k" <<<"$hist"
+done
+if [ -n "$have_py" ]; then
+	run -n "$SNODECTL" -j link trend "$R"
+	tkeys=$(python3 -c 'import json, sys; d = json.loads(sys.argv[1]); print(" ".join(sorted(set(d) | set(d["links"][0]))))' "$out")
+	jsec=$(sed -n '/^\.SH JSON/,/^\.SH EXAMPLES/p' "$MAN8" | sed -n '/^\.B link trend$/,/^\.TP$/p')
+	for k in $tkeys; do
+		ok "snodectl(8) JSON documents link trend's key $k" grep -qw -- "$k" <<<"$jsec"
+	done
+else
+	skip "snodectl(8) JSON documents link trend's keys" "python3 not installed"
+fi
 for b in $benches; do
 	ok "snode-perf(1) has a section for $b" grep -q "^\.SS \"\?$b\b" "$MAN1"
 done

@@ -6,12 +6,15 @@
  * pure parts - handles, bit-error rates, device discovery from a fake
  * sysfs class directory - and snodectl's: the link and health verdicts on
  * constructed links, nodes and sensor values, the exit status of each
- * verdict, and the error texts (the kernel's extack included).
+ * verdict, the error texts (the kernel's extack included), the link
+ * record file (written by diag's writer, read back by trend's reader) and
+ * link trend's rates, slopes and flags on constructed series.
  *
  * Usage: unit TMPDIR
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +27,9 @@
 
 #include "libsnode.h"
 #include "print.h"
+#include "record.h"
 #include "snodectl.h"
+#include "trend.h"
 #include "util.h"
 
 static int test_n, test_failed;
@@ -691,6 +696,437 @@ static void test_discovery(const char *tmp)
 		snode_unref(ctx);
 }
 
+#define HOUR	3600
+#define DAY	86400
+
+static bool near(double a, double b)
+{
+	return fabs(a - b) <= 1e-9 * fmax(1, fabs(b));
+}
+
+/* A sample every @step seconds with counters growing by @d each time. */
+static void trend_series(struct trend_sample *s, unsigned int n, int64_t step,
+			 uint64_t crc, uint64_t replays, uint64_t down)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		s[i] = (struct trend_sample){
+			.time = 1700000000 + (int64_t)i * step,
+			.crc_errors = crc * i,
+			.replays = replays * i,
+			.down_events = down * i,
+		};
+}
+
+static void test_trend_rates(void)
+{
+	struct trend_sample s[8];
+	struct trend_limits l;
+	struct trend_result r;
+
+	trend_limits_default(&l);
+	/* 8 samples an hour apart, +2 crc, +3 replays, +0 down each */
+	trend_series(s, 8, HOUR, 2, 3, 0);
+	trend_compute(s, 8, INT64_MIN, &l, &r);
+	ok(r.samples == 8 && r.last - r.first == 7 * HOUR,
+	   "trend: 8 samples, a 7 h window (%u, %lld s)", r.samples,
+	   (long long)(r.last - r.first));
+	ok(near(r.rate[TREND_CRC], 2) && near(r.rate[TREND_REPLAYS], 3) &&
+	   near(r.rate[TREND_DOWN], 0),
+	   "trend: steady series: 2 crc/h, 3 replays/h, 0 down/day (%g %g %g)",
+	   r.rate[TREND_CRC], r.rate[TREND_REPLAYS], r.rate[TREND_DOWN]);
+	ok(r.events[TREND_CRC] == 14, "trend: 14 crc events in the window");
+	ok(!r.rising && !r.past, "trend: a steady low rate is not flagged");
+
+	/* down events per day: 1 a day over 4 days, at the default limit */
+	trend_series(s, 5, DAY, 0, 0, 1);
+	trend_compute(s, 5, INT64_MIN, &l, &r);
+	ok(near(r.rate[TREND_DOWN], 1) && !(r.past & (1u << TREND_DOWN)),
+	   "trend: 1 down event/day is at the limit, not past it (%g)",
+	   r.rate[TREND_DOWN]);
+	s[4].down_events = 5;
+	trend_compute(s, 5, INT64_MIN, &l, &r);
+	ok(near(r.rate[TREND_DOWN], 1.25) && (r.past & (1u << TREND_DOWN)),
+	   "trend: 1.25 down events/day is past the default of 1 (%g)",
+	   r.rate[TREND_DOWN]);
+
+	/* crc past its limit; a raised limit clears it */
+	trend_series(s, 3, HOUR, 11, 0, 0);
+	trend_compute(s, 3, INT64_MIN, &l, &r);
+	ok(r.past == 1u << TREND_CRC, "trend: 11 crc/h is past 10/h");
+	l.max_rate[TREND_CRC] = 20;
+	trend_compute(s, 3, INT64_MIN, &l, &r);
+	ok(!r.past, "trend: --max-crc 20 takes the flag away");
+}
+
+static void test_trend_reset(void)
+{
+	struct trend_sample s[5];
+	struct trend_limits l;
+	struct trend_result r;
+
+	trend_limits_default(&l);
+	ok(trend_delta(10, 15) == 5 && trend_delta(15, 3) == 3 &&
+	   trend_delta(7, 7) == 0 && trend_delta(UINT64_MAX, 0) == 0,
+	   "trend: a counter that went down counts from 0");
+	/* 0, 10, 20, cleared, then 4, 14: 10 + 10 + 4 + 10 events in 4 h */
+	trend_series(s, 5, HOUR, 10, 0, 0);
+	s[3].crc_errors = 4;
+	s[4].crc_errors = 14;
+	trend_compute(s, 5, INT64_MIN, &l, &r);
+	ok(r.events[TREND_CRC] == 34 && near(r.rate[TREND_CRC], 8.5),
+	   "trend: a clear between samples: 34 events, 8.5/h, never negative (%llu, %g)",
+	   (unsigned long long)r.events[TREND_CRC], r.rate[TREND_CRC]);
+	/* a reboot: everything at 0 again */
+	s[3].crc_errors = 0;
+	s[4].crc_errors = 0;
+	trend_compute(s, 5, INT64_MIN, &l, &r);
+	ok(r.events[TREND_CRC] == 20 && r.rate[TREND_CRC] >= 0,
+	   "trend: counters back at 0 add nothing (%llu)",
+	   (unsigned long long)r.events[TREND_CRC]);
+}
+
+static void test_trend_slope(void)
+{
+	struct trend_sample s[4];
+	struct trend_limits l;
+	struct trend_result r;
+	unsigned int i;
+
+	trend_limits_default(&l);
+	trend_series(s, 4, DAY, 0, 0, 0);
+	/* BER 1e-15 + 2e-15 per day: slope 2e-15/day */
+	for (i = 0; i < 4; i++)
+		s[i].ber = 1000 + 2000 * i;
+	trend_compute(s, 4, INT64_MIN, &l, &r);
+	ok(near(r.ber_slope, 2e-15), "trend: BER slope +2e-15/day (%g)",
+	   r.ber_slope);
+	for (i = 0; i < 4; i++)
+		s[i].ber = 9000 - 3000 * i;
+	trend_compute(s, 4, INT64_MIN, &l, &r);
+	ok(r.ber_slope < 0 && near(r.ber_slope, -3e-15),
+	   "trend: a falling BER has a negative slope (%g)", r.ber_slope);
+	/* least squares, not end points: 0, 4, 0, 4 over days 0..3 */
+	for (i = 0; i < 4; i++)
+		s[i].ber = i % 2 ? 4000 : 0;
+	trend_compute(s, 4, INT64_MIN, &l, &r);
+	ok(near(r.ber_slope, 0.8e-15), "trend: least-squares slope of 0,4,0,4 (x1e-15) is 0.8e-15 (%g)",
+	   r.ber_slope);
+	s[3].ber = 0;
+	trend_compute(s, 4, INT64_MIN, &l, &r);
+	ok(near(r.ber_slope, -0.4e-15),
+	   "trend: and of 0,4,0,0 is -0.4e-15 (%g)", r.ber_slope);
+}
+
+static void test_trend_rising(void)
+{
+	struct trend_sample s[9];
+	struct trend_limits l;
+	struct trend_result r;
+	unsigned int i;
+
+	trend_limits_default(&l);
+	l.max_rate[TREND_CRC] = 1e9;
+	/* 8 h: 1 crc/h in the first 4, 3/h in the last 4: 3x > 2x, 12 >= 5 */
+	trend_series(s, 9, HOUR, 0, 0, 0);
+	for (i = 1; i < 9; i++)
+		s[i].crc_errors = s[i - 1].crc_errors + (i <= 4 ? 1 : 3);
+	trend_compute(s, 9, INT64_MIN, &l, &r);
+	ok(r.rising == 1u << TREND_CRC, "trend: 3x the earlier half's rate is rising");
+	/* exactly 2x: not rising (more than twice is the rule) */
+	for (i = 1; i < 9; i++)
+		s[i].crc_errors = s[i - 1].crc_errors + (i <= 4 ? 2 : 4);
+	trend_compute(s, 9, INT64_MIN, &l, &r);
+	ok(!r.rising, "trend: exactly 2x is not rising");
+	/* from nothing to 4 events: below rising_min (5) */
+	for (i = 1; i < 9; i++)
+		s[i].crc_errors = s[i - 1].crc_errors + (i <= 4 ? 0 : 1);
+	trend_compute(s, 9, INT64_MIN, &l, &r);
+	ok(!r.rising, "trend: 0 then 4 events is too few to call rising");
+	s[8].crc_errors++;
+	trend_compute(s, 9, INT64_MIN, &l, &r);
+	ok(r.rising == 1u << TREND_CRC, "trend: 0 then 5 events is rising");
+	/* a clear in the later half does not hide the rise */
+	s[6].crc_errors = 0;
+	s[7].crc_errors = 2;
+	s[8].crc_errors = 4;
+	trend_compute(s, 9, INT64_MIN, &l, &r);
+	ok(r.rising == 1u << TREND_CRC && r.events[TREND_CRC] == 5,
+	   "trend: rising across a counter reset (%llu events)",
+	   (unsigned long long)r.events[TREND_CRC]);
+	/* falling: many early, few late */
+	for (i = 1; i < 9; i++)
+		s[i].crc_errors = s[i - 1].crc_errors + (i <= 4 ? 10 : 1);
+	trend_compute(s, 9, INT64_MIN, &l, &r);
+	ok(!r.rising, "trend: a falling rate is not rising");
+	/* two samples: one interval, no halves to compare */
+	s[1].crc_errors = 100;
+	trend_compute(s, 2, INT64_MIN, &l, &r);
+	ok(!r.rising && near(r.rate[TREND_CRC], 100),
+	   "trend: two samples have a rate but no rising verdict");
+	/* uneven sampling: halves by time, rates by the time each covers */
+	s[0] = (struct trend_sample){ .time = 0 };
+	s[1] = (struct trend_sample){ .time = 7 * DAY, .crc_errors = 7 };
+	s[2] = (struct trend_sample){ .time = 8 * DAY, .crc_errors = 8 };
+	s[3] = (struct trend_sample){ .time = 14 * DAY, .crc_errors = 14 };
+	trend_compute(s, 4, INT64_MIN, &l, &r);
+	ok(!r.rising, "trend: a steady rate sampled unevenly is not rising");
+}
+
+static void test_trend_threshold(void)
+{
+	struct trend_sample s[3];
+	struct trend_limits l;
+	struct trend_result r;
+
+	trend_limits_default(&l);
+	trend_series(s, 3, DAY, 0, 0, 0);
+	s[2].ber = 1000000;	/* 1e-12 */
+	s[2].ber_threshold = 1000000;
+	trend_compute(s, 3, INT64_MIN, &l, &r);
+	ok(r.past == TREND_PAST_BER, "trend: BER at its threshold is past-threshold");
+	s[2].ber = 999999;
+	trend_compute(s, 3, INT64_MIN, &l, &r);
+	ok(!r.past, "trend: just below the threshold is not");
+	s[2].ber_threshold = 0;
+	s[2].ber = 1000000;
+	trend_compute(s, 3, INT64_MIN, &l, &r);
+	ok(r.past == TREND_PAST_BER, "trend: without a threshold, 1e-12 as link status");
+	s[2].ber = 0;
+	s[1].ber = 5000000;
+	s[1].ber_threshold = 1;
+	trend_compute(s, 3, INT64_MIN, &l, &r);
+	ok(!r.past && r.ber == 0, "trend: only the latest BER counts");
+}
+
+static void test_trend_edges(void)
+{
+	struct trend_sample s[4];
+	struct trend_limits l;
+	struct trend_result r;
+
+	trend_limits_default(&l);
+	trend_series(s, 4, DAY, 5, 5, 5);
+	s[0].ber = 2000000;
+	s[0].ber_threshold = 1000000;
+	trend_compute(s, 1, INT64_MIN, &l, &r);
+	ok(r.samples == 1 && r.first == r.last && isnan(r.rate[TREND_CRC]) &&
+	   isnan(r.ber_slope) && !r.rising,
+	   "trend: one sample: no rates, no slope, no rising");
+	ok(r.past == TREND_PAST_BER, "trend: one sample still judges its BER");
+	trend_compute(s, 0, INT64_MIN, &l, &r);
+	ok(r.samples == 0 && !r.past && !r.rising, "trend: no samples: nothing");
+	/* --since: the cutoff keeps samples at or after it */
+	trend_compute(s, 4, s[2].time, &l, &r);
+	ok(r.samples == 2 && r.first == s[2].time &&
+	   near(r.rate[TREND_CRC], 5.0 / 24),
+	   "trend: since the third sample: 2 samples, 5 crc/day (%u)",
+	   r.samples);
+	trend_compute(s, 4, s[3].time + 1, &l, &r);
+	ok(r.samples == 0 && isnan(r.rate[TREND_CRC]),
+	   "trend: a --since that excludes everything leaves no samples");
+	trend_compute(s, 4, s[3].time, &l, &r);
+	ok(r.samples == 1 && r.last - r.first == 0 && isnan(r.rate[TREND_DOWN]),
+	   "trend: a zero-length window has no rates");
+}
+
+static void test_trend_duration(void)
+{
+	static const struct {
+		const char *s;
+		int64_t v;
+	} cases[] = {
+		{ "90m", 5400 }, { "24h", 86400 }, { "7d", 604800 },
+		{ "2w", 1209600 }, { "45s", 45 }, { "3600", 3600 },
+		{ "0d", -1 }, { "0", -1 }, { "", -1 }, { "d", -1 },
+		{ "-1d", -1 }, { "7x", -1 }, { "7dd", -1 }, { "1.5d", -1 },
+		{ " 7d", -1 }, { "99999999999999999999d", -1 },
+		{ "15250284452471w", 15250284452471LL * 604800 },
+		{ "15250284452472w", -1 },
+	};
+	unsigned int i;
+	int64_t v;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = trend_parse_duration(cases[i].s);
+		ok(v == cases[i].v, "trend: duration \"%s\" is %lld (%lld)",
+		   cases[i].s, (long long)cases[i].v, (long long)v);
+	}
+	ok(!strcmp(trend_counter_name(TREND_DOWN), "down_events") &&
+	   !strcmp(trend_counter_name(TREND_NCOUNTERS), "unknown"),
+	   "trend: counter names");
+}
+
+static int write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+/* What record_read() said on stderr, for the tests of its messages */
+static char record_msg[512];
+
+/*
+ * Read @text as a record file (NULL: a file that does not exist):
+ * record_read()'s status, links in @h, its message (if any) in record_msg
+ * instead of on stderr.
+ */
+static int read_records(const char *tmp, const char *text,
+			struct record_file *h)
+{
+	static char path[4096], err[4096];
+	int fd, saved, ret;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/records.jsonl", tmp);
+	snprintf(err, sizeof(err), "%s/records.err", tmp);
+	*h = (struct record_file){ .file = text ? path : "/nonexistent/records" };
+	record_msg[0] = '\0';
+	if (text && write_file(path, text))
+		return -1;
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0)
+		return -1;
+	dup2(fd, 2);
+	close(fd);
+	ret = record_read(h);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fopen(err, "r");
+	if (f) {
+		if (!fgets(record_msg, sizeof(record_msg), f))
+			record_msg[0] = '\0';
+		fclose(f);
+	}
+	return ret;
+}
+
+static void test_record(const char *tmp)
+{
+	static const char *const keys[] = {
+		"dev", "port", "admin", "oper", "lanes", "max_lanes", "speed",
+		"crc_errors", "replays", "recoveries", "down_events",
+		"tx_bytes", "rx_bytes", "ber", "ber_e18", "ber_threshold",
+		"ber_threshold_e18", "ber_alarm", "counters_age",
+	};
+	struct snode_link_info li[2] = {
+		{ .dev_name = "snode1", .port = 3, .admin_state = 1,
+		  .oper_state = SNODE_LINK_OPER_STATE_DEGRADED, .lanes = 2,
+		  .max_lanes = 4, .speed = 25, .crc_errors = 10, .replays = 12,
+		  .recoveries = 1, .down_events = 2, .tx_bytes = 1ULL << 40,
+		  .rx_bytes = 5, .ber = 1500000, .ber_threshold = 1000000,
+		  .ber_alarm = 1 },
+		{ .dev_name = "snode0", .port = 0, .admin_state = 1,
+		  .oper_state = SNODE_LINK_OPER_STATE_UP, .lanes = 4,
+		  .max_lanes = 4, .speed = 25, .crc_errors = UINT64_MAX },
+	};
+	struct json_object *rec, *j, *l0;
+	char *line1, *line2, *text;
+	struct record_file h;
+	unsigned int i;
+	bool all = true;
+	int ret;
+
+	line1 = record_line(li, 2, 1794700800, "host-a");
+	rec = line1 ? json_tokener_parse(line1) : NULL;
+	ok(line1 && strchr(line1, '\n') == line1 + strlen(line1) - 1,
+	   "record: one line, newline-terminated");
+	ok(rec && json_object_object_get_ex(rec, "version", &j) &&
+	   json_object_get_int(j) == TREND_RECORD_VERSION &&
+	   json_object_object_get_ex(rec, "time", &j) &&
+	   !strcmp(json_object_get_string(j), "2026-11-15T00:00:00Z") &&
+	   json_object_object_get_ex(rec, "unix", &j) &&
+	   json_object_get_int64(j) == 1794700800 &&
+	   json_object_object_get_ex(rec, "host", &j) &&
+	   !strcmp(json_object_get_string(j), "host-a"),
+	   "record: version, RFC 3339 UTC time, unix seconds, host");
+	l0 = NULL;
+	if (rec && json_object_object_get_ex(rec, "links", &j) &&
+	    json_object_array_length(j) == 2)
+		l0 = json_object_array_get_idx(j, 0);
+	for (i = 0; l0 && i < sizeof(keys) / sizeof(keys[0]); i++)
+		all &= json_object_object_get_ex(l0, keys[i], NULL);
+	ok(l0 && all && json_object_object_length(l0) ==
+	   (int)(sizeof(keys) / sizeof(keys[0])),
+	   "record: a link has exactly the %zu documented keys",
+	   sizeof(keys) / sizeof(keys[0]));
+	ok(l0 && json_object_object_get_ex(l0, "counters_age", &j) && !j &&
+	   !json_object_object_get_ex(l0, "utilisation", NULL),
+	   "record: counters_age null (not reported), no utilisation");
+	ok(l0 && json_object_object_get_ex(l0, "oper", &j) &&
+	   !strcmp(json_object_get_string(j), "degraded") &&
+	   json_object_object_get_ex(l0, "ber", &j) &&
+	   json_object_get_double(j) == 1.5e-12 &&
+	   json_object_object_get_ex(l0, "ber_e18", &j) &&
+	   json_object_get_uint64(j) == 1500000 &&
+	   json_object_object_get_ex(l0, "tx_bytes", &j) &&
+	   json_object_get_uint64(j) == 1ULL << 40,
+	   "record: states by name, BER as a rate and in 1e-18 units, 64-bit counters");
+	json_object_put(rec);
+
+	/* an hour later, the crc counter of snode0/0 wrapped to 4 */
+	li[0].crc_errors = 25;
+	li[1].crc_errors = 4;
+	line2 = record_line(li, 2, 1794700800 + 3600, "host-a");
+	ret = -1;
+	if (line1 && line2 && asprintf(&text, "%s%s", line1, line2) > 0) {
+		ret = read_records(tmp, text, &h);
+		free(text);
+	}
+	ok(ret == 0 && h.n == 2 && h.records == 2 && h.newest == 1794700800 + 3600,
+	   "record: what diag writes, trend reads (2 records, 2 links)");
+	if (!ret && h.n == 2) {
+		qsort(h.links, h.n, sizeof(*h.links), record_link_cmp);
+		ok(!strcmp(h.links[0].dev, "snode0") && h.links[1].port == 3 &&
+		   !strcmp(h.links[1].host, "host-a") && h.links[1].n == 2 &&
+		   h.links[1].s[1].crc_errors == 25 &&
+		   h.links[1].s[1].ber == 1500000 &&
+		   h.links[1].s[1].ber_threshold == 1000000 &&
+		   h.links[0].s[0].crc_errors == UINT64_MAX &&
+		   h.links[0].s[1].crc_errors == 4,
+		   "record: samples per link, sorted by host, device, port");
+	}
+	record_free(&h);
+	free(line1);
+	free(line2);
+
+	ret = read_records(tmp, "", &h);
+	ok(ret == 0 && h.n == 0, "record: an empty file has no links");
+	record_free(&h);
+	ret = read_records(tmp, "{\"version\":1,\"unix\":5,\"host\":\"\",\"links\":[]}\n{\"version\":2}\n",
+			   &h);
+	ok(ret == TOOL_EXIT_USAGE && strstr(record_msg, "records.jsonl:2: format version 2 is unknown"),
+	   "record: an unknown version is bad input (64), named FILE:2");
+	record_free(&h);
+	ret = read_records(tmp, "{\"version\":1,\"unix\":5,\"host\":\"h\",\"links\":[{\"dev\":\"snode0\",\"port\":0,\"crc_errors\":0,\"replays\":0,\"down_events\":0,\"ber_e18\":0,\"ber_threshold_e18\":0}]}\n"
+			   "{\"version\":1,\"unix\":4,\"host\":\"h\",\"links\":[{\"dev\":\"snode0\",\"port\":0,\"crc_errors\":0,\"replays\":0,\"down_events\":0,\"ber_e18\":0,\"ber_threshold_e18\":0}]}\n",
+			   &h);
+	ok(ret == TOOL_EXIT_USAGE &&
+	   strstr(record_msg, "records.jsonl:2: time 4 of h snode0/0 is not after line 1's (5)"),
+	   "record: time going back for a link is bad input, named FILE:2");
+	record_free(&h);
+	ret = read_records(tmp, "{\"version\":1,\"unix\":5,\"host\":\"h\",\"links\":[{\"dev\":\"snode0\",\"port\":0,\"crc_errors\":0,\"replays\":0,\"down_events\":0,\"ber_e18\":0,\"ber_threshold_e18\":0}]}\n"
+			   "{\"version\":1,\"unix\":5,\"host\":\"g\",\"links\":[{\"dev\":\"snode0\",\"port\":0,\"crc_errors\":0,\"replays\":0,\"down_events\":0,\"ber_e18\":0,\"ber_threshold_e18\":0}]}\n",
+			   &h);
+	ok(ret == 0 && h.n == 2, "record: the same link on two hosts is two links (merged files)");
+	record_free(&h);
+	ret = read_records(tmp, "{\"version\":1,\"unix\":5,\"host\":\"h\",\"links\":[]}", &h);
+	ok(ret == 0 && h.records == 1, "record: a last line without its newline is whole");
+	record_free(&h);
+	ret = read_records(tmp, NULL, &h);
+	ok(ret == SNODECTL_HEALTH_UNKNOWN && strstr(record_msg, "cannot open"),
+	   "record: a file that cannot be read is unknown (3)");
+	record_free(&h);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -707,6 +1143,14 @@ int main(int argc, char **argv)
 	test_health();
 	test_health_levels();
 	test_errmsg();
+	test_trend_rates();
+	test_trend_reset();
+	test_trend_slope();
+	test_trend_rising();
+	test_trend_threshold();
+	test_trend_edges();
+	test_trend_duration();
+	test_record(argv[1]);
 	test_discovery(argv[1]);
 	printf("1..%d\n", test_n);
 	return test_failed ? 1 : 0;
