@@ -970,11 +970,38 @@ static void op_mmap(struct fz_ctx *c, struct tbl *t)
 	}
 }
 
+/*
+ * The /proc/self/maps line of the mapping that holds @addr, without its
+ * newline, or "none"; returns whether that mapping may be read.
+ */
+static bool maps_line(const void *addr, char *buf, size_t len)
+{
+	unsigned long a = (unsigned long)addr, lo, hi;
+	char line[512], perms[5] = "";
+	FILE *f;
+
+	snprintf(buf, len, "none");
+	f = fopen("/proc/self/maps", "r");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 ||
+		    a < lo || a >= hi)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		snprintf(buf, len, "%s", line);
+		break;
+	}
+	fclose(f);
+	return perms[0] == 'r';
+}
+
 static void op_touch(struct fz_ctx *c, struct tbl *t, bool child)
 {
 	struct map *m = pick_map(c, t);
 	volatile uint64_t *w;
 	uint64_t v, sum;
+	char vma[512];
 	int sig;
 
 	if (!m || (child && m->dontfork))
@@ -1007,26 +1034,32 @@ static void op_touch(struct fz_ctx *c, struct tbl *t, bool child)
 		 m->pool ? "pool" : "window");
 	sig = fz_touch_read(c, (void *)((uintptr_t)w & ~4095ULL), 4096, &sum);
 	fz_end(c, sig ? -1 : 0, sig ? EFAULT : 0);
-	if (sig == SIGSEGV && child && msync(m->addr, m->len, MS_ASYNC) &&
-	    errno == ENOMEM) {
+	if (sig == SIGSEGV &&
+	    !maps_line((const void *)(uintptr_t)w, vma, sizeof(vma)) && child) {
 		/*
-		 * No VMA at all in the child: fork() did not copy one, which
-		 * the driver has no say in (MADV_DONTFORK, or an entry of the
-		 * table that another thread's mapping calls made stale; the
-		 * parent's other threads keep running, so its smaps cannot
-		 * tell which). mem_test's revoke_after_fork tests inheritance
-		 * deterministically. Forget the entry here.
+		 * No readable mapping there in the child (the driver's always
+		 * are), no VMA at all or another one, such as a PROT_NONE
+		 * reservation: fork() did not copy the window, which the
+		 * driver has no say in (MADV_DONTFORK, also through another
+		 * thread's table entry that its mapping calls made stale and
+		 * that spans this mapping; the parent's other threads keep
+		 * running, so its smaps cannot tell which), and the child may
+		 * have mapped something of its own there since. The driver
+		 * never answers a fault with SIGSEGV. mem_test's
+		 * revoke_after_fork tests inheritance deterministically.
+		 * Forget the entry here.
 		 */
 		m->used = false;
 		return;
 	}
 	if (sig == SIGSEGV || (sig && m->pool))
-		fz_fail(c, "%s on a load from a live %s mapping%s (%p+%zu: %s; msync says %s)",
+		fz_fail(c, "%s on a load from a live %s mapping%s (%p+%zu: %s; msync says %s; maps: %s)",
 			sig == SIGBUS ? "SIGBUS" : "SIGSEGV",
 			m->pool ? "pool" : "window",
 			child ? " in a forked child" : "", m->addr, m->len,
 			m->hist, msync(m->addr, m->len, MS_ASYNC) ?
-			fz_errname(errno) : "mapped");
+			fz_errname(errno) : "mapped",
+			sig == SIGSEGV ? vma : "-");
 }
 
 static void op_unmap(struct fz_ctx *c, struct tbl *t)
@@ -1102,6 +1135,26 @@ static void op_mremap(struct fz_ctx *c, struct tbl *t)
 	}
 }
 
+/*
+ * MADV_DONTFORK and MADV_DOFORK act on every VMA in the range, so on every
+ * entry that overlaps it: an entry whose mapping another call ended may
+ * span mappings made since (a fuzz-6.1 child read a window that an
+ * overlapping stale entry's MADV_DONTFORK had kept from it, and found a
+ * PROT_NONE reservation of its own there).
+ */
+static void set_dontfork(struct tbl *t, char *addr, size_t len,
+			 bool dontfork)
+{
+	int i;
+
+	for (i = 0; i < NTAB; i++) {
+		struct map *o = &t->maps[i];
+
+		if (o->used && o->addr < addr + len && addr < o->addr + o->len)
+			o->dontfork = dontfork;
+	}
+}
+
 static void op_madvise(struct fz_ctx *c, struct tbl *t)
 {
 	static const int adv[] = { MADV_DONTNEED, MADV_WILLNEED, MADV_NORMAL,
@@ -1122,10 +1175,8 @@ static void op_madvise(struct fz_ctx *c, struct tbl *t)
 	ret = madvise(m->addr, m->len, a);
 	fz_end(c, ret, errno);
 	hist(m, " madv %d=%d%s;", a, ret, t->child ? " in child" : "");
-	if (!ret && a == MADV_DONTFORK)
-		m->dontfork = true;
-	if (!ret && a == MADV_DOFORK)
-		m->dontfork = false;
+	if (!ret && (a == MADV_DONTFORK || a == MADV_DOFORK))
+		set_dontfork(t, m->addr, m->len, a == MADV_DONTFORK);
 }
 
 /* ---- fds: close, dup2, open --------------------------------------------------------- */
