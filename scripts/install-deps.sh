@@ -26,6 +26,7 @@ PACKAGES=(
 	dwarves
 	flex
 	gzip
+	iproute2
 	kmod
 	libelf-dev
 	libfdt-dev

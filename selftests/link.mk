@@ -11,7 +11,8 @@
 #               selftests/vm/link.sh can read the family from the spec alone
 #   devlink-stage  the host's iproute2 devlink (Debian's, unmodified) for the
 #               guests at build/stage/common/usr/sbin/devlink; the VM runner
-#               adds its libraries. Nothing without /usr/sbin/devlink, and
+#               adds its libraries (scripts/install-deps.sh installs
+#               iproute2). Nothing without /usr/sbin/devlink, and
 #               selftests/vm/devlink.sh then skips.
 #   bench-link  event latency and dump time (selftests/vm/link-bench.sh)
 
