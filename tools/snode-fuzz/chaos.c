@@ -977,7 +977,8 @@ static void op_mmap(struct fz_ctx *c, struct tbl *t)
 static bool maps_line(const void *addr, char *buf, size_t len)
 {
 	unsigned long a = (unsigned long)addr, lo, hi;
-	char line[512], perms[5] = "";
+	char line[512], perms[5];
+	bool readable = false;
 	FILE *f;
 
 	snprintf(buf, len, "none");
@@ -985,15 +986,17 @@ static bool maps_line(const void *addr, char *buf, size_t len)
 	if (!f)
 		return false;
 	while (fgets(line, sizeof(line), f)) {
+		/* every line sets perms: only the one that holds @addr counts */
 		if (sscanf(line, "%lx-%lx %4s", &lo, &hi, perms) != 3 ||
 		    a < lo || a >= hi)
 			continue;
+		readable = perms[0] == 'r';
 		line[strcspn(line, "\n")] = '\0';
 		snprintf(buf, len, "%s", line);
 		break;
 	}
 	fclose(f);
-	return perms[0] == 'r';
+	return readable;
 }
 
 static void op_touch(struct fz_ctx *c, struct tbl *t, bool child)
