@@ -312,7 +312,7 @@ static enum dma_data_direction snode_dma_dir(const struct snode_dma_copy *c)
 }
 
 /* Release the pages, the mapping and the import of a copy. */
-static void snode_dma_copy_release(struct snode_dma_copy *c)
+static void snode_dma_copy_unmap(struct snode_dma_copy *c)
 {
 	struct device *dev = &c->q->sdev->pdev->dev;
 
@@ -328,15 +328,32 @@ static void snode_dma_copy_release(struct snode_dma_copy *c)
 	kvfree(c->pages);
 	if (c->imp)
 		snode_import_dma_put(c->imp);
+}
+
+/* Free a copy and its reference to the queue. */
+static void snode_dma_copy_free(struct snode_dma_copy *c)
+{
 	snode_dma_queue_put(c->q);
 	kfree(c);
 }
 
-/* The device is done with a copy: release it and report it. */
+/* Drop a copy that never reached the device. */
+static void snode_dma_copy_release(struct snode_dma_copy *c)
+{
+	snode_dma_copy_unmap(c);
+	snode_dma_copy_free(c);
+}
+
+/*
+ * The device is done with a copy: release its pages and import, then
+ * report it, so that whoever sees the completion finds the pages unpinned
+ * and can close the import and find it gone.
+ */
 static void snode_dma_copy_finish(struct snode_dma_copy *c)
 {
+	snode_dma_copy_unmap(c);
 	snode_dma_post(c);
-	snode_dma_copy_release(c);
+	snode_dma_copy_free(c);
 }
 
 /* ---- the rings --------------------------------------------------------- */
