@@ -121,14 +121,13 @@ static int wl_err(struct wl_ctx *c, const char *fmt, ...)
 
 static int wl_err(struct wl_ctx *c, const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ret = fm_line_err(c->err, c->errlen, c->name, c->line, fmt, ap);
 	va_end(ap);
-	snprintf(c->err, c->errlen, "%s:%d: %s", c->name, c->line, msg);
-	return -EINVAL;
+	return ret;
 }
 
 /*

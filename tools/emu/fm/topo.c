@@ -36,14 +36,13 @@ static int topo_err(struct topo_ctx *t, const char *fmt, ...)
 
 static int topo_err(struct topo_ctx *t, const char *fmt, ...)
 {
-	char msg[256];
 	va_list ap;
+	int ret;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ret = fm_line_err(t->err, t->errlen, t->name, t->line, fmt, ap);
 	va_end(ap);
-	snprintf(t->err, t->errlen, "%s:%d: %s", t->name, t->line, msg);
-	return -EINVAL;
+	return ret;
 }
 
 static int topo_num(struct topo_ctx *t, const char *what, const char *s,

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: util.c - logging, the clock, text buffers and number parsing
+ * DOC: util.c - logging, the clock, text buffers, number parsing and
+ * file:line errors
  *
  * Shared by every other file; nothing here knows about the fabric.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
@@ -193,4 +196,18 @@ unsigned int fm_dead_ms(unsigned int opt)
 	if (fm_parse_u64(env, &v) || v < FM_DEAD_MS_MIN || v > FM_DEAD_MS_MAX)
 		return 0;
 	return v;
+}
+
+/*
+ * "NAME:LINE: message" into @err (@errlen bytes), for the parsers of
+ * topology and workload files. Returns -EINVAL.
+ */
+int fm_line_err(char *err, size_t errlen, const char *name, int line,
+		const char *fmt, va_list ap)
+{
+	char msg[256];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	snprintf(err, errlen, "%s:%d: %s", name, line, msg);
+	return -EINVAL;
 }
