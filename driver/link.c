@@ -261,6 +261,7 @@ static void __snode_node_changed(struct snode_link *link, u32 id,
 
 	lockdep_assert_held(&link->lock);
 	snode_nl_nodes_changed();
+	snode_net_node_changed(link->sdev, id, ln->state == SNODE_NODE_STATE_UP);
 	if (!link->live) {
 		/* before registration the state is the starting point */
 		ln->sent_state = ln->state;
@@ -476,6 +477,32 @@ int snode_link_set_threshold(struct snode_dev *sdev, int port, u64 threshold)
 		__snode_link_check_ber(link, i, &meta);
 	mutex_unlock(&link->lock);
 	return 0;
+}
+
+/**
+ * snode_link_net_attach() - attach the network interface to node changes
+ * @sdev: snode device
+ * @net: the interface, or NULL to detach it
+ * @up: with @net, a bitmap of &snode_link.max_nodes bits to set for every
+ *      node that is up now
+ *
+ * From here on every node change is passed to snode_net_node_changed()
+ * with &snode_link.lock held; detaching waits for the one in progress.
+ *
+ * Context: Process context.
+ */
+void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
+			   unsigned long *up)
+{
+	struct snode_link *link = sdev->link;
+	u32 i;
+
+	mutex_lock(&link->lock);
+	sdev->net = net;
+	for (i = 0; net && i < link->max_nodes; i++)
+		if (link->nodes[i].state == SNODE_NODE_STATE_UP)
+			set_bit(i, up);
+	mutex_unlock(&link->lock);
 }
 
 /**

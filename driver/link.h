@@ -10,6 +10,7 @@
 #include <linux/workqueue.h>
 
 struct snode_dev;
+struct snode_net;
 
 /* The contract allows 1 to 8 ports; LIMITS0 has room for 255. */
 #define SNODE_LINK_MAX_PORTS	8
@@ -179,6 +180,8 @@ int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
 int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action);
 int snode_link_set_threshold(struct snode_dev *sdev, int port, u64 threshold);
 int snode_link_nodes_refresh(struct snode_dev *sdev);
+void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
+			   unsigned long *up);
 
 /* netlink.c */
 int snode_nl_dev_add(struct snode_dev *sdev);

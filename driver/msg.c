@@ -157,6 +157,23 @@ static int snode_msg_backoff(unsigned int *pause_us, ktime_t deadline)
 	return 0;
 }
 
+/**
+ * snode_msg_user_check() - may a process send @cmd
+ * @cmd: the send
+ *
+ * The network interface's endpoint takes frames only from the drivers of
+ * the fabric's nodes, or from a process that may send raw frames anyway.
+ *
+ * Context: Process context.
+ * Return: 0 or -EACCES.
+ */
+int snode_msg_user_check(const struct snode_msg_send *cmd)
+{
+	if (cmd->ep == SNODE_NET_EP && !capable(CAP_NET_RAW))
+		return -EACCES;
+	return 0;
+}
+
 int snode_msg_send(struct snode_msg_dev *md, struct snode_msg_send *cmd,
 		   u32 src_ep)
 {

@@ -96,6 +96,9 @@ struct snode_ep_ring {
  * @msgs: messages read
  * @bytes: payload bytes read
  * @send_errors: sends from the endpoint's file that failed (atomic)
+ * @notify: for an in-kernel endpoint (no file), called from the vector
+ *          handler in hard interrupt context instead of waking readers
+ * @notify_priv: its argument
  */
 struct snode_ep {
 	struct snode_msg_dev *md;
@@ -120,6 +123,8 @@ struct snode_ep {
 	u64 msgs;
 	u64 bytes;
 	atomic64_t send_errors;
+	void (*notify)(void *priv);
+	void *notify_priv;
 };
 
 /**
@@ -180,7 +185,19 @@ void snode_ep_destroy(struct snode_msg_dev *md, struct snode_ep *ep);
 irqreturn_t snode_ep_irq(int irq, void *data);
 void snode_ep_remove_all(void *data);
 
+/*
+ * In-kernel endpoints (net.c): no file; the owner consumes the ring from one
+ * context at a time (NAPI) and is told of arrivals by @notify.
+ */
+struct snode_ep *snode_ep_kernel_open(struct snode_msg_dev *md, u32 id,
+				      u32 entries, u64 key,
+				      void (*notify)(void *priv), void *priv);
+int snode_ep_kernel_restart(struct snode_msg_dev *md, struct snode_ep *ep);
+u32 snode_ep_kernel_read(struct snode_ep *ep, struct snode_msg *msgs, u32 max);
+bool snode_ep_kernel_pending(struct snode_ep *ep);
+
 /* msg.c */
+int snode_msg_user_check(const struct snode_msg_send *cmd);
 int snode_msg_send(struct snode_msg_dev *md, struct snode_msg_send *cmd,
 		   u32 src_ep);
 

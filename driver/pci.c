@@ -404,6 +404,10 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	snode_mem_debugfs_add(sdev);
 	snode_msg_debugfs_add(sdev);
 
+	ret = snode_net_init(sdev);
+	if (ret)
+		return dev_err_probe(dev, ret, "cannot register the network interface\n");
+
 	/* last: its callbacks use all of the above; unregistered first */
 	ret = snode_devlink_register(sdev);
 	if (ret)
@@ -462,6 +466,7 @@ static int snode_restart(struct snode_dev *sdev)
 	}
 	__snode_mem_reset_done(sdev);
 	sdev->state = SNODE_STATE_LIVE;
+	snode_net_reset_done(sdev);
 	up_write(&sdev->rwsem);
 	snode_print_identity(sdev, "reset done, ");
 	return 0;

@@ -27,6 +27,7 @@ struct snode_mem_entry;
 struct snode_msg_dev;
 struct snode_dma_dev;
 struct snode_devlink;
+struct snode_net;
 
 #define SNODE_MAX_DEVS		256
 
@@ -261,6 +262,7 @@ struct snode_dev {
 	struct snode_msg_dev *msg;
 	struct snode_dma_dev *dma;
 	struct snode_devlink *dl;
+	struct snode_net *net;
 };
 
 static inline struct snode_dev *to_snode_dev(struct device *dev)
@@ -461,6 +463,11 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
 int snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
 int snode_status_to_errno(u16 status);
 void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev);
+
+/* net.c: the network interface */
+int snode_net_init(struct snode_dev *sdev);
+void snode_net_reset_done(struct snode_dev *sdev);
+void snode_net_node_changed(struct snode_dev *sdev, u32 node, bool up);
 
 /* sysfs.c */
 extern const struct attribute_group *snode_dev_groups[];

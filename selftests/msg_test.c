@@ -12,6 +12,7 @@
  * every echo's content, sequence number and order; the server checks what
  * it gets and echoes it to the client's endpoint 21.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -775,6 +776,132 @@ TEST_F(msg, list_hides_other_users_owners)
 	close(epfd);
 	EXPECT_EQ(0, chown(SNODE_DEV, st.st_uid, st.st_gid));
 	EXPECT_EQ(0, chmod(SNODE_DEV, st.st_mode & 07777));
+}
+
+/* The network interface's endpoint id is never handed out. */
+TEST_F(msg, net_ep_reserved)
+{
+	struct snode_ep_alloc ep = { .size = sizeof(ep), .flags = SNODE_EP_ID,
+				     .id = SNODE_NET_EP };
+
+	if (self->info.out_endpoints <= SNODE_NET_EP)
+		SKIP(return, "the NIC has %u endpoints, no network interface",
+		     self->info.out_endpoints);
+	EXPECT_ERRNO(EBUSY, sn_ep_alloc(self->fd, &ep));
+}
+
+/* In a child of uid MEMBER_UID in group snode: the errno of a send to the
+ * network interface's endpoint of this node, or 100 + the failed step. */
+static int member_net_send(uint32_t node)
+{
+	gid_t gid = SNODE_GID;
+	int fd;
+
+	if (setgroups(1, &gid) || setresgid(MEMBER_UID, MEMBER_UID, MEMBER_UID) ||
+	    setresuid(MEMBER_UID, MEMBER_UID, MEMBER_UID))
+		return 100;
+	fd = open(SNODE_DEV, O_RDWR);
+	if (fd < 0)
+		return 101;
+	if (!sn_msg_send(fd, node, SNODE_NET_EP, SNODE_NET_KEY, 0, "x", 1, 0))
+		return 0;
+	return errno;
+}
+
+/* Sending to the network interface's endpoint needs CAP_NET_RAW. */
+TEST_F(msg, net_ep_send_needs_cap_net_raw)
+{
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	ASSERT_EQ(0, stat(SNODE_DEV, &st));
+	ASSERT_EQ(0, chown(SNODE_DEV, 0, SNODE_GID));
+	ASSERT_EQ(0, chmod(SNODE_DEV, 0660));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(member_net_send(self->info.out_node_id));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EACCES, WEXITSTATUS(status));
+	EXPECT_EQ(0, chown(SNODE_DEV, st.st_uid, st.st_gid));
+	EXPECT_EQ(0, chmod(SNODE_DEV, st.st_mode & 07777));
+}
+
+/* The first NIC's network interface, in @name; false if it has none. */
+static bool net_iface(char *name, size_t len)
+{
+	struct dirent *d;
+	bool found = false;
+	DIR *dir;
+
+	dir = opendir("/sys/class/snode/snode0/device/net");
+	if (!dir)
+		return false;
+	while (!found && (d = readdir(dir)))
+		if (d->d_name[0] != '.') {
+			snprintf(name, len, "%s", d->d_name);
+			found = true;
+		}
+	closedir(dir);
+	return found;
+}
+
+/* A counter of @iface, or -1. */
+static long long net_stat(const char *iface, const char *counter)
+{
+	long long v = -1;
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", iface,
+		 counter);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Messages a privileged process sends to the interface's endpoint belong
+ * to no frame: they are counted and dropped, and the interface keeps
+ * working (its receive ring is drained).
+ */
+TEST_F(msg, net_stray_messages_counted)
+{
+	char iface[64], cmd[128];
+	long long before, now = 0;
+	int i;
+
+	if (!net_iface(iface, sizeof(iface)))
+		SKIP(return, "no network interface on snode0");
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s up", iface);
+	ASSERT_EQ(0, system(cmd));
+	before = net_stat(iface, "rx_frame_errors");
+	ASSERT_LE(0, before);
+	/* more than the ring holds: the interface must drain it */
+	for (i = 0; i < 5000; i++)
+		ASSERT_EQ(0, sn_msg_send(self->fd, self->info.out_node_id,
+					 SNODE_NET_EP, SNODE_NET_KEY, 0,
+					 "stray", i % 49, 0));
+	for (i = 0; i < 100; i++) {
+		now = net_stat(iface, "rx_frame_errors");
+		if (now >= before + 5000)
+			break;
+		usleep(20000);
+	}
+	EXPECT_EQ(before + 5000, now);
+	test_err_snode_send(EKEYREJECTED, self->info.out_node_id, SNODE_NET_EP,
+			    SNODE_NET_KEY + 1, 0, "x", 1);
+	snprintf(cmd, sizeof(cmd), "ip link set dev %s down", iface);
+	ASSERT_EQ(0, system(cmd));
+	/* down: the endpoint is gone */
+	test_err_snode_send(ENXIO, self->info.out_node_id, SNODE_NET_EP,
+			    SNODE_NET_KEY, 0, "x", 1);
 }
 
 TEST_F(msg, stats)

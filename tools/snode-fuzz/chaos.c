@@ -89,9 +89,9 @@ static const int e_gen[] = { GEN, 0 };
 static const int e_mem[] = { GEN, EPERM, ENOMEM, ENOENT, ENOSPC, EKEYREJECTED,
 			     EACCES, EROFS, ERANGE, EHOSTUNREACH, ETIMEDOUT,
 			     ENOLINK, EMFILE, ENFILE, 0 };
-static const int e_msg[] = { GEN, EPERM, ENOSPC, EBUSY, ENXIO, EKEYREJECTED,
-			     EHOSTUNREACH, ETIMEDOUT, ENOLINK, EINTR, EMFILE,
-			     ENFILE, ENOMEM, 0 };
+static const int e_msg[] = { GEN, EPERM, EACCES, ENOSPC, EBUSY, ENXIO,
+			     EKEYREJECTED, EHOSTUNREACH, ETIMEDOUT, ENOLINK,
+			     EINTR, EMFILE, ENFILE, ENOMEM, 0 };
 static const int e_dma[] = { GEN, EPERM, EBADF, EROFS, ECONNRESET, EBUSY, EMFILE,
 			     ENFILE, ENOMEM, ETIMEDOUT, EINTR, 0 };
 static const int e_list[] = { GEN, ENOMEM, 0 };

@@ -599,7 +599,9 @@ struct snode_mem_list {
  * - EPERM: /dev/snodeN was not opened for writing
  * - EOPNOTSUPP: the NIC has no message engine (struct snode_info.out_caps
  *   lacks SNODE_CAP_MSG) or no interrupt vector for endpoints
- * - EBUSY: the endpoint id asked for is in use (alloc)
+ * - EBUSY: the endpoint id asked for is in use, or is SNODE_NET_EP (alloc)
+ * - EACCES: the destination endpoint is SNODE_NET_EP and the caller lacks
+ *   CAP_NET_RAW (send)
  * - ENOSPC: every endpoint id is in use (alloc)
  * - EMFILE: this file created as many endpoints as one file may (the
  *   snode module's max_endpoints parameter) (alloc)
@@ -618,6 +620,15 @@ struct snode_mem_list {
 
 /* struct snode_msg.src_ep of a message sent from /dev/snodeN */
 #define SNODE_EP_NONE 0xffff
+
+/*
+ * The endpoint id the network interface (IP over the fabric) receives
+ * frames on, on every node; SNODE_IOCTL_EP_ALLOC never hands it out (EBUSY
+ * when asked for), and SNODE_IOCTL_MSG_SEND to it needs CAP_NET_RAW
+ * (EACCES otherwise). Documentation/driver/net.rst has the frame format.
+ */
+#define SNODE_NET_EP 63
+#define SNODE_NET_KEY 0x74656e65646f6e73ULL	/* "snodenet" */
 
 /**
  * enum snode_ep_alloc_flags - flags of struct snode_ep_alloc

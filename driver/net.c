@@ -1,0 +1,756 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * snode: the network interface - IP over the fabric's messages.
+ */
+
+#include <linux/bitmap.h>
+#include <linux/etherdevice.h>
+#include <linux/ethtool.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/skbuff.h>
+#include <linux/slab.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/workqueue.h>
+
+#include "link.h"
+#include "msg.h"
+
+/**
+ * DOC: Network interface
+ *
+ * Every NIC with a message engine registers an Ethernet-type interface,
+ * snode<N>, so that the tools people already run (ping, iperf3, ssh, MPI
+ * launchers) work across the fabric. Documentation/driver/net.rst describes
+ * it for users, decision 0018 why it looks like this.
+ *
+ * Addresses: the MAC is locally administered, 02:53:4e:<fabric id & 0xff>:
+ * <node id>, two bytes for the node, so the destination node of a unicast
+ * frame is read off its MAC and no neighbour protocol of our own is needed;
+ * ARP and IPv6 ND run over broadcast as on Ethernet.
+ *
+ * Frames travel as messages to endpoint SNODE_NET_EP of the destination
+ * node, with key SNODE_NET_KEY: a frame is cut into 48-byte messages; the
+ * first carries src_ep SNODE_NET_SRC_FIRST and a 4-byte header (frame
+ * length, reserved) before 44 bytes of frame, the others src_ep
+ * SNODE_NET_SRC_NEXT and 48 bytes, the last what is left. The device keeps
+ * the order of one sender's messages to one endpoint, so the receiver
+ * reassembles per source node; a frame cut short (its sender failed midway)
+ * is dropped when the next frame's first message arrives, and counted.
+ * Broadcast and multicast frames are sent to every node that is up.
+ *
+ * Transmit: ndo_start_xmit() queues the frame and kicks @tx_work, since a
+ * send sleeps (it owns the device's one set of send registers until the
+ * destination answered); the queue stops at SNODE_NET_TXQ_STOP frames and
+ * wakes below half of it. A destination whose ring stays full for
+ * SNODE_NET_SEND_MS loses the frame (tx_fifo_errors), so one slow peer
+ * holds the others up for at most that long; one that does not answer the
+ * fabric is skipped for SNODE_NET_SKIP_MS after a timeout.
+ *
+ * Receive: the endpoint's vector calls snode_net_notify() in hard interrupt
+ * context, which schedules NAPI; the poll reassembles frames and hands them
+ * to GRO. Carrier: on while at least one other node is up (link.c tells
+ * snode_net_node_changed()).
+ *
+ * Reset: the reset kills the endpoint (ep.c); the poll then reads nothing.
+ * @restart_work, queued by snode_net_reset_done(), stops NAPI, sets the
+ * same endpoint up again and restarts NAPI, all under RTNL like open and
+ * stop, so the three never overlap.
+ *
+ * Locking: RTNL serialises open, stop and @restart_work; @ep is set under
+ * RTNL and read by the poll and @tx_work, which run only while the
+ * interface is up. @up is a bitmap of atomic bit operations.
+ */
+
+#define SNODE_NET_SRC_FIRST	(0x8000 | SNODE_NET_EP)
+#define SNODE_NET_SRC_NEXT	SNODE_NET_EP
+#define SNODE_NET_HDR		4
+#define SNODE_NET_MTU_DEFAULT	9000
+/* the frame length field is 16 bits */
+#define SNODE_NET_MTU_MAX	(U16_MAX - ETH_HLEN)
+#define SNODE_NET_RING		4096
+#define SNODE_NET_TXQ_STOP	128
+#define SNODE_NET_SEND_MS	200
+#define SNODE_NET_SKIP_MS	2000
+/* messages one poll takes off the ring at a time */
+#define SNODE_NET_BATCH		64
+
+struct snode_net_rx {
+	struct sk_buff *skb;
+	u32 need;
+};
+
+struct snode_net_stats {
+	struct u64_stats_sync syncp;
+	u64 packets;
+	u64 bytes;
+	u64 msgs;
+	u64 errors;
+	u64 length_errors;	/* rx: cut short or oversized */
+	u64 frame_errors;	/* rx: a fragment without its frame */
+	u64 dropped;		/* rx: no memory */
+	u64 carrier_errors;	/* tx: no such node, node down, no endpoint */
+	u64 fifo_errors;	/* tx: the destination's ring stayed full */
+	u64 multicast;
+	u64 copies;		/* tx: broadcast copies sent */
+};
+
+/**
+ * struct snode_net - the network interface of one NIC
+ * @sdev: the NIC
+ * @ndev: its net_device
+ * @napi: the receive poll
+ * @ep: the receiving endpoint while the interface is up (RTNL)
+ * @node_id: this node's id
+ * @max_nodes: node ids are below this
+ * @up: nodes other than this one that are up, as link.c last said
+ * @skip_until: per node, jiffies until which a node that timed out is
+ *              skipped (@tx_work)
+ * @rx: per source node, the frame being reassembled (the poll)
+ * @rxbuf: the poll's messages
+ * @txq: frames waiting for @tx_work
+ * @tx_work: sends the frames
+ * @restart_work: sets the endpoint up again after a reset
+ * @wq: ordered workqueue of @tx_work
+ * @rxs: receive counters (the poll)
+ * @txs: transmit counters (@tx_work)
+ * @tx_bad_len: frames refused for their length (ndo_start_xmit)
+ */
+struct snode_net {
+	struct snode_dev *sdev;
+	struct net_device *ndev;
+	struct napi_struct napi;
+	struct snode_ep *ep;
+	u32 node_id;
+	u32 max_nodes;
+	unsigned long *up;
+	unsigned long *skip_until;
+	struct snode_net_rx *rx;
+	struct snode_msg rxbuf[SNODE_NET_BATCH];
+	struct sk_buff_head txq;
+	struct work_struct tx_work;
+	struct work_struct restart_work;
+	struct workqueue_struct *wq;
+	struct snode_net_stats rxs;
+	struct snode_net_stats txs;
+	atomic64_t tx_bad_len;
+};
+
+static void snode_net_mac(u8 *mac, u32 fabric, u32 node)
+{
+	mac[0] = 0x02;		/* locally administered, unicast */
+	mac[1] = 0x53;		/* 'S' */
+	mac[2] = 0x4e;		/* 'N' */
+	mac[3] = fabric & 0xff;
+	mac[4] = node >> 8;
+	mac[5] = node & 0xff;
+}
+
+/* The node a unicast MAC names, or U32_MAX. */
+static u32 snode_net_mac_node(struct snode_net *net, const u8 *mac)
+{
+	const u8 *own = net->ndev->dev_addr;
+	u32 node;
+
+	if (memcmp(mac, own, 4))
+		return U32_MAX;
+	node = mac[4] << 8 | mac[5];
+	return node < net->max_nodes ? node : U32_MAX;
+}
+
+/* ---- transmit --------------------------------------------------------------- */
+
+static void snode_net_stat_add(struct snode_net_stats *st, u64 *ctr, u64 n)
+{
+	u64_stats_update_begin(&st->syncp);
+	*ctr += n;
+	u64_stats_update_end(&st->syncp);
+}
+
+/* Send one frame to @node: 0, or the errno of the message that failed. */
+static int snode_net_send_frame(struct snode_net *net, struct sk_buff *skb,
+				u32 node)
+{
+	struct snode_msg_send cmd = {
+		.node = node,
+		.ep = SNODE_NET_EP,
+		.key = SNODE_NET_KEY,
+		.timeout_ms = SNODE_NET_SEND_MS,
+	};
+	u32 off = 0, src = SNODE_NET_SRC_FIRST, n = 0;
+	int ret;
+
+	while (off < skb->len || src == SNODE_NET_SRC_FIRST) {
+		u32 hdr = src == SNODE_NET_SRC_FIRST ? SNODE_NET_HDR : 0;
+		u32 chunk = min_t(u32, skb->len - off, SNODE_MSG_MAX_LEN - hdr);
+
+		if (hdr) {
+			__le16 len = cpu_to_le16(skb->len);
+
+			memset(cmd.payload, 0, hdr);
+			memcpy(cmd.payload, &len, sizeof(len));
+		}
+		ret = skb_copy_bits(skb, off, cmd.payload + hdr, chunk);
+		if (ret)
+			return ret;
+		cmd.len = hdr + chunk;
+		ret = snode_msg_send(net->sdev->msg, &cmd, src);
+		if (ret)
+			break;
+		n++;
+		off += chunk;
+		src = SNODE_NET_SRC_NEXT;
+	}
+	snode_net_stat_add(&net->txs, &net->txs.msgs, n);
+	return ret;
+}
+
+/* Count how sending a frame to @node ended. */
+static void snode_net_tx_result(struct snode_net *net, u32 node, int ret)
+{
+	struct snode_net_stats *st = &net->txs;
+
+	switch (ret) {
+	case 0:
+		return;
+	case -EAGAIN:
+		snode_net_stat_add(st, &st->fifo_errors, 1);
+		break;
+	case -ETIMEDOUT:
+		WRITE_ONCE(net->skip_until[node],
+			   jiffies + msecs_to_jiffies(SNODE_NET_SKIP_MS));
+		fallthrough;
+	case -ENXIO:		/* its interface is down */
+	case -EKEYREJECTED:
+	case -EHOSTUNREACH:
+	case -ENOLINK:
+		snode_net_stat_add(st, &st->carrier_errors, 1);
+		break;
+	default:
+		break;
+	}
+	snode_net_stat_add(st, &st->errors, 1);
+	netdev_dbg(net->ndev, "frame to node %u: %d\n", node, ret);
+}
+
+static bool snode_net_skipped(struct snode_net *net, u32 node)
+{
+	return time_before(jiffies, READ_ONCE(net->skip_until[node]));
+}
+
+static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
+{
+	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
+	struct snode_net_stats *st = &net->txs;
+	u32 node, sent = 0;
+	int ret = 0;
+
+	if (is_multicast_ether_addr(eth->h_dest)) {
+		/* every node that is up gets a copy */
+		for_each_set_bit(node, net->up, net->max_nodes) {
+			if (snode_net_skipped(net, node))
+				continue;
+			ret = snode_net_send_frame(net, skb, node);
+			snode_net_tx_result(net, node, ret);
+			sent += !ret;
+		}
+		snode_net_stat_add(st, &st->copies, sent);
+		if (sent) {
+			snode_net_stat_add(st, &st->multicast, 1);
+		} else if (bitmap_empty(net->up, net->max_nodes)) {
+			snode_net_stat_add(st, &st->carrier_errors, 1);
+			snode_net_stat_add(st, &st->errors, 1);
+		}
+	} else {
+		node = snode_net_mac_node(net, eth->h_dest);
+		if (node == U32_MAX || node == net->node_id ||
+		    !test_bit(node, net->up) || snode_net_skipped(net, node)) {
+			snode_net_stat_add(st, &st->carrier_errors, 1);
+			snode_net_stat_add(st, &st->errors, 1);
+		} else {
+			ret = snode_net_send_frame(net, skb, node);
+			snode_net_tx_result(net, node, ret);
+			sent = !ret;
+		}
+	}
+	if (sent) {
+		u64_stats_update_begin(&st->syncp);
+		st->packets++;
+		st->bytes += skb->len;
+		u64_stats_update_end(&st->syncp);
+	}
+	dev_consume_skb_any(skb);
+}
+
+static void snode_net_tx_work(struct work_struct *work)
+{
+	struct snode_net *net = container_of(work, struct snode_net, tx_work);
+	struct sk_buff *skb;
+
+	while ((skb = skb_dequeue(&net->txq))) {
+		snode_net_xmit_one(net, skb);
+		if (netif_queue_stopped(net->ndev) &&
+		    skb_queue_len(&net->txq) < SNODE_NET_TXQ_STOP / 2)
+			netif_wake_queue(net->ndev);
+		cond_resched();
+	}
+}
+
+static netdev_tx_t snode_net_start_xmit(struct sk_buff *skb,
+					struct net_device *ndev)
+{
+	struct snode_net *net = netdev_priv(ndev);
+
+	if (skb->len < ETH_HLEN || skb->len > U16_MAX) {
+		atomic64_inc(&net->tx_bad_len);
+		dev_kfree_skb_any(skb);
+		return NETDEV_TX_OK;
+	}
+	skb_queue_tail(&net->txq, skb);
+	if (skb_queue_len(&net->txq) >= SNODE_NET_TXQ_STOP)
+		netif_stop_queue(ndev);
+	queue_work(net->wq, &net->tx_work);
+	return NETDEV_TX_OK;
+}
+
+/* ---- receive ---------------------------------------------------------------- */
+
+static void snode_net_rx_drop(struct snode_net *net, struct snode_net_rx *rx,
+			      u64 *ctr)
+{
+	dev_kfree_skb_any(rx->skb);
+	rx->skb = NULL;
+	snode_net_stat_add(&net->rxs, ctr, 1);
+	snode_net_stat_add(&net->rxs, &net->rxs.errors, 1);
+}
+
+/* One message: 1 if it completed a frame handed to the stack. */
+static int snode_net_rx_msg(struct snode_net *net, const struct snode_msg *m)
+{
+	struct snode_net_stats *st = &net->rxs;
+	struct snode_net_rx *rx;
+	const u8 *data = m->payload;
+	u32 len = m->len;
+	struct sk_buff *skb;
+
+	if (m->src_node >= net->max_nodes ||
+	    (m->src_ep != SNODE_NET_SRC_FIRST && m->src_ep != SNODE_NET_SRC_NEXT)) {
+		snode_net_stat_add(st, &st->frame_errors, 1);
+		snode_net_stat_add(st, &st->errors, 1);
+		return 0;
+	}
+	rx = &net->rx[m->src_node];
+	if (m->src_ep == SNODE_NET_SRC_FIRST) {
+		__le16 flen_le;
+		u32 flen;
+
+		if (rx->skb)	/* its sender gave up on the last one */
+			snode_net_rx_drop(net, rx, &st->length_errors);
+		if (len < SNODE_NET_HDR) {
+			snode_net_stat_add(st, &st->length_errors, 1);
+			snode_net_stat_add(st, &st->errors, 1);
+			return 0;
+		}
+		memcpy(&flen_le, data, sizeof(flen_le));
+		flen = le16_to_cpu(flen_le);
+		if (flen < ETH_HLEN ||
+		    flen > net->ndev->max_mtu + ETH_HLEN) {
+			snode_net_stat_add(st, &st->length_errors, 1);
+			snode_net_stat_add(st, &st->errors, 1);
+			return 0;
+		}
+		skb = napi_alloc_skb(&net->napi, flen);
+		if (!skb) {
+			snode_net_stat_add(st, &st->dropped, 1);
+			return 0;
+		}
+		rx->skb = skb;
+		rx->need = flen;
+		data += SNODE_NET_HDR;
+		len -= SNODE_NET_HDR;
+	} else if (!rx->skb) {
+		/* the rest of a frame whose start was lost or refused */
+		snode_net_stat_add(st, &st->frame_errors, 1);
+		snode_net_stat_add(st, &st->errors, 1);
+		return 0;
+	}
+	/* every fragment but the last is full */
+	if (len > rx->need || (len < rx->need && len + (data - m->payload) !=
+						 SNODE_MSG_MAX_LEN)) {
+		snode_net_rx_drop(net, rx, &st->length_errors);
+		return 0;
+	}
+	skb_put_data(rx->skb, data, len);
+	rx->need -= len;
+	if (rx->need)
+		return 0;
+
+	skb = rx->skb;
+	rx->skb = NULL;
+	skb->protocol = eth_type_trans(skb, net->ndev);
+	u64_stats_update_begin(&st->syncp);
+	st->packets++;
+	st->bytes += skb->len + ETH_HLEN;
+	if (skb->pkt_type == PACKET_BROADCAST ||
+	    skb->pkt_type == PACKET_MULTICAST)
+		st->multicast++;
+	u64_stats_update_end(&st->syncp);
+	napi_gro_receive(&net->napi, skb);
+	return 1;
+}
+
+static int snode_net_poll(struct napi_struct *napi, int budget)
+{
+	struct snode_net *net = container_of(napi, struct snode_net, napi);
+	struct snode_ep *ep = READ_ONCE(net->ep);
+	int done = 0;
+	u32 n, i;
+
+	while (ep && done < budget) {
+		n = snode_ep_kernel_read(ep, net->rxbuf, SNODE_NET_BATCH);
+		if (!n)
+			break;
+		snode_net_stat_add(&net->rxs, &net->rxs.msgs, n);
+		for (i = 0; i < n; i++)
+			done += snode_net_rx_msg(net, &net->rxbuf[i]);
+	}
+	if (done >= budget)
+		return budget;
+	/* a message that arrived after the last read raised no new poll */
+	if (napi_complete_done(napi, done) && ep && snode_ep_kernel_pending(ep))
+		napi_schedule(napi);
+	return done;
+}
+
+static void snode_net_notify(void *priv)
+{
+	struct snode_net *net = priv;
+
+	napi_schedule(&net->napi);
+}
+
+/* Drop every half-reassembled frame (the poll is stopped). */
+static void snode_net_rx_flush(struct snode_net *net)
+{
+	u32 i;
+
+	for (i = 0; i < net->max_nodes; i++) {
+		dev_kfree_skb_any(net->rx[i].skb);
+		net->rx[i].skb = NULL;
+	}
+}
+
+/* ---- open, stop, reset ------------------------------------------------------ */
+
+static void snode_net_carrier(struct snode_net *net)
+{
+	if (!bitmap_empty(net->up, net->max_nodes))
+		netif_carrier_on(net->ndev);
+	else
+		netif_carrier_off(net->ndev);
+}
+
+static int snode_net_open(struct net_device *ndev)
+{
+	struct snode_net *net = netdev_priv(ndev);
+	struct snode_ep *ep;
+
+	ep = snode_ep_kernel_open(net->sdev->msg, SNODE_NET_EP, SNODE_NET_RING,
+				  SNODE_NET_KEY, snode_net_notify, net);
+	if (IS_ERR(ep)) {
+		netdev_err(ndev, "cannot set up endpoint %u: %ld\n",
+			   SNODE_NET_EP, PTR_ERR(ep));
+		return PTR_ERR(ep);
+	}
+	WRITE_ONCE(net->ep, ep);
+	napi_enable(&net->napi);
+	snode_net_carrier(net);
+	netif_start_queue(ndev);
+	/* messages that came before NAPI was on raised no poll */
+	napi_schedule(&net->napi);
+	return 0;
+}
+
+static int snode_net_stop(struct net_device *ndev)
+{
+	struct snode_net *net = netdev_priv(ndev);
+	struct snode_ep *ep = net->ep;
+
+	netif_stop_queue(ndev);
+	cancel_work_sync(&net->tx_work);
+	skb_queue_purge(&net->txq);
+	napi_disable(&net->napi);
+	snode_net_rx_flush(net);
+	WRITE_ONCE(net->ep, NULL);
+	snode_ep_destroy(net->sdev->msg, ep);
+	return 0;
+}
+
+static void snode_net_restart_work(struct work_struct *work)
+{
+	struct snode_net *net = container_of(work, struct snode_net,
+					     restart_work);
+	int ret;
+
+	rtnl_lock();
+	if (netif_running(net->ndev) && net->ep) {
+		napi_disable(&net->napi);
+		snode_net_rx_flush(net);
+		ret = snode_ep_kernel_restart(net->sdev->msg, net->ep);
+		if (ret)
+			netdev_warn(net->ndev,
+				    "endpoint not set up again after reset: %d; bring the interface down and up\n",
+				    ret);
+		napi_enable(&net->napi);
+		napi_schedule(&net->napi);
+	}
+	rtnl_unlock();
+}
+
+/**
+ * snode_net_reset_done() - the device is back from a reset
+ * @sdev: snode device
+ *
+ * Context: Process context; caller holds &snode_dev.rwsem for write, so
+ * the endpoint is set up again from a work item.
+ */
+void snode_net_reset_done(struct snode_dev *sdev)
+{
+	struct snode_net *net = sdev->net;
+
+	if (net)
+		schedule_work(&net->restart_work);
+}
+
+/**
+ * snode_net_node_changed() - a node's state changed
+ * @sdev: snode device
+ * @node: the node
+ * @up: whether it is up now
+ *
+ * Context: Caller holds &snode_link.lock (snode_link_net_attach()).
+ */
+void snode_net_node_changed(struct snode_dev *sdev, u32 node, bool up)
+{
+	struct snode_net *net = sdev->net;
+
+	if (!net || node >= net->max_nodes || node == net->node_id)
+		return;
+	if (up) {
+		set_bit(node, net->up);
+		WRITE_ONCE(net->skip_until[node], jiffies);
+	} else {
+		clear_bit(node, net->up);
+	}
+	snode_net_carrier(net);
+}
+
+/* ---- stats and ethtool ------------------------------------------------------- */
+
+static void snode_net_read(const struct snode_net_stats *st,
+			   struct snode_net_stats *out)
+{
+	unsigned int start;
+
+	do {
+		start = u64_stats_fetch_begin(&st->syncp);
+		memcpy(out, st, sizeof(*out));
+	} while (u64_stats_fetch_retry(&st->syncp, start));
+}
+
+static void snode_net_get_stats64(struct net_device *ndev,
+				  struct rtnl_link_stats64 *s)
+{
+	struct snode_net *net = netdev_priv(ndev);
+	struct snode_net_stats rx, tx;
+
+	snode_net_read(&net->rxs, &rx);
+	snode_net_read(&net->txs, &tx);
+	s->rx_packets = rx.packets;
+	s->rx_bytes = rx.bytes;
+	s->rx_errors = rx.errors;
+	s->rx_length_errors = rx.length_errors;
+	s->rx_frame_errors = rx.frame_errors;
+	s->rx_dropped = rx.dropped;
+	s->multicast = rx.multicast;
+	s->tx_packets = tx.packets;
+	s->tx_bytes = tx.bytes;
+	s->tx_errors = tx.errors;
+	s->tx_carrier_errors = tx.carrier_errors;
+	s->tx_fifo_errors = tx.fifo_errors;
+	s->tx_dropped = atomic64_read(&net->tx_bad_len);
+}
+
+static const struct net_device_ops snode_net_ops = {
+	.ndo_open = snode_net_open,
+	.ndo_stop = snode_net_stop,
+	.ndo_start_xmit = snode_net_start_xmit,
+	.ndo_get_stats64 = snode_net_get_stats64,
+	.ndo_set_mac_address = eth_mac_addr,
+	.ndo_validate_addr = eth_validate_addr,
+};
+
+static const char snode_net_stat_names[][ETH_GSTRING_LEN] = {
+	"rx_msgs", "tx_msgs", "tx_broadcast_copies", "tx_no_path",
+	"tx_ring_full", "rx_truncated", "rx_orphan_fragments", "rx_no_memory",
+	"peers_up",
+};
+
+static void snode_net_get_drvinfo(struct net_device *ndev,
+				  struct ethtool_drvinfo *info)
+{
+	struct snode_net *net = netdev_priv(ndev);
+
+	strscpy(info->driver, KBUILD_MODNAME, sizeof(info->driver));
+	strscpy(info->bus_info, pci_name(net->sdev->pdev),
+		sizeof(info->bus_info));
+}
+
+static int snode_net_get_sset_count(struct net_device *ndev, int sset)
+{
+	return sset == ETH_SS_STATS ? ARRAY_SIZE(snode_net_stat_names) :
+				      -EOPNOTSUPP;
+}
+
+static void snode_net_get_strings(struct net_device *ndev, u32 sset, u8 *buf)
+{
+	if (sset == ETH_SS_STATS)
+		memcpy(buf, snode_net_stat_names, sizeof(snode_net_stat_names));
+}
+
+static void snode_net_get_ethtool_stats(struct net_device *ndev,
+					struct ethtool_stats *stats, u64 *data)
+{
+	struct snode_net *net = netdev_priv(ndev);
+	struct snode_net_stats rx, tx;
+	unsigned int i = 0;
+
+	snode_net_read(&net->rxs, &rx);
+	snode_net_read(&net->txs, &tx);
+	data[i++] = rx.msgs;
+	data[i++] = tx.msgs;
+	data[i++] = tx.copies;
+	data[i++] = tx.carrier_errors;
+	data[i++] = tx.fifo_errors;
+	data[i++] = rx.length_errors;
+	data[i++] = rx.frame_errors;
+	data[i++] = rx.dropped;
+	data[i++] = bitmap_weight(net->up, net->max_nodes);
+}
+
+static const struct ethtool_ops snode_net_ethtool_ops = {
+	.get_drvinfo = snode_net_get_drvinfo,
+	.get_link = ethtool_op_get_link,
+	.get_sset_count = snode_net_get_sset_count,
+	.get_strings = snode_net_get_strings,
+	.get_ethtool_stats = snode_net_get_ethtool_stats,
+};
+
+/* ---- setup and teardown ------------------------------------------------------ */
+
+static void snode_net_free(struct snode_net *net)
+{
+	if (net->wq)
+		destroy_workqueue(net->wq);
+	bitmap_free(net->up);
+	kfree(net->skip_until);
+	kvfree(net->rx);
+	free_netdev(net->ndev);
+}
+
+static void snode_net_remove(void *data)
+{
+	struct snode_net *net = data;
+	struct snode_dev *sdev = net->sdev;
+
+	/* no node change (link.c) or reset (pci.c) finds the interface now */
+	snode_link_net_attach(sdev, NULL, NULL);
+	down_read(&sdev->rwsem);
+	up_read(&sdev->rwsem);
+	cancel_work_sync(&net->restart_work);
+	unregister_netdev(net->ndev);
+	cancel_work_sync(&net->restart_work);
+	netif_napi_del(&net->napi);
+	snode_net_free(net);
+}
+
+/**
+ * snode_net_init() - register the NIC's network interface
+ * @sdev: snode device, identified, links registered
+ *
+ * A NIC without a message engine, or with fewer endpoints than
+ * SNODE_NET_EP needs, has no interface.
+ *
+ * Context: Process context (probe).
+ * Return: 0 or a negative errno.
+ */
+int snode_net_init(struct snode_dev *sdev)
+{
+	struct device *dev = &sdev->pdev->dev;
+	struct snode_msg_dev *md = sdev->msg;
+	struct net_device *ndev;
+	struct snode_net *net;
+	struct snode_id id;
+	u8 mac[ETH_ALEN];
+	u32 node;
+	int ret;
+
+	if (!md || md->nr_ids <= SNODE_NET_EP || !md->nr_vecs) {
+		dev_info(dev, "no network interface: endpoint %u not available\n",
+			 SNODE_NET_EP);
+		return 0;
+	}
+	snode_id_get(sdev, &id);
+
+	ndev = alloc_netdev(sizeof(*net), "snode%d", NET_NAME_ENUM, ether_setup);
+	if (!ndev)
+		return -ENOMEM;
+	net = netdev_priv(ndev);
+	net->sdev = sdev;
+	net->ndev = ndev;
+	net->node_id = id.node_id;
+	net->max_nodes = min_t(u32, sdev->link->max_nodes, 1U << 16);
+	skb_queue_head_init(&net->txq);
+	INIT_WORK(&net->tx_work, snode_net_tx_work);
+	INIT_WORK(&net->restart_work, snode_net_restart_work);
+	u64_stats_init(&net->rxs.syncp);
+	u64_stats_init(&net->txs.syncp);
+	atomic64_set(&net->tx_bad_len, 0);
+	net->up = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
+	net->skip_until = kcalloc(net->max_nodes, sizeof(*net->skip_until),
+				  GFP_KERNEL);
+	net->rx = kvcalloc(net->max_nodes, sizeof(*net->rx), GFP_KERNEL);
+	net->wq = alloc_ordered_workqueue("snode%d-net", 0, sdev->index);
+	if (!net->up || !net->skip_until || !net->rx || !net->wq) {
+		snode_net_free(net);
+		return -ENOMEM;
+	}
+	for (node = 0; node < net->max_nodes; node++)
+		net->skip_until[node] = jiffies;
+
+	SET_NETDEV_DEV(ndev, dev);
+	ndev->netdev_ops = &snode_net_ops;
+	ndev->ethtool_ops = &snode_net_ethtool_ops;
+	ndev->min_mtu = ETH_MIN_MTU;
+	ndev->max_mtu = SNODE_NET_MTU_MAX;
+	ndev->mtu = SNODE_NET_MTU_DEFAULT;
+	ndev->tx_queue_len = SNODE_NET_TXQ_STOP;
+	snode_net_mac(mac, id.fabric_id, id.node_id);
+	eth_hw_addr_set(ndev, mac);
+	netif_napi_add(ndev, &net->napi, snode_net_poll);
+	netif_carrier_off(ndev);
+
+	/* the nodes that are up now; link.c reports the changes from here on */
+	snode_link_net_attach(sdev, net, net->up);
+	if (net->node_id < net->max_nodes)
+		clear_bit(net->node_id, net->up);
+
+	ret = register_netdev(ndev);
+	if (ret) {
+		snode_link_net_attach(sdev, NULL, NULL);
+		netif_napi_del(&net->napi);
+		snode_net_free(net);
+		return ret;
+	}
+	return devm_add_action_or_reset(dev, snode_net_remove, net);
+}
