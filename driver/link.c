@@ -498,7 +498,8 @@ void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
 	u32 i;
 
 	mutex_lock(&link->lock);
-	sdev->net = net;
+	/* read without the lock by snode_net_reset_done() */
+	WRITE_ONCE(sdev->net, net);
 	for (i = 0; net && i < link->max_nodes; i++)
 		if (link->nodes[i].state == SNODE_NODE_STATE_UP)
 			set_bit(i, up);

@@ -72,8 +72,11 @@
 #define SNODE_NET_TXQ_STOP	128
 #define SNODE_NET_SEND_MS	200
 #define SNODE_NET_SKIP_MS	2000
-/* messages one poll takes off the ring at a time */
+/* a node without an interface gets broadcasts again after this */
+#define SNODE_NET_NOIF_MS	10000
+/* messages one poll takes off the ring at a time, and at most in all */
 #define SNODE_NET_BATCH		64
+#define SNODE_NET_POLL_MSGS	1024
 
 struct snode_net_rx {
 	struct sk_buff *skb;
@@ -93,6 +96,7 @@ struct snode_net_stats {
 	u64 fifo_errors;	/* tx: the destination's ring stayed full */
 	u64 multicast;
 	u64 copies;		/* tx: broadcast copies sent */
+	u64 no_iface;		/* tx: broadcast copies a node refused */
 };
 
 /**
@@ -251,6 +255,13 @@ static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
 			if (snode_net_skipped(net, node))
 				continue;
 			ret = snode_net_send_frame(net, skb, node);
+			if (ret == -ENXIO || ret == -EKEYREJECTED) {
+				/* no interface there: not this frame's error */
+				WRITE_ONCE(net->skip_until[node], jiffies +
+					   msecs_to_jiffies(SNODE_NET_NOIF_MS));
+				snode_net_stat_add(st, &st->no_iface, 1);
+				continue;
+			}
 			snode_net_tx_result(net, node, ret);
 			sent += !ret;
 		}
@@ -387,6 +398,9 @@ static int snode_net_rx_msg(struct snode_net *net, const struct snode_msg *m)
 
 	skb = rx->skb;
 	rx->skb = NULL;
+	/* a node that sends frames has an interface: broadcast to it again */
+	if (time_before(jiffies, READ_ONCE(net->skip_until[m->src_node])))
+		WRITE_ONCE(net->skip_until[m->src_node], jiffies);
 	skb->protocol = eth_type_trans(skb, net->ndev);
 	u64_stats_update_begin(&st->syncp);
 	st->packets++;
@@ -403,13 +417,17 @@ static int snode_net_poll(struct napi_struct *napi, int budget)
 {
 	struct snode_net *net = container_of(napi, struct snode_net, napi);
 	struct snode_ep *ep = READ_ONCE(net->ep);
+	u32 n, i, msgs = 0;
 	int done = 0;
-	u32 n, i;
 
 	while (ep && done < budget) {
+		/* a frame is up to 1366 messages: bound the poll by those too */
+		if (msgs >= SNODE_NET_POLL_MSGS)
+			return budget;
 		n = snode_ep_kernel_read(ep, net->rxbuf, SNODE_NET_BATCH);
 		if (!n)
 			break;
+		msgs += n;
 		snode_net_stat_add(&net->rxs, &net->rxs.msgs, n);
 		for (i = 0; i < n; i++)
 			done += snode_net_rx_msg(net, &net->rxbuf[i]);
@@ -516,7 +534,7 @@ static void snode_net_restart_work(struct work_struct *work)
  */
 void snode_net_reset_done(struct snode_dev *sdev)
 {
-	struct snode_net *net = sdev->net;
+	struct snode_net *net = READ_ONCE(sdev->net);
 
 	if (net)
 		schedule_work(&net->restart_work);
@@ -592,8 +610,8 @@ static const struct net_device_ops snode_net_ops = {
 
 static const char snode_net_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_msgs", "tx_msgs", "tx_broadcast_copies", "tx_no_path",
-	"tx_ring_full", "rx_truncated", "rx_orphan_fragments", "rx_no_memory",
-	"peers_up",
+	"tx_ring_full", "tx_broadcast_refused", "rx_truncated",
+	"rx_orphan_fragments", "rx_no_memory", "peers_up",
 };
 
 static void snode_net_get_drvinfo(struct net_device *ndev,
@@ -632,6 +650,7 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 	data[i++] = tx.copies;
 	data[i++] = tx.carrier_errors;
 	data[i++] = tx.fifo_errors;
+	data[i++] = tx.no_iface;
 	data[i++] = rx.length_errors;
 	data[i++] = rx.frame_errors;
 	data[i++] = rx.dropped;

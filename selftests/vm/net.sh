@@ -86,8 +86,10 @@ sleep 1
 out=$(gexec_t 0 120 "iperf3 -c $(ip_of 1) -t 5 -J")
 echo "$out" >"$LOG/iperf3-run.json"
 rate=$(python3 -c 'import json,sys; d=json.load(sys.stdin); e=d["end"]; print("%d %.2f" % (e["sum_received"]["bytes"], e["sum_received"]["bits_per_second"]/1e6))' <<<"$out" 2>>"$LOG/py.err")
+moved=0
+[ -n "$rate" ] && [ "${rate%% *}" -gt 0 ] && moved=1
 check "$KERNEL: iperf3 TCP node 0 -> node 1 moved data (bytes, Mbit/s: ${rate:-none})" \
-	[ -n "$rate" ] && [ "${rate%% *}" -gt 0 ]
+	[ "$moved" = 1 ]
 
 # A connection across a plane failure: plane 0 carries node 0's traffic
 # until its cable goes down 4 s into a 12 s run.
@@ -100,10 +102,12 @@ wait "$client"
 crc=$?
 after=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))
 if "error" in d: print("error: " + d["error"]); sys.exit()
-iv = d["intervals"]
-print(sum(i["sum"]["bytes"] for i in iv[-4:]))' "$LOG/iperf3-failover.json" 2>>"$LOG/py.err")
-check "$KERNEL: ... the connection survived and carried data after the failure (last 4 s: ${after:-nothing} bytes)" \
-	[ "$crc" -eq 0 ] && [ "${after:-0}" -gt 0 ] 2>/dev/null
+print(sum(i["sum"]["bytes"] for i in d["intervals"] if i["sum"]["start"] >= 5))' \
+	"$LOG/iperf3-failover.json" 2>>"$LOG/py.err")
+survived=0
+[ "$crc" -eq 0 ] && [[ "$after" =~ ^[0-9]+$ ]] && [ "$after" -gt 0 ] && survived=1
+check "$KERNEL: ... the connection survived and carried data after the failure (exit $crc; from 5 s on: ${after:-nothing} bytes)" \
+	[ "$survived" = 1 ]
 fmctl link up 0.0
 
 # --- reset ---------------------------------------------------------------------------
@@ -124,8 +128,8 @@ echo "$out" >>"$LOG/ping"
 check "$KERNEL: ... pings to the dead node go unanswered, within $((SECONDS - t0)) s (no stuck queue)" \
 	grep -q '3 packets transmitted, 0 packets received' <<<"$out"
 after=$(stat_of 0 tx_carrier_errors)
-check "$KERNEL: ... counted as carrier errors ($before -> $after) or never sent (the node is not up)" \
-	[ -n "$after" ]
+check "$KERNEL: ... counted as carrier errors ($before -> $after)" \
+	[ "${after:-0}" -gt "${before:-0}" ]
 check "$KERNEL: ... node 0 keeps its carrier: node 2 is still up" carrier_is 0 1
 fmctl node isolate 2
 check "$KERNEL: snode-fm ctl node isolate 2: no other node is reachable, carrier off" \
@@ -135,7 +139,8 @@ check "$KERNEL: snode-fm ctl node join 2: carrier on again" until_ok 20 carrier_
 
 gexec 0 "rmmod snode" >>"$LOG/rmmod" 2>&1
 check "$KERNEL: node 0: rmmod snode with the interface up and addressed" [ $? -eq 0 ]
-out=$(gexec 0 "ls /sys/class/net")
-check "$KERNEL: ... and the interface is gone ($(echo $out))" [ -n "$out" ] && ! grep -q snode <<<"$out"
+out=$(gexec 0 "ls /sys/class/net" | tr '\n' ' ')
+check "$KERNEL: ... and the interface is gone (left: $out)" \
+	bash -c '[ -n "$1" ] && [[ "$1" != *snode* ]]' _ "$out"
 
 finish

@@ -7,7 +7,8 @@
 # that exports 1 GiB) and runs "snode-perf mem" against that export. The
 # results are printed, and kept in build/bench/<kernel>.{txt,json}. Then
 # tools/snode-perf/bench-msg.sh measures messages, doorbells and DMA on the
-# same kernel (build/bench/msg-<kernel>/). A
+# same kernel (build/bench/msg-<kernel>/), and tools/snode-perf/bench-net.sh
+# IP over the fabric against the DMA engine (build/bench/net-<kernel>/). A
 # benchmark never fails on a timing; the exit status says only whether it
 # ran.
 #
@@ -41,6 +42,7 @@ for kernel in "$@"; do
 	"$VM" exec -- "cat /tmp/perf.json" | sed 's/^\[node[0-9]*\] //' \
 		>"$OUT/$kernel.json"
 	"$VM" down >/dev/null 2>&1
-	"$TOP/tools/snode-perf/bench-msg.sh" "$kernel" || rc=1
+	bash "$TOP/tools/snode-perf/bench-msg.sh" "$kernel" || rc=1
+	bash "$TOP/tools/snode-perf/bench-net.sh" "$kernel" || rc=1
 done
 exit $rc
