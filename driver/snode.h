@@ -228,6 +228,8 @@ struct snode_sensors {
  * @dma: DMA engine (dma.c); NULL without CAP.DMA, freed with this structure
  * @dl: the devlink instance (devlink.c) while it is registered; set and
  *      cleared under &snode_link.lock, which the event path holds to use it
+ * @net: the network interface (net.c) while it is registered; set and
+ *       cleared under &snode_link.lock (snode_link_net_attach())
  */
 struct snode_dev {
 	struct device dev;
