@@ -213,8 +213,6 @@ static int sfi_hints_ok(const struct fi_info *h, struct snode_dev *dev,
 			SFI_NO("av_type");
 		if (d->cq_data_size > SFI_CQ_DATA_SIZE)
 			SFI_NO("cq_data_size");
-		if (d->mr_mode & FI_MR_MMU_NOTIFY)
-			SFI_NO("mr_mode");
 		if (d->max_ep_tx_ctx > 1 || d->max_ep_rx_ctx > 1)
 			SFI_NO("several contexts per endpoint");
 	}

@@ -259,8 +259,9 @@ static void check_recv_done(struct ctx *c, int tagged, size_t len, uint64_t tag,
 	check(ok && e.op_context == context && e.len == len &&
 	      (e.flags & FI_RECV) && (e.flags & (tagged ? FI_TAGGED : FI_MSG)) &&
 	      (!tagged || e.tag == tag) && src == c->peer,
-	      "%s: receive completion (context, len %zu, flags, tag, source)",
-	      what, ok ? (size_t)e.len : (size_t)0);
+	      "%s: receive completion (context, len %zu, flags, tag, source %s)",
+	      what, ok ? (size_t)e.len : (size_t)0,
+	      src == c->peer ? "the peer" : "wrong");
 	check(ok && verify(buf, len, seed), "%s: %zu bytes arrived intact",
 	      what, len);
 }
@@ -456,7 +457,11 @@ static int do_pair(int a, const char *dir, int iters)
 	unsigned int i;
 	FILE *f;
 
-	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, hints_new(), &c.fi));
+	struct fi_info *h = hints_new();
+
+	/* FI_SOURCE: receive completions name the sender (fi_cq_readfrom) */
+	h->caps |= FI_SOURCE | FI_DIRECTED_RECV;
+	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
 	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
 	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
 	TRY(fi_av_open(c.domain, &ava, &c.av, NULL));

@@ -53,9 +53,15 @@ relay() {	# relay PREFIX FILE
 gexec 0 "$ENV fi_info -p snode" >"$LOG/fi_info" 2>&1
 rc=$?
 check "$KERNEL: fi_info -p snode succeeds" [ "$rc" -eq 0 ]
-for want in "provider: snode" "fabric: snode-fabric" "domain: snode0" \
-	"type: FI_EP_RDM" "FI_ADDR_STR" "FI_THREAD_SAFE" "FI_TAGGED" "FI_MSG"; do
+for want in "provider: snode" "fabric: snode-fabric0" "domain: snode0" \
+	"version: 0.1" "type: FI_EP_RDM"; do
 	check "$KERNEL: fi_info -p snode shows '$want'" grep -q -- "$want" "$LOG/fi_info"
+done
+gexec 0 "$ENV fi_info -p snode -v" >"$LOG/fi_info-v" 2>&1
+for want in "addr_format: FI_ADDR_STR" "threading: FI_THREAD_SAFE" \
+	"caps: .*FI_MSG" "caps: .*FI_TAGGED" "data_progress: FI_PROGRESS_MANUAL" \
+	"max_msg_size: 16777216" "cq_data_size: 8"; do
+	check "$KERNEL: fi_info -p snode -v shows '$want'" grep -q -- "$want" "$LOG/fi_info-v"
 done
 gexec 0 "$ENV fi_info -p snode -t FI_EP_MSG; echo status \$?" >"$LOG/fi_info-msg" 2>&1
 check "$KERNEL: fi_info -p snode -t FI_EP_MSG: -FI_ENODATA" \
