@@ -161,13 +161,12 @@ static ssize_t sfi_cq_readerr(struct fid_cq *cq_fid, struct fi_cq_err_entry *buf
 	pthread_mutex_lock(&cq->domain->lock);
 	if (cq->count && cq->q[cq->head].e.err) {
 		struct fi_cq_err_entry *e = &cq->q[cq->head].e;
-		/* the caller's err_data buffer (API >= 1.5) is left alone */
+		/* no provider error data: the caller's buffer is left alone */
 		void *err_data = buf->err_data;
-		size_t err_data_size = buf->err_data_size;
 
 		*buf = *e;
 		buf->err_data = err_data;
-		buf->err_data_size = err_data_size ? 0 : 0;
+		buf->err_data_size = 0;
 		cq->head = (cq->head + 1) % cq->cap;
 		cq->count--;
 		ret = 1;
@@ -211,14 +210,7 @@ static int sfi_cq_signal(struct fid_cq *cq)
 static const char *sfi_cq_strerror(struct fid_cq *cq, int prov_errno,
 				   const void *err_data, char *buf, size_t len)
 {
-	const char *s = fi_strerror(prov_errno);
-
-	if (buf && len) {
-		strncpy(buf, s, len - 1);
-		buf[len - 1] = 0;
-		return buf;
-	}
-	return s;
+	return sfi_strerror(prov_errno, buf, len);
 }
 
 static struct fi_ops_cq sfi_cq_ops = {

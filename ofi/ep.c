@@ -23,6 +23,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rdma/fi_rma.h>
+
 #include "snode_fi.h"
 
 enum { SFI_OP_FIRST = 1, SFI_OP_CONT = 2 };
@@ -47,14 +49,18 @@ static size_t iov_total(const struct iovec *iov, size_t n)
 	return t;
 }
 
-/* copy len bytes at byte offset off of the iov into dst */
-static void iov_gather(void *dst, const struct iovec *iov, size_t n, size_t off,
-		       size_t len)
+/*
+ * copy len bytes between buf and byte offset off of the iov, what fits;
+ * into the iov when to_iov, out of it otherwise
+ */
+static void iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
+		     size_t len, int to_iov)
 {
-	char *d = dst;
+	char *b = buf;
 	size_t i;
 
 	for (i = 0; i < n && len; i++) {
+		char *p;
 		size_t l;
 
 		if (off >= iov[i].iov_len) {
@@ -64,35 +70,27 @@ static void iov_gather(void *dst, const struct iovec *iov, size_t n, size_t off,
 		l = iov[i].iov_len - off;
 		if (l > len)
 			l = len;
-		memcpy(d, (char *)iov[i].iov_base + off, l);
-		d += l;
+		p = (char *)iov[i].iov_base + off;
+		if (to_iov)
+			memcpy(p, b, l);
+		else
+			memcpy(b, p, l);
+		b += l;
 		len -= l;
 		off = 0;
 	}
 }
 
-/* copy len bytes from src to byte offset off of the iov, what fits */
+static void iov_gather(void *dst, const struct iovec *iov, size_t n, size_t off,
+		       size_t len)
+{
+	iov_copy(iov, n, off, dst, len, 0);
+}
+
 static void iov_scatter(const struct iovec *iov, size_t n, size_t off,
 			const void *src, size_t len)
 {
-	const char *s = src;
-	size_t i;
-
-	for (i = 0; i < n && len; i++) {
-		size_t l;
-
-		if (off >= iov[i].iov_len) {
-			off -= iov[i].iov_len;
-			continue;
-		}
-		l = iov[i].iov_len - off;
-		if (l > len)
-			l = len;
-		memcpy((char *)iov[i].iov_base + off, s, l);
-		s += l;
-		len -= l;
-		off = 0;
-	}
+	iov_copy(iov, n, off, (void *)src, len, 1);
 }
 
 /* --- completions --------------------------------------------------------- */
@@ -750,6 +748,67 @@ static struct fi_ops_tagged sfi_tagged_ops = {
 	.injectdata = sfi_t_injectdata,
 };
 
+/* --- RMA: not supported yet (fi_getinfo never offers FI_RMA) ------------------ */
+static ssize_t sfi_no_read(struct fid_ep *ep, void *buf, size_t len, void *desc,
+			   fi_addr_t src, uint64_t addr, uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rmav(struct fid_ep *ep, const struct iovec *iov,
+			    void **desc, size_t count, fi_addr_t src,
+			    uint64_t addr, uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rmamsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
+			     uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_write(struct fid_ep *ep, const void *buf, size_t len,
+			    void *desc, fi_addr_t dest, uint64_t addr,
+			    uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rma_inject(struct fid_ep *ep, const void *buf, size_t len,
+				 fi_addr_t dest, uint64_t addr, uint64_t key)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_writedata(struct fid_ep *ep, const void *buf, size_t len,
+				void *desc, uint64_t data, fi_addr_t dest,
+				uint64_t addr, uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rma_injectdata(struct fid_ep *ep, const void *buf,
+				     size_t len, uint64_t data, fi_addr_t dest,
+				     uint64_t addr, uint64_t key)
+{
+	return -FI_ENOSYS;
+}
+
+/* readv and writev have the same shape */
+static struct fi_ops_rma sfi_rma_ops = {
+	.size = sizeof(struct fi_ops_rma),
+	.read = sfi_no_read,
+	.readv = sfi_no_rmav,
+	.readmsg = sfi_no_rmamsg,
+	.write = sfi_no_write,
+	.writev = sfi_no_rmav,
+	.writemsg = sfi_no_rmamsg,
+	.inject = sfi_no_rma_inject,
+	.writedata = sfi_no_writedata,
+	.injectdata = sfi_no_rma_injectdata,
+};
+
 /* --- endpoint control ------------------------------------------------------- */
 static ssize_t sfi_ep_cancel(fid_t fid, void *context)
 {
@@ -1126,6 +1185,7 @@ int sfi_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep_fid.cm = &sfi_cm_ops;
 	ep->ep_fid.msg = &sfi_msg_ops;
 	ep->ep_fid.tagged = &sfi_tagged_ops;
+	ep->ep_fid.rma = &sfi_rma_ops;
 	pthread_mutex_lock(&d->lock);
 	d->refs++;
 	pthread_mutex_unlock(&d->lock);

@@ -58,17 +58,22 @@ static ssize_t sfi_eq_sread(struct fid_eq *eq, uint32_t *event, void *buf,
 	return -FI_EAGAIN;
 }
 
-static const char *sfi_eq_strerror(struct fid_eq *eq, int prov_errno,
-				   const void *err_data, char *buf, size_t len)
+/* prov_errno is the errno of the failed snode operation */
+const char *sfi_strerror(int prov_errno, char *buf, size_t len)
 {
 	const char *s = strerror(prov_errno);
 
 	if (buf && len) {
-		strncpy(buf, s, len - 1);
-		buf[len - 1] = 0;
+		snprintf(buf, len, "%s", s);
 		return buf;
 	}
 	return s;
+}
+
+static const char *sfi_eq_strerror(struct fid_eq *eq, int prov_errno,
+				   const void *err_data, char *buf, size_t len)
+{
+	return sfi_strerror(prov_errno, buf, len);
 }
 
 static struct fi_ops_eq sfi_eq_ops = {

@@ -51,6 +51,7 @@ int sfi_addr_to_str(const struct sfi_addr *a, char *buf, size_t len);
 int sfi_addr_from_str(const void *str, size_t len, struct sfi_addr *a);
 
 int sfi_errno(int neg_errno);	/* a libsnode -errno to a negative FI_ code */
+const char *sfi_strerror(int prov_errno, char *buf, size_t len);
 
 struct sfi_fabric {
 	struct fid_fabric fabric_fid;

@@ -16,10 +16,12 @@
 #     script through files in the guests (no IP between them), tagged and
 #     untagged messages of 0 to 64 KiB both ways, unexpected messages, a
 #     bad destination; each check of both sides is one test
+#   - Debian's fi_pingpong -e rdm, msg and tagged, within node 0 (its TCP
+#     out-of-band exchange over the guest's loopback)
 #   - the ofi round trip and 64 KiB bandwidth, printed next to snode-perf
 #     ping's round trip in the same run (numbers only, never asserted)
 # fi_pingpong needs a TCP socket for its out-of-band exchange; once the
-# snode IP interface exists, the pair part gains one line running it.
+# snode IP interface exists, its client runs on node 1 with node 0's address.
 #
 # Needs: make all modules-guest selftests (and the kernels).
 
@@ -110,6 +112,26 @@ relay "$KERNEL: node 0 (a): " "$LOG/pair-a"
 relay "$KERNEL: node 1 (b): " "$LOG/pair-b"
 check "$KERNEL: ofi_test pair finished, exit status 0 on both (a ${rc_a:-none}, b ${rc_b:-none})" \
 	[ "${rc_a:-x}" = 0 ] && [ "${rc_b:-x}" = 0 ]
+
+# --- Debian's fi_pingpong within one node ----------------------------------------
+# Its out-of-band exchange is a TCP socket: over the guest's loopback, the
+# server and the client on node 0, the data through the NIC to its own
+# node. Between two nodes it needs the snode IP interface; then this is
+# the same two commands with node 1's address.
+gexec 0 "ip link set lo up" >>"$LOG/exec" 2>&1
+for mode in msg tagged; do
+	for size in 64 4096; do
+		gexec_t 0 240 "$ENV; export FI_PROVIDER_PATH
+			(fi_pingpong -p snode -e rdm -m $mode -I 10 -S $size >/tmp/pp-server 2>&1; echo status \$? >>/tmp/pp-server) &
+			sleep 2
+			fi_pingpong -p snode -e rdm -m $mode -I 10 -S $size 127.0.0.1; echo status \$?
+			sleep 1; cat /tmp/pp-server" >"$LOG/pingpong-$mode-$size" 2>&1
+		check "$KERNEL: fi_pingpong -p snode -e rdm -m $mode -S $size: 10 round trips, client and server exit 0" \
+			bash -c "[ \$(grep -c -E '^$size +10 +=10 ' '$LOG/pingpong-$mode-$size') -eq 2 ] &&
+				[ \$(grep -c '^status 0\$' '$LOG/pingpong-$mode-$size') -eq 2 ]"
+	done
+done
+grep -h -E '^(64|4096) +10' "$LOG"/pingpong-*-* | sort -u | sed 's/^/# fi_pingpong /'
 
 # --- numbers, side by side -----------------------------------------------------------
 gexec_t 1 120 "snode-perf ping server </dev/null >/tmp/perf-server 2>&1 &" >>"$LOG/exec" 2>&1
