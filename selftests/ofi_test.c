@@ -349,7 +349,7 @@ static void measure(struct ctx *c, int iters)
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 	double t0, t;
-	int i, n = 20;
+	int i, n = 5;
 
 	barrier(c);
 	t0 = now_us();
