@@ -13,6 +13,7 @@
 #   tools/lib/lib.mk         the tools' shared print path and helpers
 #   tools/testing/cli/cli.mk cli-test: host tests of snodectl and the tools' helpers
 #   install.mk               make install/uninstall, dkms-source, make deb
+#   ofi/ofi.mk               the libfabric provider libsnode-fi.so, ofi_test
 # Kernel modules themselves are described by ./Kbuild and driver/Kbuild.
 
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
@@ -27,6 +28,7 @@ include $(TOP)/tools/lib/lib.mk
 -include $(TOP)/driver/driver.mk
 -include $(TOP)/selftests/selftests.mk
 include $(TOP)/libsnode/libsnode.mk
+include $(TOP)/ofi/ofi.mk
 include $(TOP)/tools/snodectl/snodectl.mk
 include $(TOP)/tools/snode-fuzz/snode-fuzz.mk
 include $(TOP)/tools/snode-perf/snode-perf.mk

@@ -14,6 +14,9 @@
 #   dkms-source       the module's source with dkms.conf into
 #                     $(DESTDIR)$(DKMS_SRCDIR) for "dkms install snode/VERSION"
 #   deb               the Debian packages (debian/) into build/deb/
+#   ofi-install       the libfabric provider libsnode-fi.so into OFIDIR
+#                     (libfabric's provider directory, $(LIBDIR)/libfabric)
+#                     and fi_snode(7); ofi-uninstall removes the two
 # The module itself: make modules_install (driver/driver.mk) or DKMS.
 #
 # The installed snodectl and snode-perf link the shared libsnode; the ones
@@ -103,3 +106,16 @@ dkms-source:
 
 deb:
 	bash $(TOP)/scripts/build-deb.sh
+
+# libfabric looks for lib<name>-fi.so in its provider directory (Debian's:
+# /usr/lib/x86_64-linux-gnu/libfabric, LIBDIR=/usr/lib/x86_64-linux-gnu)
+# or in FI_PROVIDER_PATH.
+OFIDIR ?= $(LIBDIR)/libfabric
+OFI_FILES := $(OFI_PROV):$(OFIDIR)/libsnode-fi.so:0755 \
+	$(TOP)/ofi/fi_snode.7:$(MANDIR)/man7/fi_snode.7:0644
+.PHONY: ofi-install ofi-uninstall
+ofi-install: $(OFI_PROV)
+	$(call snode_install_files,$(OFI_FILES))
+
+ofi-uninstall:
+	rm -f $(foreach f,$(OFI_FILES),'$(DESTDIR)$(word 2,$(subst :, ,$(f)))')

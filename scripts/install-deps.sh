@@ -29,6 +29,8 @@ PACKAGES=(
 	iproute2
 	kmod
 	libelf-dev
+	libfabric-bin
+	libfabric-dev
 	libfdt-dev
 	libglib2.0-dev
 	libjson-c-dev

@@ -1,0 +1,1194 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * ep.c - RDM endpoints: tagged and untagged sends and receives, eager,
+ * cut into snode messages of SNODE_MSG_MAX_LEN (48) bytes.
+ *
+ * Wire format (each line is one snode message from one endpoint):
+ *   first:    u8 op=1, u8 flags (1 tagged, 2 cq data), u16 0, u32 length,
+ *             u64 tag, [u64 data], then the first bytes of the message
+ *   continue: u8 op=2, then 47 more bytes
+ * The NIC delivers messages from one sender to one endpoint in order and
+ * drops none (a full ring refuses the send), so a message is reassembled
+ * per (source node, source endpoint) without sequence numbers.
+ *
+ * A send runs to its end inside the call: while the receiver's ring is
+ * full the sender drains its own endpoint, so two endpoints sending to
+ * each other cannot deadlock. The completion is written before the call
+ * returns (the destination NIC has every byte in its ring).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rdma/fi_rma.h>
+
+#include "snode_fi.h"
+
+enum { SFI_OP_FIRST = 1, SFI_OP_CONT = 2 };
+enum { SFI_F_TAGGED = 1, SFI_F_DATA = 2 };
+#define SFI_HDR_FIRST	16
+#define SFI_HDR_CONT	1
+
+static int64_t sfi_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static size_t iov_total(const struct iovec *iov, size_t n)
+{
+	size_t t = 0;
+
+	while (n--)
+		t += iov[n].iov_len;
+	return t;
+}
+
+/*
+ * copy len bytes between buf and byte offset off of the iov, what fits;
+ * into the iov when to_iov, out of it otherwise
+ */
+static void iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
+		     size_t len, int to_iov)
+{
+	char *b = buf;
+	size_t i;
+
+	for (i = 0; i < n && len; i++) {
+		char *p;
+		size_t l;
+
+		if (off >= iov[i].iov_len) {
+			off -= iov[i].iov_len;
+			continue;
+		}
+		l = iov[i].iov_len - off;
+		if (l > len)
+			l = len;
+		p = (char *)iov[i].iov_base + off;
+		if (to_iov)
+			memcpy(p, b, l);
+		else
+			memcpy(b, p, l);
+		b += l;
+		len -= l;
+		off = 0;
+	}
+}
+
+static void iov_gather(void *dst, const struct iovec *iov, size_t n, size_t off,
+		       size_t len)
+{
+	iov_copy(iov, n, off, dst, len, 0);
+}
+
+static void iov_scatter(const struct iovec *iov, size_t n, size_t off,
+			const void *src, size_t len)
+{
+	iov_copy(iov, n, off, (void *)src, len, 1);
+}
+
+/* --- completions --------------------------------------------------------- */
+static void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
+			size_t len, int err, int prov_errno, int want_comp)
+{
+	struct fi_cq_err_entry e = {
+		.op_context = context,
+		.flags = flags,
+		.len = len,
+		.err = err,
+		.prov_errno = prov_errno,
+	};
+
+	if (err && ep->tx_cntr)
+		ep->tx_cntr->err++;
+	else if (ep->tx_cntr)
+		ep->tx_cntr->value++;
+	if (!ep->tx_cq || !want_comp)
+		return;
+	if (!err && (ep->tx_cq_flags & FI_SELECTIVE_COMPLETION) &&
+	    !(flags & FI_COMPLETION))
+		return;
+	e.flags &= ~(uint64_t)FI_COMPLETION;
+	sfi_cq_push(ep->tx_cq, &e, FI_ADDR_NOTAVAIL);
+}
+
+static void sfi_rx_done(struct sfi_ep *ep, struct sfi_rx *rx, size_t len,
+			uint64_t tag, uint64_t data, int has_data,
+			const struct snode_ep_addr *from, int err)
+{
+	struct fi_cq_err_entry e = {
+		.op_context = rx->context,
+		.flags = FI_RECV | (rx->tagged ? FI_TAGGED : FI_MSG) |
+			 (has_data ? FI_REMOTE_CQ_DATA : 0),
+		.len = len,
+		.buf = rx->iov_count ? rx->iov[0].iov_base : NULL,
+		.data = has_data ? data : 0,
+		.tag = rx->tagged ? tag : 0,
+	};
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+
+	if (!err && len > rx->iov_len) {
+		err = FI_ETRUNC;
+		e.olen = len - rx->iov_len;
+		e.len = rx->iov_len;
+	}
+	e.err = err;
+	if (from && ep->av && (ep->caps & FI_SOURCE))
+		src = sfi_av_reverse(ep->av, from->node, from->id);
+	if (err && ep->rx_cntr)
+		ep->rx_cntr->err++;
+	else if (ep->rx_cntr)
+		ep->rx_cntr->value++;
+	if (ep->rx_cq && (err || !(ep->rx_cq_flags & FI_SELECTIVE_COMPLETION) ||
+			  (rx->flags & FI_COMPLETION)))
+		sfi_cq_push(ep->rx_cq, &e, src);
+	free(rx);
+}
+
+/* --- matching ------------------------------------------------------------- */
+static int sfi_src_match(struct sfi_ep *ep, fi_addr_t want,
+			 const struct snode_ep_addr *from)
+{
+	struct sfi_addr a;
+
+	if (want == FI_ADDR_UNSPEC || !(ep->caps & FI_DIRECTED_RECV))
+		return 1;
+	if (sfi_av_lookup_addr(ep->av, want, &a))
+		return 0;
+	return a.ep.node == from->node && a.ep.id == from->id;
+}
+
+static int sfi_tag_match(uint64_t want, uint64_t ignore, uint64_t tag)
+{
+	return ((want ^ tag) & ~ignore) == 0;
+}
+
+static struct sfi_rx *sfi_take_posted(struct sfi_ep *ep, int tagged,
+				      uint64_t tag,
+				      const struct snode_ep_addr *from)
+{
+	struct sfi_rx **pp;
+
+	for (pp = &ep->posted[tagged]; *pp; pp = &(*pp)->next) {
+		struct sfi_rx *rx = *pp;
+
+		if (!sfi_src_match(ep, rx->src, from))
+			continue;
+		if (tagged && !sfi_tag_match(rx->tag, rx->ignore, tag))
+			continue;
+		*pp = rx->next;
+		ep->nposted--;
+		return rx;
+	}
+	return NULL;
+}
+
+static void sfi_list_append(struct sfi_rx **head, struct sfi_rx *rx)
+{
+	rx->next = NULL;
+	while (*head)
+		head = &(*head)->next;
+	*head = rx;
+}
+
+/* an unexpected message is complete: hand it to its claimer, if any */
+static void sfi_unexp_deliver(struct sfi_ep *ep, struct sfi_rx *u,
+			      struct sfi_rx *rx, int err)
+{
+	if (!err)
+		iov_scatter(rx->iov, rx->iov_count, 0, u->buf,
+			    u->len < rx->iov_len ? u->len : rx->iov_len);
+	sfi_rx_done(ep, rx, u->len, u->tag, u->data, u->has_data, &u->from, err);
+	free(u->buf);
+	free(u);
+}
+
+static void sfi_asm_abort(struct sfi_ep *ep, struct sfi_asm *a)
+{
+	struct sfi_rx **pp;
+
+	if (a->rx) {
+		sfi_rx_done(ep, a->rx, a->len, a->tag, a->data, a->has_data,
+			    NULL, FI_EIO);
+	} else if (a->unexp) {
+		struct sfi_rx *u = a->unexp;
+
+		if (u->claimed) {
+			sfi_unexp_deliver(ep, u, u->claimed, FI_EIO);
+		} else {
+			for (pp = &ep->unexp[a->tagged]; *pp; pp = &(*pp)->next)
+				if (*pp == u) {
+					*pp = u->next;
+					break;
+				}
+			free(u->buf);
+			free(u);
+		}
+	}
+}
+
+static void sfi_asm_remove(struct sfi_ep *ep, struct sfi_asm *a)
+{
+	struct sfi_asm **pp;
+
+	for (pp = &ep->asms; *pp; pp = &(*pp)->next)
+		if (*pp == a) {
+			*pp = a->next;
+			break;
+		}
+	free(a);
+}
+
+static void sfi_asm_bytes(struct sfi_ep *ep, struct sfi_asm *a,
+			  const uint8_t *p, size_t n)
+{
+	struct snode_ep_addr from = { .node = a->node, .id = a->ep };
+
+	if (n > a->len - a->got)
+		n = a->len - a->got;	/* a confused sender: ignore the rest */
+	if (a->rx)
+		iov_scatter(a->rx->iov, a->rx->iov_count, a->got, p, n);
+	else
+		memcpy((char *)a->unexp->buf + a->got, p, n);
+	a->got += n;
+	if (a->got < a->len)
+		return;
+	if (a->rx) {
+		sfi_rx_done(ep, a->rx, a->len, a->tag, a->data, a->has_data,
+			    &from, 0);
+	} else {
+		a->unexp->got = a->len;
+		if (a->unexp->claimed)
+			sfi_unexp_deliver(ep, a->unexp, a->unexp->claimed, 0);
+	}
+	sfi_asm_remove(ep, a);
+}
+
+static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
+{
+	struct snode_ep_addr from = { .node = m->src_node, .id = m->src_ep };
+	struct sfi_asm *a;
+	uint32_t len;
+	size_t hdr;
+
+	for (a = ep->asms; a; a = a->next)
+		if (a->node == m->src_node && a->ep == m->src_ep)
+			break;
+	if (m->len < 1)
+		return;
+	if (m->payload[0] == SFI_OP_CONT) {
+		if (!a) {
+			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+				"continuation from node %u endpoint %u without a message; dropped\n",
+				m->src_node, m->src_ep);
+			return;
+		}
+		sfi_asm_bytes(ep, a, m->payload + SFI_HDR_CONT,
+			      m->len - SFI_HDR_CONT);
+		return;
+	}
+	if (m->payload[0] != SFI_OP_FIRST || m->len < SFI_HDR_FIRST) {
+		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+			"unknown message from node %u endpoint %u; dropped\n",
+			m->src_node, m->src_ep);
+		return;
+	}
+	if (a) {		/* the sender gave up on its previous message */
+		sfi_asm_abort(ep, a);
+		sfi_asm_remove(ep, a);
+	}
+	memcpy(&len, m->payload + 4, 4);
+	if (len > sfi_params.max_msg_size) {
+		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+			"message of %u bytes from node %u beyond max_msg_size; dropped\n",
+			len, m->src_node);
+		return;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return;
+	a->node = m->src_node;
+	a->ep = m->src_ep;
+	a->len = len;
+	a->tagged = !!(m->payload[1] & SFI_F_TAGGED);
+	memcpy(&a->tag, m->payload + 8, 8);
+	hdr = SFI_HDR_FIRST;
+	if (m->payload[1] & SFI_F_DATA) {
+		if (m->len < SFI_HDR_FIRST + 8) {
+			free(a);
+			return;
+		}
+		a->has_data = 1;
+		memcpy(&a->data, m->payload + SFI_HDR_FIRST, 8);
+		hdr += 8;
+	}
+	a->rx = sfi_take_posted(ep, a->tagged, a->tag, &from);
+	if (!a->rx) {
+		struct sfi_rx *u = calloc(1, sizeof(*u));
+
+		if (!u || !(u->buf = malloc(len ? len : 1))) {
+			free(u);
+			free(a);
+			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+				"no memory for an unexpected message; dropped\n");
+			return;
+		}
+		u->tagged = a->tagged;
+		u->tag = a->tag;
+		u->len = len;
+		u->data = a->data;
+		u->has_data = a->has_data;
+		u->from = from;
+		sfi_list_append(&ep->unexp[a->tagged], u);
+		a->unexp = u;
+	}
+	a->next = ep->asms;
+	ep->asms = a;
+	sfi_asm_bytes(ep, a, m->payload + hdr, m->len - hdr);
+}
+
+/* under the domain lock: read every waiting message */
+void sfi_ep_progress(struct sfi_ep *ep)
+{
+	struct snode_msg msgs[32];
+	int n, i;
+
+	if (!ep->sep)
+		return;
+	for (;;) {
+		n = snode_ep_recv(ep->sep, msgs, 32, 0);
+		if (n <= 0) {
+			if (n < 0 && n != -EAGAIN && n != -EINTR)
+				FI_WARN_ONCE(&sfi_prov, FI_LOG_EP_DATA,
+					     "snode_ep_recv: %s\n", strerror(-n));
+			return;
+		}
+		for (i = 0; i < n; i++)
+			sfi_handle(ep, &msgs[i]);
+	}
+}
+
+/* --- the hardware endpoint --------------------------------------------------- */
+static int sfi_ep_hw(struct sfi_ep *ep)
+{
+	struct snode_ep_addr a;
+	int ret;
+
+	if (ep->sep)
+		return 0;
+	if (ep->want_addr)
+		ret = snode_ep_new(ep->domain->dev, ep->want.ep.id,
+				   sfi_params.rx_entries, 0, ep->want.ep.key,
+				   &ep->sep);
+	else
+		ret = snode_ep_new(ep->domain->dev, SNODE_EP_ANY,
+				   sfi_params.rx_entries, SNODE_EP_RANDOM_KEY, 0,
+				   &ep->sep);
+	if (ret < 0) {
+		FI_WARN(&sfi_prov, FI_LOG_EP_CTRL, "snode_ep_new: %s\n",
+			strerror(-ret));
+		return sfi_errno(ret);
+	}
+	snode_ep_get_addr(ep->sep, &a);
+	ep->addr.fabric = ep->domain->fabric->fabric_id;
+	ep->addr.ep = a;
+	return 0;
+}
+
+/* --- sending ----------------------------------------------------------------- */
+static int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		    const void *buf, size_t len, int first)
+{
+	int64_t end = 0;
+	unsigned int backoff = 20;
+	int ret;
+
+	for (;;) {
+		ret = snode_ep_send(ep->sep, dst, buf, len,
+				    SNODE_MSG_SEND_NONBLOCK, 0);
+		if (ret != -EAGAIN)
+			return ret;
+		/* room may only come once we drain our own ring */
+		sfi_ep_progress(ep);
+		if (first)
+			return -EAGAIN;
+		if (!end)
+			end = sfi_ms() + sfi_params.send_timeout_ms;
+		else if (sfi_ms() > end)
+			return -ETIMEDOUT;
+		pthread_mutex_unlock(&ep->domain->lock);
+		poll(NULL, 0, 0);
+		{
+			struct timespec ts = { 0, backoff * 1000L };
+
+			nanosleep(&ts, NULL);
+		}
+		if (backoff < 1000)
+			backoff *= 2;
+		pthread_mutex_lock(&ep->domain->lock);
+	}
+}
+
+static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count,
+			fi_addr_t dest, int tagged, uint64_t tag, int has_data,
+			uint64_t data, void *context, uint64_t flags, int inject)
+{
+	uint8_t m[SNODE_MSG_MAX_LEN];
+	struct sfi_addr dst;
+	size_t len, off, hdr, n;
+	uint32_t len32;
+	ssize_t ret = 0;
+	uint64_t cflags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG) |
+			  (flags & FI_COMPLETION);
+
+	if (count > SFI_IOV_LIMIT || (count && !iov))
+		return -FI_EINVAL;
+	len = iov_total(iov, count);
+	if (len > sfi_params.max_msg_size || (inject && len > 4096))
+		return -FI_EMSGSIZE;
+	pthread_mutex_lock(&ep->domain->lock);
+	if (!ep->enabled) {
+		ret = -FI_EOPBADSTATE;
+		goto out;
+	}
+	if (sfi_av_lookup_addr(ep->av, dest, &dst)) {
+		ret = -FI_EINVAL;	/* not an address of the AV */
+		goto out;
+	}
+	len32 = len;
+	memset(m, 0, sizeof(m));
+	m[0] = SFI_OP_FIRST;
+	m[1] = (tagged ? SFI_F_TAGGED : 0) | (has_data ? SFI_F_DATA : 0);
+	memcpy(m + 4, &len32, 4);
+	memcpy(m + 8, &tag, 8);
+	hdr = SFI_HDR_FIRST;
+	if (has_data) {
+		memcpy(m + hdr, &data, 8);
+		hdr += 8;
+	}
+	n = len < sizeof(m) - hdr ? len : sizeof(m) - hdr;
+	iov_gather(m + hdr, iov, count, 0, n);
+	ret = sfi_frag(ep, &dst.ep, m, hdr + n, 1);
+	if (ret == -EAGAIN) {
+		ret = -FI_EAGAIN;	/* nothing sent: the caller retries */
+		goto out;
+	}
+	off = n;
+	while (!ret && off < len) {
+		n = len - off < sizeof(m) - SFI_HDR_CONT ?
+		    len - off : sizeof(m) - SFI_HDR_CONT;
+		m[0] = SFI_OP_CONT;
+		iov_gather(m + SFI_HDR_CONT, iov, count, off, n);
+		ret = sfi_frag(ep, &dst.ep, m, SFI_HDR_CONT + n, 0);
+		off += n;
+	}
+	if (ret) {
+		int e = sfi_errno(ret);
+
+		FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
+			"send to node %u endpoint %u: %s\n", dst.ep.node,
+			dst.ep.id, strerror(-ret));
+		if (inject) {
+			ret = e;
+			goto out;
+		}
+		sfi_tx_done(ep, context, cflags, 0, -e, -ret, 1);
+		ret = 0;
+		goto out;
+	}
+	sfi_tx_done(ep, context, cflags, len, 0, 0, !inject);
+out:
+	pthread_mutex_unlock(&ep->domain->lock);
+	return ret;
+}
+
+/* --- receiving ---------------------------------------------------------------- */
+static ssize_t sfi_recv(struct sfi_ep *ep, const struct iovec *iov, size_t count,
+			fi_addr_t src, int tagged, uint64_t tag, uint64_t ignore,
+			void *context, uint64_t flags)
+{
+	struct sfi_rx *rx, **pp;
+	ssize_t ret = 0;
+
+	if (count > SFI_IOV_LIMIT || (count && !iov))
+		return -FI_EINVAL;
+	if (flags & (FI_MULTI_RECV | FI_PEEK | FI_CLAIM | FI_DISCARD))
+		return -FI_EBADFLAGS;
+	rx = calloc(1, sizeof(*rx));
+	if (!rx)
+		return -FI_ENOMEM;
+	rx->tagged = tagged;
+	rx->context = context;
+	rx->tag = tag;
+	rx->ignore = ignore;
+	rx->src = src;
+	rx->flags = flags;
+	if (count)
+		memcpy(rx->iov, iov, count * sizeof(*iov));
+	rx->iov_count = count;
+	rx->iov_len = iov_total(iov, count);
+
+	pthread_mutex_lock(&ep->domain->lock);
+	if (!ep->enabled) {
+		free(rx);
+		ret = -FI_EOPBADSTATE;
+		goto out;
+	}
+	if (src != FI_ADDR_UNSPEC && (ep->caps & FI_DIRECTED_RECV)) {
+		struct sfi_addr a;
+
+		if (sfi_av_lookup_addr(ep->av, src, &a)) {
+			free(rx);
+			ret = -FI_EINVAL;
+			goto out;
+		}
+	}
+	sfi_ep_progress(ep);
+	/* the oldest unexpected message that matches, complete or not */
+	for (pp = &ep->unexp[tagged]; *pp; pp = &(*pp)->next) {
+		struct sfi_rx *u = *pp;
+
+		if (!sfi_src_match(ep, src, &u->from))
+			continue;
+		if (tagged && !sfi_tag_match(tag, ignore, u->tag))
+			continue;
+		*pp = u->next;
+		if (u->got == u->len)
+			sfi_unexp_deliver(ep, u, rx, 0);
+		else
+			u->claimed = rx;
+		goto out;
+	}
+	if (ep->nposted >= ep->rx_size) {
+		free(rx);
+		ret = -FI_EAGAIN;
+		goto out;
+	}
+	sfi_list_append(&ep->posted[tagged], rx);
+	ep->nposted++;
+out:
+	pthread_mutex_unlock(&ep->domain->lock);
+	return ret;
+}
+
+static struct sfi_ep *to_ep(struct fid_ep *f)
+{
+	return container_of(f, struct sfi_ep, ep_fid);
+}
+
+#define IOV1(buf, len) (&(struct iovec){ .iov_base = (void *)(buf), .iov_len = (len) })
+
+static ssize_t sfi_msg_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
+			    fi_addr_t src, void *context)
+{
+	return sfi_recv(to_ep(ep), IOV1(buf, len), 1, src, 0, 0, 0, context,
+			FI_COMPLETION);
+}
+
+static ssize_t sfi_msg_recvv(struct fid_ep *ep, const struct iovec *iov,
+			     void **desc, size_t count, fi_addr_t src,
+			     void *context)
+{
+	return sfi_recv(to_ep(ep), iov, count, src, 0, 0, 0, context,
+			FI_COMPLETION);
+}
+
+static ssize_t sfi_msg_recvmsg(struct fid_ep *ep, const struct fi_msg *msg,
+			       uint64_t flags)
+{
+	return sfi_recv(to_ep(ep), msg->msg_iov, msg->iov_count, msg->addr, 0,
+			0, 0, msg->context, flags);
+}
+
+static ssize_t sfi_msg_send(struct fid_ep *ep, const void *buf, size_t len,
+			    void *desc, fi_addr_t dest, void *context)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 0, 0,
+			context, FI_COMPLETION, 0);
+}
+
+static ssize_t sfi_msg_sendv(struct fid_ep *ep, const struct iovec *iov,
+			     void **desc, size_t count, fi_addr_t dest,
+			     void *context)
+{
+	return sfi_send(to_ep(ep), iov, count, dest, 0, 0, 0, 0, context,
+			FI_COMPLETION, 0);
+}
+
+static ssize_t sfi_msg_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
+			       uint64_t flags)
+{
+	return sfi_send(to_ep(ep), msg->msg_iov, msg->iov_count, msg->addr, 0,
+			0, !!(flags & FI_REMOTE_CQ_DATA), msg->data,
+			msg->context, flags, !!(flags & FI_INJECT) &&
+			!(flags & FI_COMPLETION));
+}
+
+static ssize_t sfi_msg_inject(struct fid_ep *ep, const void *buf, size_t len,
+			      fi_addr_t dest)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 0, 0, NULL,
+			0, 1);
+}
+
+static ssize_t sfi_msg_senddata(struct fid_ep *ep, const void *buf, size_t len,
+				void *desc, uint64_t data, fi_addr_t dest,
+				void *context)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 1, data,
+			context, FI_COMPLETION, 0);
+}
+
+static ssize_t sfi_msg_injectdata(struct fid_ep *ep, const void *buf,
+				  size_t len, uint64_t data, fi_addr_t dest)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 1, data, NULL,
+			0, 1);
+}
+
+static struct fi_ops_msg sfi_msg_ops = {
+	.size = sizeof(struct fi_ops_msg),
+	.recv = sfi_msg_recv,
+	.recvv = sfi_msg_recvv,
+	.recvmsg = sfi_msg_recvmsg,
+	.send = sfi_msg_send,
+	.sendv = sfi_msg_sendv,
+	.sendmsg = sfi_msg_sendmsg,
+	.inject = sfi_msg_inject,
+	.senddata = sfi_msg_senddata,
+	.injectdata = sfi_msg_injectdata,
+};
+
+static ssize_t sfi_t_recv(struct fid_ep *ep, void *buf, size_t len, void *desc,
+			  fi_addr_t src, uint64_t tag, uint64_t ignore,
+			  void *context)
+{
+	return sfi_recv(to_ep(ep), IOV1(buf, len), 1, src, 1, tag, ignore,
+			context, FI_COMPLETION);
+}
+
+static ssize_t sfi_t_recvv(struct fid_ep *ep, const struct iovec *iov,
+			   void **desc, size_t count, fi_addr_t src,
+			   uint64_t tag, uint64_t ignore, void *context)
+{
+	return sfi_recv(to_ep(ep), iov, count, src, 1, tag, ignore, context,
+			FI_COMPLETION);
+}
+
+static ssize_t sfi_t_recvmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+			     uint64_t flags)
+{
+	return sfi_recv(to_ep(ep), msg->msg_iov, msg->iov_count, msg->addr, 1,
+			msg->tag, msg->ignore, msg->context, flags);
+}
+
+static ssize_t sfi_t_send(struct fid_ep *ep, const void *buf, size_t len,
+			  void *desc, fi_addr_t dest, uint64_t tag,
+			  void *context)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 0, 0,
+			context, FI_COMPLETION, 0);
+}
+
+static ssize_t sfi_t_sendv(struct fid_ep *ep, const struct iovec *iov,
+			   void **desc, size_t count, fi_addr_t dest,
+			   uint64_t tag, void *context)
+{
+	return sfi_send(to_ep(ep), iov, count, dest, 1, tag, 0, 0, context,
+			FI_COMPLETION, 0);
+}
+
+static ssize_t sfi_t_sendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
+			     uint64_t flags)
+{
+	return sfi_send(to_ep(ep), msg->msg_iov, msg->iov_count, msg->addr, 1,
+			msg->tag, !!(flags & FI_REMOTE_CQ_DATA), msg->data,
+			msg->context, flags, !!(flags & FI_INJECT) &&
+			!(flags & FI_COMPLETION));
+}
+
+static ssize_t sfi_t_inject(struct fid_ep *ep, const void *buf, size_t len,
+			    fi_addr_t dest, uint64_t tag)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 0, 0, NULL,
+			0, 1);
+}
+
+static ssize_t sfi_t_senddata(struct fid_ep *ep, const void *buf, size_t len,
+			      void *desc, uint64_t data, fi_addr_t dest,
+			      uint64_t tag, void *context)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 1, data,
+			context, FI_COMPLETION, 0);
+}
+
+static ssize_t sfi_t_injectdata(struct fid_ep *ep, const void *buf, size_t len,
+				uint64_t data, fi_addr_t dest, uint64_t tag)
+{
+	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 1, data,
+			NULL, 0, 1);
+}
+
+static struct fi_ops_tagged sfi_tagged_ops = {
+	.size = sizeof(struct fi_ops_tagged),
+	.recv = sfi_t_recv,
+	.recvv = sfi_t_recvv,
+	.recvmsg = sfi_t_recvmsg,
+	.send = sfi_t_send,
+	.sendv = sfi_t_sendv,
+	.sendmsg = sfi_t_sendmsg,
+	.inject = sfi_t_inject,
+	.senddata = sfi_t_senddata,
+	.injectdata = sfi_t_injectdata,
+};
+
+/* --- RMA: not supported yet (fi_getinfo never offers FI_RMA) ------------------ */
+static ssize_t sfi_no_read(struct fid_ep *ep, void *buf, size_t len, void *desc,
+			   fi_addr_t src, uint64_t addr, uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rmav(struct fid_ep *ep, const struct iovec *iov,
+			    void **desc, size_t count, fi_addr_t src,
+			    uint64_t addr, uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rmamsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
+			     uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_write(struct fid_ep *ep, const void *buf, size_t len,
+			    void *desc, fi_addr_t dest, uint64_t addr,
+			    uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rma_inject(struct fid_ep *ep, const void *buf, size_t len,
+				 fi_addr_t dest, uint64_t addr, uint64_t key)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_writedata(struct fid_ep *ep, const void *buf, size_t len,
+				void *desc, uint64_t data, fi_addr_t dest,
+				uint64_t addr, uint64_t key, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_rma_injectdata(struct fid_ep *ep, const void *buf,
+				     size_t len, uint64_t data, fi_addr_t dest,
+				     uint64_t addr, uint64_t key)
+{
+	return -FI_ENOSYS;
+}
+
+/* readv and writev have the same shape */
+static struct fi_ops_rma sfi_rma_ops = {
+	.size = sizeof(struct fi_ops_rma),
+	.read = sfi_no_read,
+	.readv = sfi_no_rmav,
+	.readmsg = sfi_no_rmamsg,
+	.write = sfi_no_write,
+	.writev = sfi_no_rmav,
+	.writemsg = sfi_no_rmamsg,
+	.inject = sfi_no_rma_inject,
+	.writedata = sfi_no_writedata,
+	.injectdata = sfi_no_rma_injectdata,
+};
+
+/* --- endpoint control ------------------------------------------------------- */
+static ssize_t sfi_ep_cancel(fid_t fid, void *context)
+{
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+	int t;
+
+	pthread_mutex_lock(&ep->domain->lock);
+	for (t = 0; t < 2; t++) {
+		struct sfi_rx **pp;
+
+		for (pp = &ep->posted[t]; *pp; pp = &(*pp)->next) {
+			struct sfi_rx *rx = *pp;
+
+			if (rx->context != context)
+				continue;
+			*pp = rx->next;
+			ep->nposted--;
+			sfi_rx_done(ep, rx, 0, rx->tag, 0, 0, NULL,
+				    FI_ECANCELED);
+			pthread_mutex_unlock(&ep->domain->lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&ep->domain->lock);
+	return -FI_ENOENT;
+}
+
+static int sfi_ep_getopt(fid_t fid, int level, int optname, void *optval,
+			 size_t *optlen)
+{
+	return -FI_ENOPROTOOPT;
+}
+
+static int sfi_ep_setopt(fid_t fid, int level, int optname, const void *optval,
+			 size_t optlen)
+{
+	return -FI_ENOPROTOOPT;
+}
+
+static int sfi_no_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
+		      struct fid_ep **tx_ep, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_rx_ctx(struct fid_ep *sep, int index, struct fi_rx_attr *attr,
+			 struct fid_ep **rx_ep, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_rx_size_left(struct fid_ep *f)
+{
+	struct sfi_ep *ep = to_ep(f);
+
+	return ep->rx_size - ep->nposted;
+}
+
+static ssize_t sfi_tx_size_left(struct fid_ep *f)
+{
+	return 1024;	/* sends complete inside the call */
+}
+
+static struct fi_ops_ep sfi_ep_ops = {
+	.size = sizeof(struct fi_ops_ep),
+	.cancel = sfi_ep_cancel,
+	.getopt = sfi_ep_getopt,
+	.setopt = sfi_ep_setopt,
+	.tx_ctx = sfi_no_ctx,
+	.rx_ctx = sfi_no_rx_ctx,
+	.rx_size_left = sfi_rx_size_left,
+	.tx_size_left = sfi_tx_size_left,
+};
+
+static int sfi_getname(fid_t fid, void *addr, size_t *addrlen)
+{
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+	char buf[SFI_ADDRLEN];
+	size_t have = *addrlen;
+	int ret;
+
+	pthread_mutex_lock(&ep->domain->lock);
+	ret = sfi_ep_hw(ep);
+	pthread_mutex_unlock(&ep->domain->lock);
+	if (ret)
+		return ret;
+	*addrlen = SFI_ADDRLEN;
+	if (have < SFI_ADDRLEN)
+		return -FI_ETOOSMALL;
+	sfi_addr_to_str(&ep->addr, buf, sizeof(buf));
+	memcpy(addr, buf, SFI_ADDRLEN);
+	return 0;
+}
+
+static int sfi_setname(fid_t fid, void *addr, size_t addrlen)
+{
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+	struct sfi_addr a;
+
+	if (sfi_addr_from_str(addr, addrlen, &a))
+		return -FI_EINVAL;
+	if (ep->sep)
+		return -FI_EOPBADSTATE;
+	ep->want = a;
+	ep->want_addr = 1;
+	return 0;
+}
+
+static int sfi_no_getpeer(struct fid_ep *ep, void *addr, size_t *addrlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_connect(struct fid_ep *ep, const void *addr,
+			  const void *param, size_t paramlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_listen(struct fid_pep *pep)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_accept(struct fid_ep *ep, const void *param, size_t paramlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_reject(struct fid_pep *pep, fid_t handle, const void *param,
+			 size_t paramlen)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_shutdown(struct fid_ep *ep, uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_join(struct fid_ep *ep, const void *addr, uint64_t flags,
+		       struct fid_mc **mc, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static struct fi_ops_cm sfi_cm_ops = {
+	.size = sizeof(struct fi_ops_cm),
+	.setname = sfi_setname,
+	.getname = sfi_getname,
+	.getpeer = sfi_no_getpeer,
+	.connect = sfi_no_connect,
+	.listen = sfi_no_listen,
+	.accept = sfi_no_accept,
+	.reject = sfi_no_reject,
+	.shutdown = sfi_no_shutdown,
+	.join = sfi_no_join,
+};
+
+static void sfi_detach(struct sfi_ep **eps, int *n, struct sfi_ep *ep)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (eps[i] == ep) {
+			eps[i] = eps[--*n];
+			return;
+		}
+}
+
+static void sfi_free_list(struct sfi_rx *rx)
+{
+	while (rx) {
+		struct sfi_rx *next = rx->next;
+
+		if (rx->claimed)
+			free(rx->claimed);
+		free(rx->buf);
+		free(rx);
+		rx = next;
+	}
+}
+
+static int sfi_ep_close(struct fid *fid)
+{
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+	struct sfi_domain *d = ep->domain;
+
+	pthread_mutex_lock(&d->lock);
+	while (ep->asms) {
+		struct sfi_asm *a = ep->asms;
+
+		ep->asms = a->next;
+		if (a->rx)
+			free(a->rx);
+		if (a->unexp && a->unexp->claimed) {
+			/* taken off the unexpected list when claimed */
+			free(a->unexp->claimed);
+			free(a->unexp->buf);
+			free(a->unexp);
+		}
+		free(a);
+	}
+	sfi_free_list(ep->posted[0]);
+	sfi_free_list(ep->posted[1]);
+	sfi_free_list(ep->unexp[0]);
+	sfi_free_list(ep->unexp[1]);
+	if (ep->tx_cq) {
+		sfi_detach(ep->tx_cq->eps, &ep->tx_cq->neps, ep);
+		ep->tx_cq->refs--;
+	}
+	if (ep->rx_cq) {
+		sfi_detach(ep->rx_cq->eps, &ep->rx_cq->neps, ep);
+		ep->rx_cq->refs--;
+	}
+	if (ep->tx_cntr) {
+		sfi_detach(ep->tx_cntr->eps, &ep->tx_cntr->neps, ep);
+		ep->tx_cntr->refs--;
+	}
+	if (ep->rx_cntr) {
+		sfi_detach(ep->rx_cntr->eps, &ep->rx_cntr->neps, ep);
+		ep->rx_cntr->refs--;
+	}
+	if (ep->av)
+		ep->av->refs--;
+	d->refs--;
+	pthread_mutex_unlock(&d->lock);
+	if (ep->sep)
+		snode_ep_free(ep->sep);
+	free(ep);
+	return 0;
+}
+
+static int sfi_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
+{
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+	int ret = 0;
+
+	pthread_mutex_lock(&ep->domain->lock);
+	if (ep->enabled) {
+		ret = -FI_EOPBADSTATE;
+		goto out;
+	}
+	switch (bfid->fclass) {
+	case FI_CLASS_AV: {
+		struct sfi_av *av = container_of(bfid, struct sfi_av, av_fid.fid);
+
+		if (ep->av || av->domain != ep->domain) {
+			ret = -FI_EINVAL;
+			break;
+		}
+		ep->av = av;
+		av->refs++;
+		break;
+	}
+	case FI_CLASS_CQ: {
+		struct sfi_cq *cq = container_of(bfid, struct sfi_cq, cq_fid.fid);
+
+		if (cq->domain != ep->domain ||
+		    flags & ~(uint64_t)(FI_TRANSMIT | FI_RECV |
+					FI_SELECTIVE_COMPLETION) ||
+		    !(flags & (FI_TRANSMIT | FI_RECV)) ||
+		    ((flags & FI_TRANSMIT) && ep->tx_cq) ||
+		    ((flags & FI_RECV) && ep->rx_cq) || cq->neps == 8) {
+			ret = -FI_EINVAL;
+			break;
+		}
+		if (flags & FI_TRANSMIT) {
+			ep->tx_cq = cq;
+			ep->tx_cq_flags = flags;
+			cq->refs++;
+		}
+		if (flags & FI_RECV) {
+			ep->rx_cq = cq;
+			ep->rx_cq_flags = flags;
+			cq->refs++;
+		}
+		sfi_cq_attach(cq, ep);
+		break;
+	}
+	case FI_CLASS_CNTR: {
+		struct sfi_cntr *c = container_of(bfid, struct sfi_cntr,
+						  cntr_fid.fid);
+
+		if (c->domain != ep->domain ||
+		    flags & ~(uint64_t)(FI_SEND | FI_RECV) ||
+		    !(flags & (FI_SEND | FI_RECV)) || c->neps == 8) {
+			ret = flags & ~(uint64_t)(FI_SEND | FI_RECV) ?
+			      -FI_ENOSYS : -FI_EINVAL;
+			break;
+		}
+		if (flags & FI_SEND) {
+			if (ep->tx_cntr)
+				ep->tx_cntr->refs--;
+			ep->tx_cntr = c;
+			c->refs++;
+		}
+		if (flags & FI_RECV) {
+			if (ep->rx_cntr)
+				ep->rx_cntr->refs--;
+			ep->rx_cntr = c;
+			c->refs++;
+		}
+		sfi_cntr_attach(c, ep);
+		break;
+	}
+	case FI_CLASS_EQ:
+		break;	/* no connection events on RDM */
+	default:
+		ret = -FI_EINVAL;
+	}
+out:
+	pthread_mutex_unlock(&ep->domain->lock);
+	return ret;
+}
+
+static int sfi_ep_control(struct fid *fid, int command, void *arg)
+{
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+	int ret;
+
+	if (command != FI_ENABLE)
+		return -FI_ENOSYS;
+	pthread_mutex_lock(&ep->domain->lock);
+	if (!ep->av || (!ep->tx_cq && !ep->tx_cntr) ||
+	    (!ep->rx_cq && !ep->rx_cntr)) {
+		pthread_mutex_unlock(&ep->domain->lock);
+		return -FI_ENOCQ;
+	}
+	ret = sfi_ep_hw(ep);
+	if (!ret)
+		ep->enabled = 1;
+	pthread_mutex_unlock(&ep->domain->lock);
+	return ret;
+}
+
+static struct fi_ops sfi_ep_fi_ops = {
+	.size = sizeof(struct fi_ops),
+	.close = sfi_ep_close,
+	.bind = sfi_ep_bind,
+	.control = sfi_ep_control,
+	.ops_open = sfi_no_ops_open,
+};
+
+int sfi_ep_open(struct fid_domain *domain, struct fi_info *info,
+		struct fid_ep **ep_fid, void *context)
+{
+	struct sfi_domain *d = container_of(domain, struct sfi_domain,
+					    domain_fid);
+	struct sfi_ep *ep;
+
+	if (!info || !info->ep_attr || info->ep_attr->type != FI_EP_RDM ||
+	    (info->caps & ~(uint64_t)SFI_CAPS))
+		return -FI_EINVAL;
+	ep = calloc(1, sizeof(*ep));
+	if (!ep)
+		return -FI_ENOMEM;
+	if (info->src_addr) {
+		if (sfi_addr_from_str(info->src_addr, info->src_addrlen,
+				      &ep->want)) {
+			free(ep);
+			return -FI_EINVAL;
+		}
+		ep->want_addr = 1;
+	}
+	ep->domain = d;
+	ep->caps = info->caps ? info->caps : SFI_CAPS;
+	ep->rx_size = info->rx_attr && info->rx_attr->size ?
+		      info->rx_attr->size : 1024;
+	ep->ep_fid.fid.fclass = FI_CLASS_EP;
+	ep->ep_fid.fid.context = context;
+	ep->ep_fid.fid.ops = &sfi_ep_fi_ops;
+	ep->ep_fid.ops = &sfi_ep_ops;
+	ep->ep_fid.cm = &sfi_cm_ops;
+	ep->ep_fid.msg = &sfi_msg_ops;
+	ep->ep_fid.tagged = &sfi_tagged_ops;
+	ep->ep_fid.rma = &sfi_rma_ops;
+	pthread_mutex_lock(&d->lock);
+	d->refs++;
+	pthread_mutex_unlock(&d->lock);
+	*ep_fid = &ep->ep_fid;
+	return 0;
+}

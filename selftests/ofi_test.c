@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ofi_test - the libfabric provider "snode" through the public libfabric
+ * API only, as any libfabric program uses it (selftests/vm/ofi.sh).
+ *
+ *   ofi_test hints
+ *       fi_getinfo with unsupported hints gives -FI_ENODATA, supported
+ *       hints give the snode provider with the attributes asked for
+ *   ofi_test pair a|b DIR [ITERS]
+ *       one side of a two-node test: writes its address to DIR/ROLE.addr,
+ *       waits up to 120 s for the peer's in DIR/peer.addr (the harness
+ *       carries it from one node to the other, no IP needed), then sends
+ *       tagged and untagged messages of 0, 1, 48, 49, 4096 and 65536 bytes
+ *       both ways (expected and unexpected receives, tag matching), checks
+ *       bytes and CQ entries, sends to an endpoint that does not exist,
+ *       and measures small-message round trips and 64 KiB throughput.
+ *
+ * Every check prints "ok - NAME" or "not ok - NAME"; the exit status is 1
+ * if any failed. The harness turns the lines into its own TAP lines.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <rdma/fabric.h>
+#include <rdma/fi_cm.h>
+#include <rdma/fi_domain.h>
+#include <rdma/fi_endpoint.h>
+#include <rdma/fi_errno.h>
+#include <rdma/fi_tagged.h>
+
+static int failures;
+
+static void check(int cond, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void check(int cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%s - ", cond ? "ok" : "not ok");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	if (!cond)
+		failures++;
+}
+
+static struct fi_info *hints_new(void)
+{
+	struct fi_info *h = fi_allocinfo();
+
+	if (!h)
+		exit(1);
+	h->fabric_attr->prov_name = strdup("snode");
+	h->ep_attr->type = FI_EP_RDM;
+	h->caps = FI_MSG | FI_TAGGED;
+	return h;
+}
+
+static int getinfo(struct fi_info *h, struct fi_info **out)
+{
+	struct fi_info *fi = NULL;
+	int ret = fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &fi);
+
+	if (out)
+		*out = fi;
+	else
+		fi_freeinfo(fi);
+	fi_freeinfo(h);
+	return ret;
+}
+
+static int do_hints(void)
+{
+	struct fi_info *h, *fi;
+	int ret;
+
+	h = hints_new();
+	ret = getinfo(h, &fi);
+	check(ret == 0 && fi, "FI_EP_RDM, FI_MSG | FI_TAGGED: found (%s)",
+	      fi_strerror(-ret));
+	if (!ret && fi) {
+		check(!strcmp(fi->fabric_attr->prov_name, "snode"),
+		      "provider name snode (%s)", fi->fabric_attr->prov_name);
+		check(fi->ep_attr->type == FI_EP_RDM, "endpoint type FI_EP_RDM");
+		check((fi->caps & (FI_MSG | FI_TAGGED)) == (FI_MSG | FI_TAGGED),
+		      "caps FI_MSG and FI_TAGGED");
+		check(fi->addr_format == FI_ADDR_STR, "address format FI_ADDR_STR");
+		check(fi->domain_attr->threading == FI_THREAD_SAFE,
+		      "FI_THREAD_SAFE");
+		check(!strncmp(fi->domain_attr->name, "snode", 5),
+		      "domain is the NIC (%s)", fi->domain_attr->name);
+		fi_freeinfo(fi);
+	}
+
+	h = hints_new();
+	h->domain_attr->av_type = FI_AV_MAP;
+	ret = getinfo(h, &fi);
+	check(!ret && fi->domain_attr->av_type == FI_AV_MAP, "FI_AV_MAP asked, given");
+	fi_freeinfo(fi);
+
+#define NODATA(what, set) do { \
+		h = hints_new(); \
+		set; \
+		ret = getinfo(h, NULL); \
+		check(ret == -FI_ENODATA, "unsupported hint %s: -FI_ENODATA (got %d %s)", \
+		      what, ret, fi_strerror(-ret)); \
+	} while (0)
+	NODATA("FI_EP_DGRAM", h->ep_attr->type = FI_EP_DGRAM);
+	NODATA("FI_EP_MSG", h->ep_attr->type = FI_EP_MSG);
+	NODATA("FI_RMA", h->caps |= FI_RMA);
+	NODATA("FI_ATOMIC", h->caps |= FI_ATOMIC);
+	NODATA("FI_SOCKADDR_IN", h->addr_format = FI_SOCKADDR_IN);
+	NODATA("max_msg_size 1 TiB", h->ep_attr->max_msg_size = 1ULL << 40);
+	NODATA("FI_PROGRESS_AUTO", h->domain_attr->data_progress = FI_PROGRESS_AUTO);
+	NODATA("iov_limit 64", h->tx_attr->iov_limit = 64);
+	NODATA("domain nosuch", h->domain_attr->name = strdup("nosuch"));
+	NODATA("fabric nosuch", h->fabric_attr->name = strdup("nosuch"));
+	return failures ? 1 : 0;
+}
+
+/* --- the pair test ----------------------------------------------------------- */
+struct ctx {
+	struct fi_info *fi;
+	struct fid_fabric *fabric;
+	struct fid_domain *domain;
+	struct fid_av *av;
+	struct fid_cq *txcq, *rxcq;
+	struct fid_ep *ep;
+	fi_addr_t peer, bogus;
+	int a;			/* role a: sends first */
+};
+
+#define TRY(call) do { \
+		int _r = (call); \
+		if (_r) { \
+			printf("not ok - %s: %d (%s)\n", #call, _r, fi_strerror(-_r)); \
+			exit(1); \
+		} \
+	} while (0)
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void fill(unsigned char *b, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		b[i] = (unsigned char)(seed * 131 + i * 7 + (i >> 8));
+}
+
+static int verify(const unsigned char *b, size_t n, unsigned int seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (b[i] != (unsigned char)(seed * 131 + i * 7 + (i >> 8)))
+			return 0;
+	return 1;
+}
+
+/* one completion from cq within 30 s; 1 on success, 0 on error entry */
+static int wait_cq(struct fid_cq *cq, struct fi_cq_tagged_entry *e,
+		   fi_addr_t *src, struct fi_cq_err_entry *err)
+{
+	double end = now_us() + 30e6;
+	ssize_t n;
+
+	for (;;) {
+		n = fi_cq_readfrom(cq, e, 1, src);
+		if (n == 1)
+			return 1;
+		if (n == -FI_EAVAIL) {
+			memset(err, 0, sizeof(*err));
+			fi_cq_readerr(cq, err, 0);
+			return 0;
+		}
+		if (n != -FI_EAGAIN) {
+			printf("not ok - fi_cq_read: %zd (%s)\n", n, fi_strerror(-n));
+			exit(1);
+		}
+		if (now_us() > end) {
+			printf("not ok - no completion within 30 s\n");
+			exit(1);
+		}
+	}
+}
+
+static void post_send(struct ctx *c, int tagged, void *buf, size_t len,
+		      uint64_t tag, void *context)
+{
+	ssize_t r;
+
+	do {
+		r = tagged ? fi_tsend(c->ep, buf, len, NULL, c->peer, tag, context)
+			   : fi_send(c->ep, buf, len, NULL, c->peer, context);
+		if (r == -FI_EAGAIN) {
+			struct fi_cq_tagged_entry e;
+
+			fi_cq_read(c->rxcq, &e, 0);	/* progress only */
+		}
+	} while (r == -FI_EAGAIN);
+	if (r) {
+		printf("not ok - send: %zd (%s)\n", r, fi_strerror(-r));
+		exit(1);
+	}
+}
+
+static void post_recv(struct ctx *c, int tagged, void *buf, size_t len,
+		      uint64_t tag, void *context)
+{
+	ssize_t r = tagged ? fi_trecv(c->ep, buf, len, NULL, FI_ADDR_UNSPEC,
+				      tag, 0, context)
+			   : fi_recv(c->ep, buf, len, NULL, FI_ADDR_UNSPEC,
+				     context);
+
+	if (r) {
+		printf("not ok - recv: %zd (%s)\n", r, fi_strerror(-r));
+		exit(1);
+	}
+}
+
+static const size_t sizes[] = { 0, 1, 48, 49, 4096, 65536 };
+#define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
+
+static void check_send_done(struct ctx *c, int tagged, size_t len, void *context,
+			    const char *what)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	int ok = wait_cq(c->txcq, &e, NULL, &err);
+
+	check(ok && e.op_context == context &&
+	      (e.flags & FI_SEND) && (e.flags & (tagged ? FI_TAGGED : FI_MSG)),
+	      "%s: send completion (context, flags%s)", what,
+	      ok ? "" : ", got an error entry");
+}
+
+static void check_recv_done(struct ctx *c, int tagged, size_t len, uint64_t tag,
+			    void *context, const unsigned char *buf,
+			    unsigned int seed, const char *what)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+	int ok = wait_cq(c->rxcq, &e, &src, &err);
+
+	check(ok && e.op_context == context && e.len == len &&
+	      (e.flags & FI_RECV) && (e.flags & (tagged ? FI_TAGGED : FI_MSG)) &&
+	      (!tagged || e.tag == tag) && src == c->peer,
+	      "%s: receive completion (context, len %zu, flags, tag, source %s)",
+	      what, ok ? (size_t)e.len : (size_t)0,
+	      src == c->peer ? "the peer" : "wrong");
+	check(ok && verify(buf, len, seed), "%s: %zu bytes arrived intact",
+	      what, len);
+}
+
+/* ping-pong: a sends, b answers with the same size (posted receives) */
+static void pingpong(struct ctx *c, int tagged, size_t len)
+{
+	unsigned char *tx = malloc(len + 1), *rx = calloc(1, len + 1);
+	uint64_t tag = 0x5a00 + len;
+	char what[80];
+	int s;
+
+	for (s = 0; s < 2; s++) {	/* s = 0: a -> b, 1: b -> a */
+		int sender = (s == 0) == c->a;
+		unsigned int seed = (unsigned int)len + 1000 * s + 77 * tagged;
+
+		snprintf(what, sizeof(what), "%s %zu bytes %s",
+			 tagged ? "tagged" : "untagged", len,
+			 s == 0 ? "a->b" : "b->a");
+		if (sender) {
+			fill(tx, len, seed);
+			post_send(c, tagged, tx, len, tag, tx);
+			check_send_done(c, tagged, len, tx, what);
+		} else {
+			memset(rx, 0, len + 1);
+			post_recv(c, tagged, rx, len, tag, rx);
+			check_recv_done(c, tagged, len, tag, rx, rx, seed, what);
+		}
+	}
+	free(tx);
+	free(rx);
+}
+
+/*
+ * a sends one tagged message of every size, largest first, before b posts
+ * any receive; b then receives them in the other order: unexpected
+ * messages, matched by tag.
+ */
+static void unexpected(struct ctx *c, const char *dir)
+{
+	static unsigned char *bufs[NSIZES];
+	unsigned int i;
+	char what[80];
+
+	for (i = 0; i < NSIZES; i++)
+		bufs[i] = calloc(1, sizeof(char) * (sizes[i] + 1));
+	if (c->a) {
+		for (i = NSIZES; i-- > 0;) {
+			fill(bufs[i], sizes[i], 500 + i);
+			post_send(c, 1, bufs[i], sizes[i], 0x7700 + i, bufs[i]);
+			snprintf(what, sizeof(what), "unexpected %zu bytes %s",
+				 sizes[i], dir);
+			check_send_done(c, 1, sizes[i], bufs[i], what);
+		}
+	} else {
+		sleep(2);	/* everything is in the ring or in flight */
+		for (i = 0; i < NSIZES; i++) {
+			snprintf(what, sizeof(what), "unexpected %zu bytes %s, matched by tag",
+				 sizes[i], dir);
+			post_recv(c, 1, bufs[i], sizes[i], 0x7700 + i, bufs[i]);
+			check_recv_done(c, 1, sizes[i], 0x7700 + i, bufs[i],
+					bufs[i], 500 + i, what);
+		}
+	}
+	for (i = 0; i < NSIZES; i++)
+		free(bufs[i]);
+}
+
+/* a barrier: each side sends a doorbell-sized message and waits for one */
+static void barrier(struct ctx *c)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char b = 0, r = 0;
+
+	post_recv(c, 1, &r, 1, 0xbbbb, &r);
+	post_send(c, 1, &b, 1, 0xbbbb, &b);
+	wait_cq(c->txcq, &e, NULL, &err);
+	wait_cq(c->rxcq, &e, NULL, &err);
+}
+
+static void measure(struct ctx *c, int iters)
+{
+	unsigned char *buf = calloc(1, 65536);
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	double t0, t;
+	int i, n = 5;
+
+	barrier(c);
+	t0 = now_us();
+	for (i = 0; i < iters; i++) {
+		if (c->a) {
+			post_send(c, 1, buf, 8, 1, buf);
+			wait_cq(c->txcq, &e, NULL, &err);
+			post_recv(c, 1, buf, 8, 2, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+		} else {
+			post_recv(c, 1, buf, 8, 1, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+			post_send(c, 1, buf, 8, 2, buf);
+			wait_cq(c->txcq, &e, NULL, &err);
+		}
+	}
+	t = now_us() - t0;
+	if (c->a)
+		printf("# ofi rtt 8 bytes: %.1f us (%d iterations)\n", t / iters, iters);
+	barrier(c);
+	t0 = now_us();
+	for (i = 0; i < n; i++) {
+		if (c->a) {
+			post_send(c, 1, buf, 65536, 3, buf);
+			wait_cq(c->txcq, &e, NULL, &err);
+		} else {
+			post_recv(c, 1, buf, 65536, 3, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+		}
+	}
+	barrier(c);
+	t = now_us() - t0;
+	if (c->a)
+		printf("# ofi bandwidth 64 KiB: %.2f MB/s (%d messages)\n",
+		       n * 65536.0 / t, n);
+	free(buf);
+}
+
+static void bad_destination(struct ctx *c, const char *peer_addr)
+{
+	char bogus[64] = { 0 };
+	unsigned int f, node, id;
+	uint64_t key;
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char b[64] = "x";
+	ssize_t r;
+
+	/* the peer's node, an endpoint id nobody opened */
+	if (sscanf(peer_addr, "fi_snode://%u:%u:%u:%" SCNx64, &f, &node, &id,
+		   &key) != 4) {
+		check(0, "peer address parses");
+		return;
+	}
+	snprintf(bogus, sizeof(bogus), "fi_snode://%u:%u:%u:%016" PRIx64, f,
+		 node, 4000, key);
+	check(fi_av_insert(c->av, bogus, 1, &c->bogus, 0, NULL) == 1,
+	      "bad destination: inserted into the AV");
+	r = fi_tsend(c->ep, b, sizeof(b), NULL, c->bogus, 9, b);
+	if (r) {
+		check(r < 0, "bad destination: send refused with %zd (%s)", r,
+		      fi_strerror(-r));
+	} else {
+		int ok = wait_cq(c->txcq, &e, NULL, &err);
+
+		check(!ok && err.err && err.op_context == b,
+		      "bad destination: error completion (%s)",
+		      ok ? "none" : fi_strerror(err.err));
+	}
+	r = fi_tsend(c->ep, b, sizeof(b), NULL, 12345, 9, b);
+	check(r == -FI_EINVAL, "fi_addr not in the AV: -FI_EINVAL (%zd)", r);
+	r = fi_tinject(c->ep, b, 1 << 20, c->peer, 9);
+	check(r == -FI_EMSGSIZE, "inject beyond inject_size: -FI_EMSGSIZE (%zd)", r);
+}
+
+static int read_file(const char *path, char *buf, size_t len, int wait_s)
+{
+	int i;
+
+	for (i = 0; i < wait_s * 10; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			size_t n = fread(buf, 1, len - 1, f);
+
+			fclose(f);
+			buf[n] = 0;
+			if (n && buf[n - 1] == '\n') {
+				buf[n - 1] = 0;
+				return 0;
+			}
+		}
+		usleep(100000);
+	}
+	return -1;
+}
+
+static int do_pair(int a, const char *dir, int iters)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	struct ctx c = { .a = a };
+	char name[64], path[512], peer[64], tmp[520];
+	size_t len = sizeof(name);
+	unsigned int i;
+	FILE *f;
+
+	struct fi_info *h = hints_new();
+
+	/* FI_SOURCE: receive completions name the sender (fi_cq_readfrom) */
+	h->caps |= FI_SOURCE | FI_DIRECTED_RECV;
+	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
+	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
+	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
+	TRY(fi_av_open(c.domain, &ava, &c.av, NULL));
+	TRY(fi_cq_open(c.domain, &cqa, &c.txcq, NULL));
+	TRY(fi_cq_open(c.domain, &cqa, &c.rxcq, NULL));
+	TRY(fi_endpoint(c.domain, c.fi, &c.ep, NULL));
+	TRY(fi_ep_bind(c.ep, &c.av->fid, 0));
+	TRY(fi_ep_bind(c.ep, &c.txcq->fid, FI_TRANSMIT));
+	TRY(fi_ep_bind(c.ep, &c.rxcq->fid, FI_RECV));
+	TRY(fi_enable(c.ep));
+	TRY(fi_getname(&c.ep->fid, name, &len));
+	check(len == 64 && !strncmp(name, "fi_snode://", 11),
+	      "fi_getname gives an fi_snode:// address (%s)", name);
+
+	snprintf(path, sizeof(path), "%s/%s.addr", dir, a ? "a" : "b");
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%s\n", name) < 0 || fclose(f) || rename(tmp, path)) {
+		printf("not ok - cannot write %s\n", path);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s/peer.addr", dir);
+	if (read_file(path, peer, sizeof(peer), 120)) {
+		printf("not ok - no peer address in %s within 120 s\n", path);
+		return 1;
+	}
+	memset(name, 0, sizeof(name));
+	memcpy(name, peer, strlen(peer));
+	check(fi_av_insert(c.av, name, 1, &c.peer, 0, NULL) == 1 && c.peer == 0,
+	      "peer address inserted, fi_addr 0 (FI_AV_TABLE)");
+
+	barrier(&c);
+	for (i = 0; i < NSIZES; i++) {
+		pingpong(&c, 0, sizes[i]);
+		pingpong(&c, 1, sizes[i]);
+	}
+	unexpected(&c, a ? "a->b" : "a->b");
+	barrier(&c);
+	c.a = !c.a;
+	unexpected(&c, "b->a");
+	c.a = !c.a;
+	barrier(&c);
+	bad_destination(&c, peer);
+	measure(&c, iters);
+
+	TRY(fi_close(&c.ep->fid));
+	TRY(fi_close(&c.av->fid));
+	TRY(fi_close(&c.txcq->fid));
+	TRY(fi_close(&c.rxcq->fid));
+	TRY(fi_close(&c.domain->fid));
+	TRY(fi_close(&c.fabric->fid));
+	fi_freeinfo(c.fi);
+	printf("# %s: %d failed\n", a ? "a" : "b", failures);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "hints"))
+		return do_hints();
+	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "pair") &&
+	    (!strcmp(argv[2], "a") || !strcmp(argv[2], "b")))
+		return do_pair(argv[2][0] == 'a', argv[3],
+			       argc == 5 ? atoi(argv[4]) : 200);
+	fprintf(stderr, "usage: ofi_test hints | pair a|b DIR [ITERS]\n");
+	return 2;
+}
