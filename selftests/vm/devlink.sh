@@ -89,7 +89,7 @@ read -r DEV1 _ BDF1 _ <<<"$(awk '$2 == 1' <<<"$ids")"
 H0=pci/$BDF0
 H1=pci/$BDF1
 check "$KERNEL: the NICs of nodes 0 and 1 are in sysfs ($DEV0 $H0, $DEV1 $H1)" \
-	[ -n "$BDF0" ] && [ -n "$BDF1" ]
+	bash -c '[ -n "$1" ] && [ -n "$2" ]' _ "$BDF0" "$BDF1"
 
 # --- instance, info, ports -------------------------------------------------------
 out=$(gexec 0 "$DL -j dev show")

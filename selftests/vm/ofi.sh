@@ -20,8 +20,8 @@
 #     out-of-band exchange over the guest's loopback)
 #   - the ofi round trip and 64 KiB bandwidth, printed next to snode-perf
 #     ping's round trip in the same run (numbers only, never asserted)
-# fi_pingpong needs a TCP socket for its out-of-band exchange; once the
-# snode IP interface exists, its client runs on node 1 with node 0's address.
+#   - Debian's fi_pingpong -e rdm tagged between node 0 and node 1, its
+#     out-of-band exchange over the snode IP interface (snode0)
 #
 # Needs: make all modules-guest selftests (and the kernels).
 
@@ -96,7 +96,7 @@ for _ in $(seq 60); do
 	sleep 1
 done
 check "$KERNEL: both sides published an address ($addr_a, $addr_b)" \
-	[ -n "$addr_a" ] && [ -n "$addr_b" ]
+	bash -c '[ -n "$1" ] && [ -n "$2" ]' _ "$addr_a" "$addr_b"
 gexec 0 "echo '$addr_b' >/tmp/ofi/peer.tmp && mv /tmp/ofi/peer.tmp /tmp/ofi/peer.addr" >>"$LOG/exec" 2>&1
 gexec 1 "echo '$addr_a' >/tmp/ofi/peer.tmp && mv /tmp/ofi/peer.tmp /tmp/ofi/peer.addr" >>"$LOG/exec" 2>&1
 rc_a= rc_b=
@@ -111,13 +111,12 @@ gexec 1 "cat /tmp/ofi/out" >"$LOG/pair-b" 2>&1
 relay "$KERNEL: node 0 (a): " "$LOG/pair-a"
 relay "$KERNEL: node 1 (b): " "$LOG/pair-b"
 check "$KERNEL: ofi_test pair finished, exit status 0 on both (a ${rc_a:-none}, b ${rc_b:-none})" \
-	[ "${rc_a:-x}" = 0 ] && [ "${rc_b:-x}" = 0 ]
+	[ "${rc_a:-x}${rc_b:-x}" = 00 ]
 
 # --- Debian's fi_pingpong within one node ----------------------------------------
 # Its out-of-band exchange is a TCP socket: over the guest's loopback, the
 # server and the client on node 0, the data through the NIC to its own
-# node. Between two nodes it needs the snode IP interface; then this is
-# the same two commands with node 1's address.
+# node. Between two nodes it runs below, over the snode IP interface.
 gexec 0 "ip link set lo up" >>"$LOG/exec" 2>&1
 for mode in msg tagged; do
 	gexec_t 0 240 "$ENV; export FI_PROVIDER_PATH
@@ -130,6 +129,23 @@ for mode in msg tagged; do
 			[ \$(grep -c '^status 0\$' '$LOG/pingpong-$mode') -eq 2 ]"
 	grep -m1 -E '^64 +10' "$LOG/pingpong-$mode" | sed "s/^/# fi_pingpong $mode /"
 done
+
+# --- Debian's fi_pingpong between two nodes, its exchange over snode0 ----------
+IF='$(ls /sys/class/snode/snode0/device/net)'
+for node in 0 1; do
+	gexec "$node" "ip link set dev $IF up && ip addr add 10.78.0.$((node + 1))/24 dev $IF" >>"$LOG/exec" 2>&1
+done
+gexec_t 1 240 "$ENV; export FI_PROVIDER_PATH
+	(fi_pingpong -p snode -e rdm -m tagged -I 10 -S 64 >/tmp/pp2-server 2>&1; echo status \$? >>/tmp/pp2-server) &" >>"$LOG/exec" 2>&1
+sleep 2
+gexec_t 0 240 "$ENV; export FI_PROVIDER_PATH
+	fi_pingpong -p snode -e rdm -m tagged -I 10 -S 64 10.78.0.2; echo status \$?" >"$LOG/pingpong-2nodes" 2>&1
+sleep 1
+gexec 1 "cat /tmp/pp2-server" >>"$LOG/pingpong-2nodes" 2>&1
+check "$KERNEL: fi_pingpong -p snode -e rdm -m tagged between node 0 and node 1 (out of band over snode0): client and server exit 0" \
+	bash -c "[ \$(grep -c -E '^64 +10 +=10 ' '$LOG/pingpong-2nodes') -eq 2 ] &&
+		[ \$(grep -c '^status 0\$' '$LOG/pingpong-2nodes') -eq 2 ]"
+grep -m1 -E '^64 +10' "$LOG/pingpong-2nodes" | sed "s/^/# fi_pingpong 2 nodes /"
 
 # --- numbers, side by side -----------------------------------------------------------
 gexec_t 1 120 "snode-perf ping server </dev/null >/tmp/perf-server 2>&1 &" >>"$LOG/exec" 2>&1
