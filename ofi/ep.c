@@ -23,6 +23,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_rma.h>
 
 #include "snode_fi.h"
@@ -809,6 +810,116 @@ static struct fi_ops_rma sfi_rma_ops = {
 	.injectdata = sfi_no_rma_injectdata,
 };
 
+/* --- atomics: not supported (fi_getinfo never offers FI_ATOMIC) -------------- */
+static ssize_t sfi_no_atomic(struct fid_ep *ep, const void *buf, size_t count,
+			     void *desc, fi_addr_t dest, uint64_t addr,
+			     uint64_t key, enum fi_datatype dt, enum fi_op op,
+			     void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_atomicv(struct fid_ep *ep, const struct fi_ioc *iov,
+			      void **desc, size_t count, fi_addr_t dest,
+			      uint64_t addr, uint64_t key, enum fi_datatype dt,
+			      enum fi_op op, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_atomicmsg(struct fid_ep *ep,
+				const struct fi_msg_atomic *msg, uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_atomic_inject(struct fid_ep *ep, const void *buf,
+				    size_t count, fi_addr_t dest, uint64_t addr,
+				    uint64_t key, enum fi_datatype dt,
+				    enum fi_op op)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_fetch(struct fid_ep *ep, const void *buf, size_t count,
+			    void *desc, void *result, void *result_desc,
+			    fi_addr_t dest, uint64_t addr, uint64_t key,
+			    enum fi_datatype dt, enum fi_op op, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_fetchv(struct fid_ep *ep, const struct fi_ioc *iov,
+			     void **desc, size_t count, struct fi_ioc *resultv,
+			     void **result_desc, size_t result_count,
+			     fi_addr_t dest, uint64_t addr, uint64_t key,
+			     enum fi_datatype dt, enum fi_op op, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_fetchmsg(struct fid_ep *ep,
+			       const struct fi_msg_atomic *msg,
+			       struct fi_ioc *resultv, void **result_desc,
+			       size_t result_count, uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_comp(struct fid_ep *ep, const void *buf, size_t count,
+			   void *desc, const void *compare, void *compare_desc,
+			   void *result, void *result_desc, fi_addr_t dest,
+			   uint64_t addr, uint64_t key, enum fi_datatype dt,
+			   enum fi_op op, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_compv(struct fid_ep *ep, const struct fi_ioc *iov,
+			    void **desc, size_t count,
+			    const struct fi_ioc *comparev, void **compare_desc,
+			    size_t compare_count, struct fi_ioc *resultv,
+			    void **result_desc, size_t result_count,
+			    fi_addr_t dest, uint64_t addr, uint64_t key,
+			    enum fi_datatype dt, enum fi_op op, void *context)
+{
+	return -FI_ENOSYS;
+}
+
+static ssize_t sfi_no_compmsg(struct fid_ep *ep,
+			      const struct fi_msg_atomic *msg,
+			      const struct fi_ioc *comparev, void **compare_desc,
+			      size_t compare_count, struct fi_ioc *resultv,
+			      void **result_desc, size_t result_count,
+			      uint64_t flags)
+{
+	return -FI_ENOSYS;
+}
+
+static int sfi_no_atomic_valid(struct fid_ep *ep, enum fi_datatype dt,
+			       enum fi_op op, size_t *count)
+{
+	return -FI_ENOSYS;
+}
+
+/* an fi_atomic*() call on the endpoint fails cleanly instead of crashing */
+static struct fi_ops_atomic sfi_atomic_ops = {
+	.size = sizeof(struct fi_ops_atomic),
+	.write = sfi_no_atomic,
+	.writev = sfi_no_atomicv,
+	.writemsg = sfi_no_atomicmsg,
+	.inject = sfi_no_atomic_inject,
+	.readwrite = sfi_no_fetch,
+	.readwritev = sfi_no_fetchv,
+	.readwritemsg = sfi_no_fetchmsg,
+	.compwrite = sfi_no_comp,
+	.compwritev = sfi_no_compv,
+	.compwritemsg = sfi_no_compmsg,
+	.writevalid = sfi_no_atomic_valid,
+	.readwritevalid = sfi_no_atomic_valid,
+	.compwritevalid = sfi_no_atomic_valid,
+};
+
 /* --- endpoint control ------------------------------------------------------- */
 static ssize_t sfi_ep_cancel(fid_t fid, void *context)
 {
@@ -1186,6 +1297,7 @@ int sfi_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->ep_fid.msg = &sfi_msg_ops;
 	ep->ep_fid.tagged = &sfi_tagged_ops;
 	ep->ep_fid.rma = &sfi_rma_ops;
+	ep->ep_fid.atomic = &sfi_atomic_ops;
 	pthread_mutex_lock(&d->lock);
 	d->refs++;
 	pthread_mutex_unlock(&d->lock);

@@ -26,10 +26,12 @@
 #include <time.h>
 #include <unistd.h>
 #include <rdma/fabric.h>
+#include <rdma/fi_atomic.h>
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
 #include <rdma/fi_errno.h>
+#include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 
 static int failures;
@@ -423,6 +425,11 @@ static void bad_destination(struct ctx *c, const char *peer_addr)
 	check(r == -FI_EINVAL, "fi_addr not in the AV: -FI_EINVAL (%zd)", r);
 	r = fi_tinject(c->ep, b, 1 << 20, c->peer, 9);
 	check(r == -FI_EMSGSIZE, "inject beyond inject_size: -FI_EMSGSIZE (%zd)", r);
+	/* not offered by fi_getinfo, but a call must fail, never crash */
+	r = fi_read(c->ep, b, sizeof(b), NULL, c->peer, 0, 1, b);
+	check(r == -FI_ENOSYS, "fi_read: -FI_ENOSYS (%zd)", r);
+	r = fi_atomic(c->ep, b, 1, NULL, c->peer, 0, 1, FI_UINT64, FI_SUM, b);
+	check(r == -FI_ENOSYS, "fi_atomic: -FI_ENOSYS (%zd)", r);
 }
 
 static int read_file(const char *path, char *buf, size_t len, int wait_s)
