@@ -45,6 +45,28 @@ static bool snode_msg_idle(struct snode_dev *sdev, u32 *status)
 }
 
 /*
+ * Spin on MSG_STATUS for SNODE_MSG_SPIN_US of wall-clock time, one read
+ * every SNODE_MSG_SPIN_GAP_US. Not readl_poll_timeout_atomic() with no
+ * delay: since 6.12 (and its stable backports) that macro counts its
+ * timeout in loop iterations, a nanosecond each, so 200 us became 200000
+ * register reads. Where a read costs microseconds (an emulated device takes
+ * its global lock for every read) the spin then lasted as long as the send
+ * and kept the emulator from delivering the very answer it waited for.
+ */
+static bool snode_msg_spin_idle(struct snode_dev *sdev, u32 *status)
+{
+	ktime_t end = ktime_add_us(ktime_get(), SNODE_MSG_SPIN_US);
+
+	for (;;) {
+		if (snode_msg_idle(sdev, status))
+			return true;
+		if (!ktime_before(ktime_get(), end))
+			return false;
+		udelay(SNODE_MSG_SPIN_GAP_US);
+	}
+}
+
+/*
  * Wait for MSG_STATUS.BUSY to clear: spin for a round trip, then sleep until
  * INTR_CAUSE.MSG. 0 with the register in *status, or -ETIMEDOUT / -ENODEV.
  */
@@ -52,13 +74,10 @@ static int snode_msg_wait_idle(struct snode_msg_dev *md, u32 *status)
 {
 	struct snode_dev *sdev = md->sdev;
 	u32 val;
-	int ret;
 
-	ret = readl_poll_timeout_atomic(sdev->regs + SNODE_MSG_STATUS_OFFSET,
-					val, !(val & SNODE_MSG_STATUS_BUSY), 0,
-					SNODE_MSG_SPIN_US);
-	if (ret && !wait_event_timeout(md->send_wait, snode_msg_idle(sdev, &val),
-				       SNODE_ADMIN_TIMEOUT)) {
+	if (!snode_msg_spin_idle(sdev, &val) &&
+	    !wait_event_timeout(md->send_wait, snode_msg_idle(sdev, &val),
+				SNODE_ADMIN_TIMEOUT)) {
 		dev_err_ratelimited(&sdev->pdev->dev,
 				    "message engine busy for %u ms\n",
 				    jiffies_to_msecs(SNODE_ADMIN_TIMEOUT));

@@ -16,6 +16,8 @@
 #define SNODE_EP_ENTRIES_DEFAULT	256
 /* A send spins this long for the device's answer before sleeping. */
 #define SNODE_MSG_SPIN_US		200
+/* ... reading MSG_STATUS this often (a PCIe read takes about as long). */
+#define SNODE_MSG_SPIN_GAP_US		1
 /* Retrying a send to a full ring: first and longest pause. */
 #define SNODE_MSG_RETRY_MIN_US		20
 #define SNODE_MSG_RETRY_MAX_US		1000
