@@ -61,7 +61,7 @@ for node in 0 1; do
 done
 
 # the runner's CPU model: with ERMS/FSRM, memcpy() through a window runs
-# TCG's byte-at-a-time rep movsb (decisions/00NN-guest-cpu-without-erms.md)
+# TCG's byte-at-a-time rep movsb (decisions/0020-guest-cpu-without-erms.md)
 flags=$(gexec_t 0 60 "grep -m1 '^flags' /proc/cpuinfo")
 check "$KERNEL: node 0: the vCPU reports sse2 but neither erms nor fsrm" \
 	eval 'grep -qw sse2 <<<"$flags" && ! grep -Eqw "erms|fsrm" <<<"$flags"'
