@@ -137,6 +137,14 @@ run -n "$SNODECTL" he
 ok "he is health (before help): a verdict, not the usage text" eval 'rc_is 3 && has "overall: unknown" "$out" && ! has "Usage:" "$out"'
 run "$SNODECTL" link help
 ok "link help lists threshold before trend (the order t resolves by)" eval 'rc_is 0 && [ "$(grep -n -e "link threshold" -e "link trend" <<<"$out" | head -1 | grep -c threshold)" = 1 ]'
+# bash completion resolves abbreviations as snodectl does
+comp() { # comp WORD...: the completions after WORD... and an empty word
+	bash -c '. "$1"; shift; COMP_WORDS=("$@" ""); COMP_CWORD=$#; _snodectl_devs() { :; }; _snodectl; printf "%s\n" "${COMPREPLY[@]}"' \
+		comp "$TOP/tools/snodectl/snodectl.bash-completion" snodectl "$@"
+}
+ok "completion: link t DEV PORT offers off (threshold)" eval '[ "$(comp link t snode0 1)" = off ]'
+ok "completion: l se DEV PORT offers state and ber-threshold (set)" eval '[ "$(comp l se snode0 1 | sort | tr "\n" " ")" = "ber-threshold state " ]'
+ok "completion: link tr FILE offers trend's options" eval '[ "$(comp link tr x | sort | tr "\n" " ")" = "--max-crc --max-down --max-replays --since -j " ]'
 run "$SNODECTL" foo
 ok "unknown object: exit 64" eval 'rc_is 64 && has "\"foo\" is unknown" "$err"'
 run "$SNODECTL" link foo
