@@ -29,23 +29,6 @@ vm_suite ops "6.1|6.12" "${1:-}"
 TOPO=$TOP/tools/emu/topologies/4-dual-plane-sim.topo
 H=/tmp/link-history.jsonl
 
-# A python predicate over JSON texts given as arguments: exit status.
-pycheck() {
-	python3 -c "import json, sys
-$1" "${@:2}" 2>>"$LOG/py.err"
-}
-
-# until_ok SECONDS COMMAND...: COMMAND succeeds within SECONDS
-until_ok() {
-	local t=$1 i
-	shift
-	for ((i = 0; i < t * 2; i++)); do
-		"$@" && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
 finish_hook() {
 	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
 }
