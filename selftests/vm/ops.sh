@@ -55,8 +55,11 @@ fmctl link ber 0.0 0
 fmctl link ber 0.1 0
 gexec 0 "snodectl link clear snode0 0 && snodectl link clear snode0 1" >/dev/null
 gexec 0 "rm -f $H && snodectl link diag --record $H" >>"$LOG/diag.log" 2>&1
-check "$KERNEL: link diag --record: the first snapshot, one line per link" \
-	[ "$(gexec 0 "wc -l <$H")" = 2 ]
+rec=$(gexec 0 "cat $H")
+check "$KERNEL: link diag --record: the first snapshot, one line holding both links" pycheck '
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+sys.exit(0 if len(r) == 1 and [(x["dev"], x["port"]) for x in r[0]["links"]] ==
+         [("snode0", 0), ("snode0", 1)] else 1)' "$rec"
 # 1e-11 on 4 x 100G: 4 CRC errors a second, some 50 in the window; a
 # record's time is in whole seconds, so the window must span several
 fmctl link ber 0.1 1e-11
@@ -64,6 +67,7 @@ sleep 12
 gexec 0 "snodectl link diag --record $H" >>"$LOG/diag.log" 2>&1
 fmctl link ber 0.1 0
 gexec 0 "cat $H" >"$LOG/link-history.jsonl"
+check "$KERNEL: link diag --record appends: two snapshots" [ "$(wc -l <"$LOG/link-history.jsonl")" = 2 ]
 st=$(gexec 0 "snodectl -j link trend $H >/tmp/trend.json 2>/tmp/trend.err; echo \$?")
 trend=$(gexec 0 "cat /tmp/trend.json")
 echo "$trend" >"$LOG/trend.json"
