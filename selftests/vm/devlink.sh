@@ -37,23 +37,6 @@ vm_suite devlink "6.1|6.12|debug" "${1:-}"
 TOPO=$TOP/selftests/vm/devlink.topo
 DL=/usr/sbin/devlink
 
-# A python predicate over JSON texts given as arguments: exit status.
-pycheck() {
-	python3 -c "import json, sys
-$1" "${@:2}" 2>>"$LOG/py.err"
-}
-
-# until_ok SECONDS COMMAND...: COMMAND succeeds within SECONDS
-until_ok() {
-	local t=$1 i
-	shift
-	for ((i = 0; i < t * 2; i++)); do
-		"$@" && return 0
-		sleep 0.5
-	done
-	return 1
-}
-
 finish_hook() {
 	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
 }

@@ -140,6 +140,24 @@ fmctl() {
 	"$FM" ctl --dir "$SNODE_FM_DIR" "$@" >>"$LOG/fm-ctl.log" 2>&1
 }
 
+# pycheck PYTHON [ARG...]: a python predicate (json and sys imported) over
+# the ARGs, JSON texts in sys.argv[1:]; its exit status
+pycheck() {
+	python3 -c "import json, sys
+$1" "${@:2}" 2>>"$LOG/py.err"
+}
+
+# until_ok SECONDS COMMAND...: COMMAND succeeds within SECONDS
+until_ok() {
+	local t=$1 i
+	shift
+	for ((i = 0; i < t * 2; i++)); do
+		"$@" && return 0
+		sleep 0.5
+	done
+	return 1
+}
+
 # --- the kselftest collection --------------------------------------------------
 # ksft_exec NODE TIMEOUT TEST [VAR=VALUE...]: run_kselftest.sh -t snode:TEST
 # on NODE with the environment given; output in $LOG/TEST-nodeNODE.tap;

@@ -42,12 +42,6 @@ YNL_STAGED=/usr/lib/snode/ynl
 NODES=256
 GEXEC_TIMEOUT=180
 
-# A python predicate over JSON texts given as arguments: exit status.
-pycheck() {
-	python3 -c "import json, sys
-$1" "${@:2}" 2>>"$LOG/py.err"
-}
-
 finish_hook() {
 	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
 }

@@ -107,6 +107,21 @@ int tool_lookup(const char *word, const void *table, unsigned long stride,
 	return -2;
 }
 
+int tool_lookup_first(const char *word, const void *table,
+		      unsigned long stride)
+{
+	const char *name;
+	unsigned long i;
+
+	for (i = 0; (name = tool_entry(table, stride, i)); i++)
+		if (!strcmp(word, name))
+			return (int)i;
+	for (i = 0; (name = tool_entry(table, stride, i)); i++)
+		if (tool_matches(word, name))
+			return (int)i;
+	return -1;
+}
+
 int tool_next_opt(int *argc, char ***argv, const struct tool_opt *opts,
 		  const char **val)
 {

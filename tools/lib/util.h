@@ -39,6 +39,14 @@ bool tool_matches(const char *word, const char *full);
  */
 int tool_lookup(const char *word, const void *table, unsigned long stride,
 		const int *ids, char *cands, unsigned long cands_len);
+/*
+ * As iproute2 looks up its objects and commands: an exact name wins,
+ * otherwise the first entry in table order that WORD is a prefix of, so
+ * that an abbreviation keeps its meaning when a command is added at the
+ * end of a table. Returns the index or -1.
+ */
+int tool_lookup_first(const char *word, const void *table,
+		      unsigned long stride);
 
 /* Whole numbers: decimal, or 0x hex; no trailing junk, within [0, max]. */
 int tool_parse_u64(const char *s, uint64_t max, uint64_t *out);

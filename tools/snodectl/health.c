@@ -52,7 +52,8 @@ static int health_hwmon(const char *dev, const char *file, long *val)
 }
 
 static void health_links(struct snodectl *sc, struct snode_dev *dev,
-			 struct health_dev *h)
+			 uint32_t node, struct health_dev *h,
+			 struct health_down *down)
 {
 	const struct snode_link_info *li;
 	struct health_links c = { 0 };
@@ -66,10 +67,12 @@ static void health_links(struct snodectl *sc, struct snode_dev *dev,
 			       strerror(-ret));
 		return;
 	}
-	snode_link_iter_foreach(iter, li)
+	snode_link_iter_foreach(iter, li) {
 		health_judge_link(h, &c, li);
+		health_down_add(down, li);
+	}
 	snode_link_iter_free(iter);
-	health_judge_links(h, &c);
+	health_judge_links(h, &c, node);
 	print_open_object("links");
 	print_text("    links:");
 	print_u64("total", " %llu", c.total);
@@ -156,7 +159,8 @@ static void health_sensors(const char *name, const struct snode_dev_status *st,
 	print_close_object();
 }
 
-static enum health health_dev(struct snodectl *sc, struct snode_dev *dev)
+static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
+			      struct health_down *down)
 {
 	const char *name = snode_dev_get_name(dev);
 	struct snode_dev_status st;
@@ -191,7 +195,7 @@ static enum health health_dev(struct snodectl *sc, struct snode_dev *dev)
 		print_text(", not attached");
 	print_nl();
 
-	health_links(sc, dev, &h);
+	health_links(sc, dev, st.node_id, &h, down);
 	health_nodes(sc, dev, &h);
 	health_sensors(name, &st, &h);
 
@@ -210,9 +214,33 @@ static enum health health_dev(struct snodectl *sc, struct snode_dev *dev)
 	return h.verdict;
 }
 
+/*
+ * What the links down on every NIC looked at share: a switch or a node
+ * they all lead to is the likely common cause. The links were counted as
+ * problems of their NICs already; this only names the cause.
+ */
+static void health_common_cause(const struct health_down *down)
+{
+	struct health_group g[HEALTH_MAX_DOWN];
+	unsigned int i, n = health_down_groups(down, g, HEALTH_MAX_DOWN);
+
+	print_open_array("common_causes");
+	for (i = 0; i < n; i++) {
+		print_open_object(NULL);
+		print_str("text", "common cause: %s", g[i].text);
+		print_u64("links", NULL, g[i].links);
+		print_u64("links_down", NULL, g[i].of);
+		print_u64(g[i].is_switch ? "switch" : "node", NULL, g[i].id);
+		print_nl();
+		print_close_object();
+	}
+	print_close_array();
+}
+
 static int health_run(struct snodectl *sc)
 {
 	enum health worst = HEALTH_OK;
+	struct health_down down = { 0 };
 	struct snode_dev *dev, *only;
 	int ret;
 
@@ -230,9 +258,10 @@ static int health_run(struct snodectl *sc)
 	snode_dev_foreach(sc->ctx, dev) {
 		if (only && dev != only)
 			continue;
-		worst = health_worst(worst, health_dev(sc, dev));
+		worst = health_worst(worst, health_dev(sc, dev, &down));
 	}
 	print_close_array();
+	health_common_cause(&down);
 	print_str("verdict", "overall: %s", health_name(worst));
 	print_nl();
 	/* the report goes out whatever the verdict; the status tells it */

@@ -141,26 +141,16 @@ int snodectl_dispatch(struct snodectl *sc, const char *object,
 		      const struct snodectl_cmd *cmds, snodectl_help_fn help)
 {
 	const struct snodectl_cmd *c;
-	int ids[32], n, i, j;
-	char cands[256];
 	const char *word;
+	int i;
 
-	/* aliases (same function) are one command to the prefix match */
-	for (n = 0; cmds[n].name && n < 31; n++) {
-		ids[n] = n;
-		for (j = 0; j < n; j++)
-			if (cmds[j].fn == cmds[n].fn)
-				ids[n] = ids[j];
-	}
 	word = snodectl_arg_next(sc);
 	if (!word) {
 		/* No verb: the first entry is the default ("show"). */
 		return cmds[0].fn(sc);
 	}
-	i = tool_lookup(word, cmds, sizeof(*cmds), ids, cands, sizeof(cands));
-	if (i == -2)
-		return snodectl_usage(object, "%s: \"%s\" is ambiguous (%s)",
-				      object, word, cands);
+	/* a prefix of several commands is the first one, as in iproute2 */
+	i = tool_lookup_first(word, cmds, sizeof(*cmds));
 	if (i < 0) {
 		if (tool_matches(word, "help"))
 			return snodectl_help(help);
@@ -276,15 +266,11 @@ static const struct snodectl_cmd snodectl_objects[] = {
 /* One command line; every command starts with a fresh document. */
 static int snodectl_run(struct snodectl *sc)
 {
-	char cands[256];
 	int i, ret;
 
-	i = tool_lookup(sc->argv[0], snodectl_objects,
-			sizeof(snodectl_objects[0]), NULL, cands,
-			sizeof(cands));
-	if (i == -2)
-		return snodectl_usage(NULL, "object \"%s\" is ambiguous (%s)",
-				      sc->argv[0], cands);
+	/* as for commands: a prefix of several objects is the first one */
+	i = tool_lookup_first(sc->argv[0], snodectl_objects,
+			      sizeof(snodectl_objects[0]));
 	if (i < 0)
 		return snodectl_usage(NULL, "object \"%s\" is unknown",
 				      sc->argv[0]);

@@ -39,9 +39,11 @@ struct snodectl_cmd {
 typedef void (*snodectl_help_fn)(FILE *f);
 
 /*
- * Run the command named by the next argument (a unique prefix will do);
- * none runs the first entry, "help" prints @help. Entries with the same
- * function are aliases. Returns the command's exit status.
+ * Run the command named by the next argument: its name, or a prefix of
+ * it; a prefix of several names is the first of them in table order, as
+ * in iproute2, so new commands go at the end of a table and old
+ * abbreviations keep their meaning. None runs the first entry, "help"
+ * prints @help. Returns the command's exit status.
  */
 int snodectl_dispatch(struct snodectl *sc, const char *object,
 		      const struct snodectl_cmd *cmds, snodectl_help_fn help);
@@ -135,8 +137,34 @@ struct health_dev {
 	char problems[HEALTH_MAX_PROBLEMS][96];
 };
 
+/* the ports of the first HEALTH_MAX_PORTS links down, for the paths verdict */
+#define HEALTH_MAX_PORTS	8
+
 struct health_links {
 	unsigned int total, ok, degraded, errors, down;
+	unsigned int down_port[HEALTH_MAX_PORTS];
+};
+
+/* Links down on all the NICs health looked at: what they lead to. */
+#define HEALTH_MAX_DOWN		64
+
+struct health_down {
+	unsigned int n;		/* links down, also past HEALTH_MAX_DOWN */
+	struct {
+		uint32_t peer_switch;	/* SNODE_NONE: not to a switch */
+		uint32_t peer_node;	/* SNODE_NONE: not to a node */
+	} link[HEALTH_MAX_DOWN];
+};
+
+/*
+ * Links down that share a cause: @links of the @of links down lead to
+ * switch or node @id. @text says so ("3 links down, all on switch 1").
+ */
+struct health_group {
+	unsigned int links, of;
+	bool is_switch;
+	uint32_t id;
+	char text[96];
 };
 
 struct health_nodes {
@@ -166,7 +194,22 @@ void health_judge_dev(struct health_dev *h, const struct snode_dev_status *st);
 /* Each link in turn, then health_judge_links() on the counts. */
 void health_judge_link(struct health_dev *h, struct health_links *c,
 		       const struct snode_link_info *li);
-void health_judge_links(struct health_dev *h, const struct health_links *c);
+/*
+ * After the links of the NIC attached as fabric node @node: none up is
+ * critical; one left of several is a warning ("node 3: one path left
+ * (link 1 down)").
+ */
+void health_judge_links(struct health_dev *h, const struct health_links *c,
+			uint32_t node);
+/* Count @li in @d if it is down. */
+void health_down_add(struct health_down *d, const struct snode_link_info *li);
+/*
+ * What the links down share: one group when they all lead to the same
+ * switch (or node), else one per switch or node that two or more of them
+ * lead to; none for unrelated failures. Returns the groups in @g.
+ */
+unsigned int health_down_groups(const struct health_down *d,
+				struct health_group *g, unsigned int max);
 void health_judge_node(struct health_dev *h, struct health_nodes *c,
 		       const struct snode_node_info *ni);
 void health_judge_sensors(struct health_dev *h,

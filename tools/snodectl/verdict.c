@@ -124,19 +124,128 @@ void health_judge_link(struct health_dev *h, struct health_links *c,
 		c->ok++;
 		return;
 	}
-	if (!strcmp(v, "down"))
+	if (!strcmp(v, "down")) {
+		if (c->down < HEALTH_MAX_PORTS)
+			c->down_port[c->down] = li->port;
 		c->down++;
-	else if (!strcmp(v, "errors"))
+	} else if (!strcmp(v, "errors"))
 		c->errors++;
 	else
 		c->degraded++;
 	health_problem(h, HEALTH_WARNING, "link %u %s", li->port, v);
 }
 
-void health_judge_links(struct health_dev *h, const struct health_links *c)
+void health_judge_links(struct health_dev *h, const struct health_links *c,
+			uint32_t node)
 {
-	if (c->total && c->down == c->total)
+	char ports[64], nodename[24] = "this node";
+	unsigned int i, len = 0;
+
+	if (c->total && c->down == c->total) {
 		health_problem(h, HEALTH_CRITICAL, "no link is up");
+		return;
+	}
+	/* a degraded link or one with errors still carries traffic */
+	if (c->total < 2 || c->total - c->down != 1)
+		return;
+	ports[0] = '\0';
+	for (i = 0; i < c->down && i < HEALTH_MAX_PORTS; i++)
+		len += snprintf(ports + len, len < sizeof(ports) ?
+				sizeof(ports) - len : 0, "%s%u", i ? ", " : "",
+				c->down_port[i]);
+	if (node != SNODE_NODE_ID_NONE)
+		snprintf(nodename, sizeof(nodename), "node %u", node);
+	health_problem(h, HEALTH_WARNING, "%s: one path left (link%s %s down)",
+		       nodename, c->down > 1 ? "s" : "", ports);
+}
+
+void health_down_add(struct health_down *d, const struct snode_link_info *li)
+{
+	if (strcmp(link_verdict(li), "down"))
+		return;
+	if (d->n < HEALTH_MAX_DOWN) {
+		d->link[d->n].peer_switch = li->peer_switch;
+		d->link[d->n].peer_node = li->peer_node;
+	}
+	d->n++;
+}
+
+/* The links down (of those kept) that lead to switch or node @id. */
+static unsigned int health_down_count(const struct health_down *d,
+				      bool is_switch, uint32_t id)
+{
+	unsigned int i, n = 0, kept = d->n < HEALTH_MAX_DOWN ? d->n :
+						       HEALTH_MAX_DOWN;
+
+	for (i = 0; i < kept; i++)
+		n += (is_switch ? d->link[i].peer_switch :
+				  d->link[i].peer_node) == id;
+	return n;
+}
+
+static void health_group_set(struct health_group *g, bool is_switch,
+			     uint32_t id, unsigned int links, unsigned int of)
+{
+	const char *what = is_switch ? "on switch" : "to node";
+
+	g->links = links;
+	g->of = of;
+	g->is_switch = is_switch;
+	g->id = id;
+	if (links == of && of == 1)
+		snprintf(g->text, sizeof(g->text), "1 link down, %s %u", what,
+			 id);
+	else if (links == of)
+		snprintf(g->text, sizeof(g->text), "%u links down, all %s %u",
+			 links, what, id);
+	else
+		snprintf(g->text, sizeof(g->text), "%u of %u links down %s %u",
+			 links, of, what, id);
+}
+
+unsigned int health_down_groups(const struct health_down *d,
+				struct health_group *g, unsigned int max)
+{
+	unsigned int i, j, n = 0, kept = d->n < HEALTH_MAX_DOWN ? d->n :
+							    HEALTH_MAX_DOWN;
+	int pass;
+
+	if (!kept || !max)
+		return 0;
+	/* all to one switch, or all to one node: the common cause */
+	for (pass = 0; pass < 2; pass++) {
+		bool is_switch = pass == 0;
+		uint32_t id = is_switch ? d->link[0].peer_switch :
+					  d->link[0].peer_node;
+
+		if (id != SNODE_NONE && d->n == kept &&
+		    health_down_count(d, is_switch, id) == kept) {
+			health_group_set(&g[0], is_switch, id, kept, d->n);
+			return 1;
+		}
+	}
+	/* otherwise each switch, then each node, that two or more lead to */
+	for (pass = 0; pass < 2; pass++) {
+		bool is_switch = pass == 0;
+
+		for (i = 0; i < kept && n < max; i++) {
+			uint32_t id = is_switch ? d->link[i].peer_switch :
+						  d->link[i].peer_node;
+			unsigned int k;
+			bool seen = false;
+
+			if (id == SNODE_NONE)
+				continue;
+			for (j = 0; j < i; j++)
+				seen |= (is_switch ? d->link[j].peer_switch :
+						     d->link[j].peer_node) == id;
+			k = health_down_count(d, is_switch, id);
+			if (!seen && k >= 2)
+				health_group_set(&g[n++], is_switch, id, k,
+						 d->n);
+		}
+	}
+	return n;
 }
 
 void health_judge_node(struct health_dev *h, struct health_nodes *c,

@@ -41,6 +41,7 @@ static const char ctl_usage[] =
 	"  link ber LINK RATE\n"
 	"  link lanes LINK N|max\n"
 	"  link reset LINK\n"
+	"  switch down|up SWITCH          every link of SWITCH (a plane's failure)\n"
 	"  node kill|isolate|join N\n"
 	"  node temp N MILLIDEG\n"
 	"  node power N MW\n"
@@ -361,6 +362,40 @@ usage:
 	return 1;
 }
 
+/*
+ * "switch down NAME": a switch (a whole plane of 4-dual-plane.topo) fails,
+ * so every link with an end on it goes down at once; "up" brings them back.
+ */
+static int ctl_switch(struct fm_fabric *f, int argc, char **argv,
+		      struct fm_buf *err)
+{
+	uint32_t i, nl = 0;
+	bool up;
+	int sw;
+
+	if (argc != 3 || (strcmp(argv[1], "down") && strcmp(argv[1], "up"))) {
+		fm_buf_printf(err, "%s", ctl_usage);
+		return 1;
+	}
+	sw = fm_switch_find(f, argv[2]);
+	if (sw < 0) {
+		fm_buf_printf(err, "no switch '%s' in the topology\n", argv[2]);
+		return 1;
+	}
+	up = argv[1][0] == 'u';
+	for (i = 0; i < f->nlinks; i++) {
+		struct fm_link *l = &f->links[i];
+
+		if ((l->a.kind == FM_END_SWITCH && (int)l->a.id == sw) ||
+		    (l->b.kind == FM_END_SWITCH && (int)l->b.id == sw)) {
+			fm_link_set_admin(f, l, up);
+			nl++;
+		}
+	}
+	fm_log("ctl: switch %s %s (%u links)", argv[1], argv[2], nl);
+	return 0;
+}
+
 static void ctl_node_links(struct fm_fabric *f, struct fm_node *n, bool up)
 {
 	uint32_t p;
@@ -562,6 +597,8 @@ int fm_ctl_exec(struct fm_fabric *f, int argc, char **argv, struct fm_buf *out,
 		return ctl_link(f, argc, argv, out, err);
 	if (!strcmp(argv[0], "node"))
 		return ctl_nodecmd(f, argc, argv, out, err);
+	if (!strcmp(argv[0], "switch"))
+		return ctl_switch(f, argc, argv, err);
 	if (!strcmp(argv[0], "sim"))
 		return ctl_sim(f, argc, argv, out, err);
 	if (!strcmp(argv[0], "show") && argc >= 2) {

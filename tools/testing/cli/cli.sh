@@ -121,16 +121,30 @@ run "$SNODECTL" -batch
 ok "-batch without a file: exit 64" eval 'rc_is 64 && has "needs a value" "$err"'
 
 # --- abbreviations ----------------------------------------------------------------
-run "$SNODECTL" m
-ok "ambiguous object: exit 64, candidates named" eval 'rc_is 64 && has "(mem, monitor, msg)" "$err"'
-run "$SNODECTL" d
-ok "ambiguous object d: (dev, dma)" eval 'rc_is 64 && has "(dev, dma)" "$err"'
-run "$SNODECTL" link s
-ok "ambiguous command: (status, show, set)" eval 'rc_is 64 && has "(status, show, set)" "$err"'
-run "$SNODECTL" link t
-ok "link t is ambiguous (threshold, trend)" eval 'rc_is 64 && has "(threshold, trend)" "$err"'
-run "$SNODECTL" he
-ok "he is ambiguous (health, help)" eval 'rc_is 64 && has "(health, help)" "$err"'
+# iproute2's rule: a prefix of several objects or commands is the first one
+# in table order; the wrong device then shows which command ran.
+run "$SNODECTL" m list snode9
+ok "m is mem, the first of mem, monitor, msg" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
+run "$SNODECTL" d show snode9
+ok "d is dev, the first of dev, dma" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
+run "$SNODECTL" link s snode9 junk
+ok "link s is status (no PORT), not show or set" eval 'rc_is 64 && has "unexpected argument \"junk\"" "$err"'
+run "$SNODECTL" link t snode9 1 1e-9
+ok "link t is threshold: its arguments parse, then no such device" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
+run "$SNODECTL" link tr
+ok "link tr is trend: it wants a FILE" eval 'rc_is 64 && has "trend" "$err"'
+run -n "$SNODECTL" he
+ok "he is health (before help): a verdict, not the usage text" eval 'rc_is 3 && has "overall: unknown" "$out" && ! has "Usage:" "$out"'
+run "$SNODECTL" link help
+ok "link help lists threshold before trend (the order t resolves by)" eval 'rc_is 0 && [ "$(grep -n -e "link threshold" -e "link trend" <<<"$out" | head -1 | grep -c threshold)" = 1 ]'
+# bash completion resolves abbreviations as snodectl does
+comp() { # comp WORD...: the completions after WORD... and an empty word
+	bash -c '. "$1"; shift; COMP_WORDS=("$@" ""); COMP_CWORD=$#; _snodectl_devs() { :; }; _snodectl; printf "%s\n" "${COMPREPLY[@]}"' \
+		comp "$TOP/tools/snodectl/snodectl.bash-completion" snodectl "$@"
+}
+ok "completion: link t DEV PORT offers off (threshold)" eval '[ "$(comp link t snode0 1)" = off ]'
+ok "completion: l se DEV PORT offers state and ber-threshold (set)" eval '[ "$(comp l se snode0 1 | sort | tr "\n" " ")" = "ber-threshold state " ]'
+ok "completion: link tr FILE offers trend's options" eval '[ "$(comp link tr x | sort | tr "\n" " ")" = "--max-crc --max-down --max-replays --since -j " ]'
 run "$SNODECTL" foo
 ok "unknown object: exit 64" eval 'rc_is 64 && has "\"foo\" is unknown" "$err"'
 run "$SNODECTL" link foo
@@ -297,7 +311,7 @@ else
 fi
 if [ -n "$have_py" ]; then
 	run -n "$SNODECTL" -j health
-	ok "-j health without devices: empty devices, unknown" json_ok 'd == {"devices": [], "verdict": "unknown"}'
+	ok "-j health without devices: empty devices, unknown" json_ok 'd == {"devices": [], "common_causes": [], "verdict": "unknown"}'
 	printf 'health\nhealth\n' >"$B"
 	run -n "$SNODECTL" -j -force -batch "$B"
 	ok "-j -batch: one JSON document per command" eval 'rc_is 3 && [ "$(wc -l <<<"$out")" -eq 2 ] && while read -r l; do python3 -c "import json,sys; json.loads(sys.argv[1])" "$l" || exit 1; done <<<"$out"'

@@ -90,6 +90,17 @@ static void test_lookup(void)
 	ok(tool_lookup("s", verbs, sizeof(verbs[0]), alias_ids, cands,
 		       sizeof(cands)) == -2,
 	   "lookup: ... but not two different commands (%s)", cands);
+	ok(tool_lookup_first("m", objs, sizeof(objs[0])) == 5,
+	   "lookup_first: a prefix of several is the first in table order (m -> mem)");
+	ok(tool_lookup_first("mon", objs, sizeof(objs[0])) == 6,
+	   "lookup_first: a longer prefix still picks its word (mon -> monitor)");
+	ok(tool_lookup_first("link", objs, sizeof(objs[0])) == 4 &&
+	   tool_lookup_first("x", objs, sizeof(objs[0])) == -1 &&
+	   tool_lookup_first("", objs, sizeof(objs[0])) == -1 &&
+	   tool_lookup_first("links", objs, sizeof(objs[0])) == -1,
+	   "lookup_first: exact words, no match, empty and longer words");
+	ok(tool_lookup_first("s", verbs, sizeof(verbs[0])) == 1,
+	   "lookup_first: s -> the first of show and stats");
 	ok(tool_matches("st", "status") && !tool_matches("", "status") &&
 	   !tool_matches("statuses", "status"),
 	   "matches: prefix rules as iproute2's matches()");
@@ -382,7 +393,7 @@ static enum health judge_nic(struct health_dev *h,
 	health_judge_dev(h, st);
 	for (i = 0; i < nlinks; i++)
 		health_judge_link(h, &lc, &links[i]);
-	health_judge_links(h, &lc);
+	health_judge_links(h, &lc, st->node_id);
 	for (i = 0; i < nnodes; i++)
 		health_judge_node(h, &nc, &nodes[i]);
 	health_judge_sensors(h, sensors, st->throttled);
@@ -397,6 +408,79 @@ static bool has_problem(const struct health_dev *h, const char *text)
 		if (!strcmp(h->problems[i], text))
 			return true;
 	return false;
+}
+
+/* A link down to switch @sw (SNODE_NONE: to node @node). */
+static struct snode_link_info link_down_to(unsigned int port, uint32_t sw,
+					   uint32_t node)
+{
+	struct snode_link_info li = link_good(port);
+
+	li.oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	li.peer_switch = sw;
+	li.peer_node = sw == SNODE_NONE ? node : SNODE_NONE;
+	li.peer_port = sw == SNODE_NONE ? 0 : SNODE_NONE;
+	return li;
+}
+
+static void test_common_cause(void)
+{
+	struct health_group g[8];
+	struct health_down d = { 0 };
+	struct snode_link_info li;
+	unsigned int n, i;
+
+	ok(health_down_groups(&d, g, 8) == 0, "cause: no link down, no group");
+	li = link_good(0);
+	li.peer_switch = 1;
+	health_down_add(&d, &li);
+	ok(d.n == 0, "cause: a link up is not counted");
+	for (i = 0; i < 3; i++) {
+		li = link_down_to(1, 1, 0);
+		health_down_add(&d, &li);
+	}
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && g[0].is_switch && g[0].id == 1 && g[0].links == 3 &&
+	   g[0].of == 3 && !strcmp(g[0].text, "3 links down, all on switch 1"),
+	   "cause: three down on switch 1: one group (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	li = link_down_to(0, 0, 0);
+	health_down_add(&d, &li);
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && !strcmp(g[0].text, "1 link down, on switch 0"),
+	   "cause: one down: its switch (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < 2; i++) {
+		li = link_down_to(i, SNODE_NONE, 7);
+		health_down_add(&d, &li);
+	}
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && !g[0].is_switch && g[0].id == 7 &&
+	   !strcmp(g[0].text, "2 links down, all to node 7"),
+	   "cause: two down to peer node 7 (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	li = link_down_to(0, 0, 0);
+	health_down_add(&d, &li);
+	li = link_down_to(1, 1, 0);
+	health_down_add(&d, &li);
+	ok(health_down_groups(&d, g, 8) == 0,
+	   "cause: one down on each of two switches: unrelated, no group");
+	li = link_down_to(2, 1, 0);
+	health_down_add(&d, &li);
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && g[0].id == 1 && g[0].links == 2 && g[0].of == 3 &&
+	   !strcmp(g[0].text, "2 of 3 links down on switch 1"),
+	   "cause: two of three on one switch (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	for (i = 0; i < HEALTH_MAX_DOWN + 2; i++) {
+		li = link_down_to(0, 4, 0);
+		health_down_add(&d, &li);
+	}
+	n = health_down_groups(&d, g, 8);
+	ok(d.n == HEALTH_MAX_DOWN + 2 && n == 1 &&
+	   g[0].of == HEALTH_MAX_DOWN + 2 && g[0].links == HEALTH_MAX_DOWN,
+	   "cause: past %u links down, counted, not claimed all (%s)",
+	   HEALTH_MAX_DOWN, n ? g[0].text : "");
 }
 
 static void test_health(void)
@@ -452,6 +536,45 @@ static void test_health(void)
 	v = judge_nic(&h, &st, links, 0, nodes, 3, &sensors);
 	ok(v == HEALTH_OK, "health: a NIC without links is not 'no link is up'");
 	links[0] = link_good(0);
+	links[1] = link_good(1);
+
+	/* redundancy: the paths left */
+	links[1].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING &&
+	   has_problem(&h, "node 1: one path left (link 1 down)"),
+	   "health: one link left of two: node 1: one path left (link 1 down)");
+	links[0].oper_state = SNODE_LINK_OPER_STATE_DEGRADED;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(has_problem(&h, "node 1: one path left (link 1 down)"),
+	   "health: a degraded link is still the path left");
+	links[0] = link_good(0);
+	links[1] = link_good(1);
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_OK && !h.nproblems, "health: two paths: no paths problem");
+	{
+		struct snode_link_info four[4] = {
+			link_good(0), link_good(1), link_good(2), link_good(3),
+		};
+
+		four[0].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+		four[2].admin_state = SNODE_LINK_ADMIN_STATE_DOWN;
+		four[3].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+		judge_nic(&h, &st, four, 4, nodes, 3, &sensors);
+		ok(has_problem(&h, "node 1: one path left (links 0, 2, 3 down)"),
+		   "health: one of four left names the three down");
+		four[0] = link_good(0);
+		judge_nic(&h, &st, four, 4, nodes, 3, &sensors);
+		ok(h.verdict == HEALTH_WARNING && h.nproblems == 2,
+		   "health: two of four left is no paths problem (%u problems)",
+		   h.nproblems);
+	}
+	st.node_id = SNODE_NODE_ID_NONE;
+	links[1].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(has_problem(&h, "this node: one path left (link 1 down)"),
+	   "health: a NIC not attached says this node");
+	st = live;
 	links[1] = link_good(1);
 
 	memset(&lc, 0, sizeof(lc));
@@ -1141,6 +1264,7 @@ int main(int argc, char **argv)
 	test_ber();
 	test_link_verdict();
 	test_health();
+	test_common_cause();
 	test_health_levels();
 	test_errmsg();
 	test_trend_rates();

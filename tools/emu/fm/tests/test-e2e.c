@@ -497,6 +497,17 @@ void test_e2e(void)
 	   WAIT_FOR(d0->port[1].down_events == 3 &&
 		    d0->port[1].oper_state == SNODE_FM_PORT_UP, 1500),
 	   "ctl link flap count 2: two more down events, ends up");
+	ok(ctl(NULL, "switch down p1") == 0 &&
+	   WAIT_FOR(d0->port[1].oper_state == SNODE_FM_PORT_DOWN &&
+		    d1->port[1].oper_state == SNODE_FM_PORT_DOWN, 1000) &&
+	   d0->port[0].oper_state == SNODE_FM_PORT_UP,
+	   "ctl switch down p1: port 1 of every node down, port 0 still up");
+	ok(ctl(NULL, "switch up p1") == 0 &&
+	   WAIT_FOR(d0->port[1].oper_state == SNODE_FM_PORT_UP &&
+		    d1->port[1].oper_state == SNODE_FM_PORT_UP, 1500),
+	   "ctl switch up p1: they come back");
+	ok(ctl(NULL, "switch down p9") == 1 && ctl(NULL, "switch sideways p1") == 1,
+	   "ctl switch: an unknown switch or verb fails");
 	ok(ctl(NULL, "link down 9.0") == 1, "ctl on a missing link fails");
 	ok(ctl(NULL, "link down p0/p1") == 1, "ctl on a missing inter-switch link fails");
 	ok(ctl(NULL, "node temp 0 85000") == 0 &&

@@ -36,6 +36,7 @@ static const struct {
 	  "T:9: node 1: 2 links, to node 0 (back to back) and node 0 (back to back) (no switch)\n" },
 	{ "bench-2.topo", 0, NULL },
 	{ "4-dual-plane.topo", 1, NULL },
+	{ "4-dual-plane-sim.topo", 1, NULL },
 	{ "8-two-racks.topo", 1, NULL },
 	{ "2nic-host.topo", 1, NULL },
 	{ "256-sim.topo", 1, NULL },

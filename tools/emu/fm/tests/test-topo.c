@@ -17,6 +17,7 @@ static const struct {
 } examples[] = {
 	{ "2-b2b.topo", 2, 0, 0, 2, 0, "host 0 node 0\nhost 1 node 1\n" },
 	{ "4-dual-plane.topo", 4, 0, 2, 8, 0, NULL },
+	{ "4-dual-plane-sim.topo", 4, 3, 2, 8, 3, "host 0 node 0\n" },
 	{ "8-two-racks.topo", 8, 0, 4, 18, 0, NULL },
 	{ "2nic-host.topo", 3, 0, 2, 6, 0, "host 0 node 0 node 1\nhost 1 node 2\n" },
 	{ "256-sim.topo", 257, 256, 2, 514, 256, "host 0 node 0\n" },

@@ -1,0 +1,146 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ops.sh - the operator's routines on an emulated supernode, driven from the
+# host by fault injection through the fabric manager (snode-fm ctl).
+#
+# Usage: selftests/vm/ops.sh 6.1|6.12
+#
+# Boots tools/emu/topologies/4-dual-plane-sim.topo (the 4-node dual-plane
+# fabric with node 0 a guest and nodes 1-3 simulated) under the given guest
+# kernel and checks:
+#   - link trend: a record, BER raised on exactly one link (0.1), traffic
+#     ticks, a second record; snodectl link trend -j flags that link and
+#     no other, exit status 1
+#   - redundancy: a whole plane killed (snode-fm ctl switch down) while a
+#     stream runs through node 1's window: health warns "node 0: one path
+#     left (link P down)", names the switch as the common cause (text and
+#     -j), the nodes route through the other plane, the stream keeps every
+#     byte; once the plane is back health is ok again. Both planes in turn,
+#     so the switch named is the one killed.
+# Every check prints one TAP line; the exit status is 1 if any failed.
+#
+# Needs: make all modules-guest selftests (and the kernels).
+
+set -u
+
+. "$(dirname "$0")/lib.sh"
+vm_suite ops "6.1|6.12" "${1:-}"
+TOPO=$TOP/tools/emu/topologies/4-dual-plane-sim.topo
+H=/tmp/link-history.jsonl
+
+finish_hook() {
+	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
+}
+
+# links_are STATE0 STATE1: snodectl's oper state of ports 0 and 1
+links_are() {
+	local j
+	j=$(gexec 0 "snodectl -j link status snode0")
+	pycheck '
+l = {x["port"]: x["state"] for x in json.loads(sys.argv[1])["links"]}
+sys.exit(0 if l == {0: sys.argv[2], 1: sys.argv[3]} else 1)' "$j" "$1" "$2"
+}
+
+require "$BUILD/stage/common/usr/bin/snodectl" "$BUILD/stage/common$KSFT_BIN/link_stream"
+
+vm_up 4-dual-plane-sim --topology "$TOPO" || finish
+
+gexec 0 "insmod /lib/snode/snode.ko" >>"$LOG/insmod" 2>&1
+check "$KERNEL: insmod snode.ko" [ $? -eq 0 ]
+check "$KERNEL: both links up" until_ok 30 links_are up up
+
+# --- link trend: BER raised on one link ------------------------------------------
+fmctl link ber 0.0 0
+fmctl link ber 0.1 0
+gexec 0 "snodectl link clear snode0 0 && snodectl link clear snode0 1" >/dev/null
+gexec 0 "rm -f $H && snodectl link diag --record $H" >>"$LOG/diag.log" 2>&1
+rec=$(gexec 0 "cat $H")
+check "$KERNEL: link diag --record: the first snapshot, one line holding both links" pycheck '
+r = [json.loads(l) for l in sys.argv[1].splitlines()]
+sys.exit(0 if len(r) == 1 and [(x["dev"], x["port"]) for x in r[0]["links"]] ==
+         [("snode0", 0), ("snode0", 1)] else 1)' "$rec"
+# 1e-11 on 4 x 100G: 4 CRC errors a second, some 50 in the window; a
+# record's time is in whole seconds, so the window must span several
+fmctl link ber 0.1 1e-11
+sleep 12
+gexec 0 "snodectl link diag --record $H" >>"$LOG/diag.log" 2>&1
+fmctl link ber 0.1 0
+gexec 0 "cat $H" >"$LOG/link-history.jsonl"
+check "$KERNEL: link diag --record appends: two snapshots" [ "$(wc -l <"$LOG/link-history.jsonl")" = 2 ]
+st=$(gexec 0 "snodectl -j link trend $H >/tmp/trend.json 2>/tmp/trend.err; echo \$?")
+trend=$(gexec 0 "cat /tmp/trend.json")
+echo "$trend" >"$LOG/trend.json"
+check "$KERNEL: link trend exits 1: a link is flagged ($st)" [ "$st" = 1 ]
+check "$KERNEL: link trend -j flags exactly snode0/1, past threshold on its CRC rate" pycheck '
+d = json.loads(sys.argv[1])
+l = d["links"]
+flagged = [(x["dev"], x["port"]) for x in l if x["flagged"]]
+one = [x for x in l if x["port"] == 1]
+print(flagged, one, file=sys.stderr)
+sys.exit(0 if len(l) == 2 and flagged == [("snode0", 1)] and d["flagged"] == 1 and
+         "crc_errors" in one[0]["past_threshold"] and one[0]["crc_errors_per_hour"] > 10 and
+         one[0]["samples"] == 2 else 1)' "$trend"
+check "$KERNEL: link trend -j: snode0/0 has no CRC errors and no flag" pycheck '
+z = [x for x in json.loads(sys.argv[1])["links"] if x["port"] == 0]
+sys.exit(0 if z and z[0]["crc_errors_per_hour"] == 0 and not z[0]["flagged"] and
+         not z[0]["past_threshold"] and not z[0]["rising"] else 1)' "$trend"
+out=$(gexec 0 "snodectl link tr $H")
+echo "$out" >"$LOG/trend.txt"
+check "$KERNEL: link tr (trend): text says 1 of 2 links flagged" grep -q '^1 of 2 links flagged' <<<"$out"
+
+stream_done() { gexec 0 "grep -q ' state ' /tmp/stream.out" >/dev/null; }
+
+# --- a plane fails under traffic ----------------------------------------------------
+# plane_down SWITCH ID PORT: switch ID (index in the topology) carries every
+# node's port PORT; the other port stays up
+plane_down() {
+	local sw=$1 id=$2 port=$3 other=$((1 - $3)) st out
+	gexec 0 "rm -f /tmp/stream.*; $KSFT_BIN/link_stream 1 0 0x5100 65536 20 /tmp/stream.ready >/tmp/stream.out 2>&1 &
+		for i in \$(seq 100); do test -f /tmp/stream.ready && exit 0; sleep 0.1; done; exit 1" >/dev/null
+	check "$KERNEL: $sw: stream through node 1's window started" [ $? -eq 0 ]
+	sleep 2
+	fmctl switch down "$sw"
+	if [ "$port" = 0 ]; then
+		check "$KERNEL: $sw down: link 0 down, link 1 up" until_ok 15 links_are down up
+	else
+		check "$KERNEL: $sw down: link 1 down, link 0 up" until_ok 15 links_are up down
+	fi
+	sleep 1
+	out=$(gexec 0 "snodectl node list | grep -c ' up route-port $other\$'")
+	check "$KERNEL: $sw down: nodes 1-3 route through port $other ($out)" [ "$out" = 3 ]
+	st=$(gexec 0 "snodectl -j health >/tmp/health.json; echo \$?")
+	out=$(gexec 0 "cat /tmp/health.json")
+	echo "$out" >"$LOG/health-$sw.json"
+	check "$KERNEL: $sw down: health exits 1 (warning) ($st)" [ "$st" = 1 ]
+	check "$KERNEL: $sw down: health -j: one path left, common cause switch $id" pycheck '
+d = json.loads(sys.argv[1]); sw = int(sys.argv[2]); port = sys.argv[3]
+p = d["devices"][0]["problems"]
+c = d["common_causes"]
+want = [{"text": "1 link down, on switch %d" % sw, "links": 1, "links_down": 1, "switch": sw}]
+print(p, c, file=sys.stderr)
+sys.exit(0 if "node 0: one path left (link %s down)" % port in p and c == want and
+         d["verdict"] == "warning" else 1)' "$out" "$id" "$port"
+	out=$(gexec 0 "snodectl health")
+	echo "$out" >"$LOG/health-$sw.txt"
+	check "$KERNEL: $sw down: health text names the path left and the switch" eval \
+		'grep -q "problem: node 0: one path left (link $port down)" <<<"$out" &&
+		 grep -q "^common cause: 1 link down, on switch $id$" <<<"$out"'
+	until_ok 40 stream_done
+	out=$(gexec 0 "cat /tmp/stream.out")
+	echo "$out" >"$LOG/stream-$sw"
+	check "$KERNEL: $sw down: the stream kept every byte and its window ($out)" \
+		grep -Eq '^rounds [1-9][0-9]* bytes [0-9]+ mismatches 0 state active' <<<"$out"
+	fmctl switch up "$sw"
+	check "$KERNEL: $sw up: both links up" until_ok 15 links_are up up
+	st=$(gexec 0 "snodectl -j health >/tmp/health.json; echo \$?")
+	out=$(gexec 0 "cat /tmp/health.json")
+	check "$KERNEL: $sw up: health ok (exit $st), no common cause" pycheck '
+d = json.loads(sys.argv[1])
+sys.exit(0 if sys.argv[2] == "0" and d["common_causes"] == [] and d["verdict"] == "ok" else 1)' "$out" "$st"
+}
+
+plane_down plane0 0 0
+plane_down plane1 1 1
+
+finish
