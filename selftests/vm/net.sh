@@ -35,16 +35,6 @@ require
 IFACE='$(ls /sys/class/snode/snode0/device/net)'
 ip_of() { echo "10.77.0.$(($1 + 1))"; }
 
-# until_ok SECONDS COMMAND...: COMMAND succeeds within SECONDS
-until_ok() {
-	local t=$1 i
-	shift
-	for ((i = 0; i < t * 2; i++)); do
-		"$@" && return 0
-		sleep 0.5
-	done
-	return 1
-}
 # stat_of NODE COUNTER: /sys/class/net/IFACE/statistics/COUNTER on NODE
 stat_of() {
 	gexec "$1" "cat /sys/class/net/$IFACE/statistics/$2" | tr -dc 0-9
