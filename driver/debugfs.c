@@ -33,11 +33,27 @@
  * a delay in microseconds (0, the default, for none) that the driver waits
  * at that point. Tests use them to make races deterministic: with a delay
  * in place, the other side of a race is sure to run inside the window.
+ *
+ * /sys/kernel/debug/snode/dma_wait_ms is how long a SUBMIT_WAIT waits for
+ * its batch (60 s, as <linux/snode.h> documents); a test shortens it to
+ * reach the timeout path.
  */
 
 static struct dentry *snode_debugfs_root;
 
 static u32 snode_delays[SNODE_DELAY_NR];
+static u32 snode_dma_wait_ms = 60 * MSEC_PER_SEC;
+
+/**
+ * snode_debug_dma_wait() - how long a synchronous DMA batch is waited for
+ *
+ * Context: Any context.
+ * Return: the limit in jiffies, at least one.
+ */
+unsigned long snode_debug_dma_wait(void)
+{
+	return msecs_to_jiffies(READ_ONCE(snode_dma_wait_ms)) ?: 1;
+}
 
 static const struct {
 	const char *name;
@@ -47,6 +63,7 @@ static const struct {
 	[SNODE_DELAY_DMA_BATCH_DONE] = { "dma_batch_done" },
 	[SNODE_DELAY_EP_IRQ] = { "ep_irq", true },
 	[SNODE_DELAY_NL_DEVCMD] = { "nl_devcmd" },
+	[SNODE_DELAY_ADMIN_SLOT] = { "admin_slot" },
 };
 
 /* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */
@@ -328,6 +345,8 @@ void snode_debugfs_init(void)
 	snode_debugfs_root = debugfs_create_dir(KBUILD_MODNAME, NULL);
 	snode_fault_init();
 	snode_delay_init();
+	debugfs_create_u32("dma_wait_ms", 0600, snode_debugfs_root,
+			   &snode_dma_wait_ms);
 }
 
 /**

@@ -66,8 +66,6 @@
 #define SNODE_DMA_IRQ_EVERY	(SNODE_DSQ_DEPTH / 4)
 #define SNODE_DMA_DEPTH_DEFAULT	64
 #define SNODE_DMA_DEPTH_MAX	4096
-/* A synchronous submission gives up waiting after this long. */
-#define SNODE_DMA_SYNC_TIMEOUT	(60 * HZ)
 /* How long a disabled device may take to stop its engine. */
 #define SNODE_DMA_STOP_US	(1000 * USEC_PER_MSEC)
 
@@ -759,12 +757,13 @@ static int snode_dma_queue_copies(struct snode_dma_dev *dd,
 	return ret;
 }
 
+/* A synchronous submission gives up waiting after 60 s (debugfs may lower it). */
 static int snode_dma_wait(struct snode_dma_batch *b)
 {
 	long left;
 
 	left = wait_for_completion_killable_timeout(&b->done,
-						    SNODE_DMA_SYNC_TIMEOUT);
+						    snode_debug_dma_wait());
 	if (left > 0)
 		return 0;
 	return left ?: -ETIMEDOUT;

@@ -291,6 +291,7 @@ noinline int __snode_admin_exec(struct snode_dev *sdev,
 		goto err_free_buf;
 	}
 	slot = &aq->slots[cid];
+	snode_debug_delay(SNODE_DELAY_ADMIN_SLOT);
 
 	spin_lock(&aq->lock);
 	if (!aq->enabled) {

@@ -614,6 +614,8 @@ bool snode_should_fail_admin(void);
  * @SNODE_DELAY_EP_IRQ: the message interrupt found an endpoint, before
  *                      it signals it (hard-IRQ context: busy-waits)
  * @SNODE_DELAY_NL_DEVCMD: a netlink request is about to ask the device
+ * @SNODE_DELAY_ADMIN_SLOT: an admin command holds its command slot, before
+ *                          it is written to the ring
  * @SNODE_DELAY_NR: number of points
  */
 enum snode_delay_point {
@@ -621,9 +623,11 @@ enum snode_delay_point {
 	SNODE_DELAY_DMA_BATCH_DONE,
 	SNODE_DELAY_EP_IRQ,
 	SNODE_DELAY_NL_DEVCMD,
+	SNODE_DELAY_ADMIN_SLOT,
 	SNODE_DELAY_NR,
 };
 
 void snode_debug_delay(enum snode_delay_point point);
+unsigned long snode_debug_dma_wait(void);
 
 #endif /* _SNODE_H_ */

@@ -38,6 +38,7 @@
 
 #define SNODE_DEV	"/dev/snode0"
 #define SNODE_DELAY	"/sys/kernel/debug/snode/delay/"
+#define SNODE_DMA_WAIT	"/sys/kernel/debug/snode/dma_wait_ms"
 #define SNODE_REGS	"/sys/kernel/debug/snode/snode0/regs"
 #define SNODE_RESET	"/sys/class/snode/snode0/device/reset"
 #define SNODE_PCIDEV	"/sys/class/snode/snode0/device"
@@ -114,6 +115,8 @@ FIXTURE_TEARDOWN(life)
 	set_delay("dma_open", 0);
 	set_delay("dma_batch_done", 0);
 	set_delay("ep_irq", 0);
+	set_delay("admin_slot", 0);
+	write_file(SNODE_DMA_WAIT, "60000");
 	close(self->fd);
 }
 
@@ -226,6 +229,183 @@ TEST_F(life, dma_waiter_killed)
 	munmap(buf, SZ_4K);
 	close(q);
 	close(ifd);
+}
+
+/* ---- a synchronous batch whose wait runs out ----------------------------- */
+
+/*
+ * A SUBMIT_WAIT whose wait ends with ETIMEDOUT has still queued its
+ * copies: out_submitted says how many, they complete on their own and
+ * must not be submitted again. (The old code returned ETIMEDOUT with
+ * out_submitted left at 0.) The wait limit is lowered to 100 ms and the
+ * batch's completion held for 1 s.
+ */
+TEST_F(life, dma_wait_timeout)
+{
+	struct snode_dma_req r[3];
+	struct snode_dma_submit cmd = {
+		.size = sizeof(cmd),
+		.flags = SNODE_DMA_SUBMIT_WAIT,
+		.count = 3,
+		.req_size = sizeof(r[0]),
+		.reqs = (uintptr_t)r,
+	};
+	uint8_t *win, *buf;
+	int q, ifd, i;
+
+	if (access(SNODE_DMA_WAIT, W_OK))
+		SKIP(return, "no %s: an older snode.ko", SNODE_DMA_WAIT);
+	/* read-write: the test fills the window through a mapping */
+	ifd = sn_import(self->fd, SNODE_IMPORT_WRITE, SIM_NODE, SIM_RW,
+			SIM_RW_KEY, 0, SZ_64K);
+	ASSERT_LE(0, ifd);
+	q = sn_dma_open(self->fd, 0, 0);
+	ASSERT_LE(0, q);
+	win = mmap(NULL, SZ_64K, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	buf = mmap(NULL, 3 * SZ_4K, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	for (i = 0; i < 3 * (int)SZ_4K; i++)
+		win[i] = (uint8_t)(i * 7 + 3);
+	memset(buf, 0, 3 * SZ_4K);
+	memset(r, 0, sizeof(r));
+	for (i = 0; i < 3; i++) {
+		r[i].flags = SNODE_DMA_FROM_GLOBAL;
+		r[i].import_fd = ifd;
+		r[i].offset = i * SZ_4K;
+		r[i].addr = (uintptr_t)(buf + i * SZ_4K);
+		r[i].length = SZ_4K;
+	}
+
+	ASSERT_EQ(0, write_file(SNODE_DMA_WAIT, "100"));
+	test_set_delay("dma_batch_done", 1000 * 1000);
+	EXPECT_EQ(-1, ioctl(q, SNODE_IOCTL_DMA_SUBMIT, &cmd));
+	EXPECT_EQ(ETIMEDOUT, errno);
+	EXPECT_EQ(3, cmd.out_submitted);
+	/* the completer is still held: let it finish */
+	usleep(1500 * 1000);
+	test_set_delay("dma_batch_done", 0);
+	ASSERT_EQ(0, write_file(SNODE_DMA_WAIT, "60000"));
+
+	/* the copies were done once, in full, and the queue works */
+	EXPECT_EQ(0, memcmp(buf, win, 3 * SZ_4K));
+	memset(buf, 0, SZ_4K);
+	EXPECT_EQ(0, dma_copy_wait(q, ifd, buf, SZ_4K));
+	EXPECT_EQ(0, memcmp(buf, win, SZ_4K));
+	munmap(buf, 3 * SZ_4K);
+	munmap(win, SZ_64K);
+	EXPECT_EQ(0, close(q));
+	EXPECT_EQ(0, close(ifd));
+	EXPECT_EQ(0, own_dma_queues(self->fd));
+}
+
+/* ---- an admin command that finds no free command slot -------------------- */
+
+#define SLOT_HOLDERS	63	/* the driver's SNODE_AQ_MAX_INFLIGHT */
+
+/* ATT entries of the NIC that MEM_LIST shows, or -1. */
+static int att_entries(int fd)
+{
+	struct snode_mem_list l = {
+		.size = sizeof(l),
+		.type = SNODE_MEM_LIST_ATT,
+		.entry_size = sizeof(struct snode_mem_entry),
+	};
+
+	return ioctl(fd, SNODE_IOCTL_MEM_LIST, &l) ? -1 : (int)l.count;
+}
+
+/* The admin queue's commands in flight (debugfs "queues"), or -1. */
+static int admin_inflight(void)
+{
+	char text[2048], *p;
+	int fd, n;
+
+	fd = open("/sys/kernel/debug/snode/snode0/queues", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	text[n] = 0;
+	p = strstr(text, " inflight ");
+	return p ? atoi(p + strlen(" inflight ")) : -1;
+}
+
+struct slot_holder {
+	pthread_t t;
+	int fd;		/* its own /dev/snode0 */
+	int ifd;	/* the import, or -errno */
+};
+
+static void *slot_holder_thread(void *arg)
+{
+	struct slot_holder *h = arg;
+
+	h->ifd = import_sim(h->fd);
+	if (h->ifd < 0)
+		h->ifd = -errno;
+	return NULL;
+}
+
+/*
+ * Every command slot of the admin queue is held (the delay keeps each
+ * holder's ATT_SET between taking its slot and sending it for 8 s), so a
+ * further MEM_IMPORT finds no slot within the 3 s admin timeout. The
+ * command was never sent: the call fails with EBUSY, and its ATT entry is
+ * freed at once. (The old code returned ETIMEDOUT, which callers read as
+ * "the device may have applied it", and left the entry stale until the
+ * next reset.)
+ */
+TEST_F(life, admin_no_free_slot)
+{
+	struct slot_holder h[SLOT_HOLDERS];
+	int before, i, ifd, err, ok = 0;
+	uint64_t t0;
+
+	before = att_entries(self->fd);
+	ASSERT_LE(0, before);
+	for (i = 0; i < SLOT_HOLDERS; i++) {
+		h[i].fd = open(SNODE_DEV, O_RDWR);
+		ASSERT_LE(0, h[i].fd);
+	}
+	test_set_delay("admin_slot", 8000 * 1000);
+	for (i = 0; i < SLOT_HOLDERS; i++)
+		ASSERT_EQ(0, pthread_create(&h[i].t, NULL, slot_holder_thread,
+					    &h[i]));
+	/* every holder has its slot (they wait 8 s from taking it) */
+	t0 = now_ms();
+	while (admin_inflight() < SLOT_HOLDERS && now_ms() - t0 < 4000)
+		usleep(20 * 1000);
+	ASSERT_EQ(SLOT_HOLDERS, admin_inflight());
+	t0 = now_ms();
+	ifd = import_sim(self->fd);
+	err = errno;
+	TH_LOG("the import without a slot returned %d (%s) after %llu ms",
+	       ifd, strerror(err), (unsigned long long)(now_ms() - t0));
+	test_set_delay("admin_slot", 0);
+	for (i = 0; i < SLOT_HOLDERS; i++) {
+		ASSERT_EQ(0, pthread_join(h[i].t, NULL));
+		if (h[i].ifd >= 0) {
+			ok++;
+			close(h[i].ifd);
+		}
+		close(h[i].fd);
+	}
+	TH_LOG("%d of %d holders got their import", ok, SLOT_HOLDERS);
+	EXPECT_EQ(-1, ifd);
+	EXPECT_EQ(EBUSY, err);
+	if (ifd >= 0)
+		close(ifd);
+	/* nothing is left behind: no stale entry, and an import works */
+	EXPECT_EQ(before, att_entries(self->fd));
+	ifd = import_sim(self->fd);
+	EXPECT_LE(0, ifd);
+	if (ifd >= 0)
+		close(ifd);
+	EXPECT_EQ(before, att_entries(self->fd));
 }
 
 /* The DMA vector acknowledges INTR_CAUSE.DMA (write-1-to-clear). */
