@@ -64,6 +64,8 @@ static const struct {
 	[SNODE_DELAY_EP_IRQ] = { "ep_irq", true },
 	[SNODE_DELAY_NL_DEVCMD] = { "nl_devcmd" },
 	[SNODE_DELAY_ADMIN_SLOT] = { "admin_slot" },
+	[SNODE_DELAY_FABRIC_EVENT] = { "fabric_event" },
+	[SNODE_DELAY_IDENTIFY_WORK] = { "identify_work" },
 };
 
 /* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */

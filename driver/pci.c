@@ -249,6 +249,7 @@ static void snode_identify_work(struct work_struct *work)
 					      identify_work);
 	int ret;
 
+	snode_debug_delay(SNODE_DELAY_IDENTIFY_WORK);
 	if (snode_lock_live(sdev))
 		return;
 	ret = __snode_identify(sdev);
@@ -269,6 +270,7 @@ static void snode_identify_work(struct work_struct *work)
  */
 void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev)
 {
+	snode_debug_delay(SNODE_DELAY_FABRIC_EVENT);
 	schedule_work(&sdev->identify_work);
 }
 

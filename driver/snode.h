@@ -616,6 +616,10 @@ bool snode_should_fail_admin(void);
  * @SNODE_DELAY_NL_DEVCMD: a netlink request is about to ask the device
  * @SNODE_DELAY_ADMIN_SLOT: an admin command holds its command slot, before
  *                          it is written to the ring
+ * @SNODE_DELAY_FABRIC_EVENT: the event thread got a FABRIC event, before it
+ *                            queues the re-identify work
+ * @SNODE_DELAY_IDENTIFY_WORK: the re-identify work starts, before it looks
+ *                             at the device
  * @SNODE_DELAY_NR: number of points
  */
 enum snode_delay_point {
@@ -624,6 +628,8 @@ enum snode_delay_point {
 	SNODE_DELAY_EP_IRQ,
 	SNODE_DELAY_NL_DEVCMD,
 	SNODE_DELAY_ADMIN_SLOT,
+	SNODE_DELAY_FABRIC_EVENT,
+	SNODE_DELAY_IDENTIFY_WORK,
 	SNODE_DELAY_NR,
 };
 

@@ -20,8 +20,8 @@
 #     0010-fabric-manager-loss.md)
 #   8 unbind/rebind with files and mappings open
 #   9 20 load/unload cycles, kmemleak scanned where the kernel has it
-#   10 stress-ng memory pressure beside the traffic (needs stress-ng on the
-#      host, staged into the guests; SKIP otherwise)
+#   10 stress-ng memory pressure beside the traffic (Debian's stress-ng,
+#      staged into the guests by snode-vm --package)
 # Every check prints one TAP line; the exit status is 1 if any failed.
 # CT_BREAK=window|msg|dma breaks the traffic on purpose (campaign_traffic.c)
 # to see the checks go red.
@@ -62,16 +62,9 @@ finish_hook() {
 
 require "$BUILD/stage/common$CT" "$BUILD/stage/common$KSFT_BIN/mem_peer"
 
-# stress-ng runs in the guests only if the runner can stage it: it copies
-# build/stage/common and the host library closure of its binaries.
-STRESS=
-if command -v stress-ng >/dev/null; then
-	install -D -m 0755 "$(command -v stress-ng)" "$BUILD/stage/common/usr/bin/stress-ng"
-	STRESS=1
-fi
-
 # --- boot ----------------------------------------------------------------------
-vm_up 4-dual-plane --topology "$TOPO" || finish
+# stress-ng comes from Debian's archive, staged by the runner (--package)
+SNODE_VM_PACKAGES="stress-ng" vm_up 4-dual-plane --topology "$TOPO" || finish
 "$VM" exec --all --timeout 60 -- "insmod /lib/snode/snode.ko" >"$LOG/insmod" 2>&1
 check "$KERNEL: insmod snode.ko on the four nodes" [ $? -eq 0 ]
 
@@ -261,17 +254,12 @@ check "$KERNEL: FLR: the imports of nodes 2 and 3 are untouched" same "$r0" "$r1
 check "$KERNEL: FLR: traffic continues on every node" advanced "$LOG/p6a" "$LOG/p6b" 0 1 2 3
 
 # --- 10: memory pressure ----------------------------------------------------------
-if [ -n "$STRESS" ]; then
-	say "phase 10: stress-ng"
-	snapshot "$LOG/p10a"
-	"$VM" exec --all --timeout 60 -- "stress-ng --vm 1 --vm-bytes 60% --timeout 8s" >"$LOG/stress" 2>&1
-	check "$KERNEL: stress-ng memory pressure ran on the four nodes" [ $? -eq 0 ]
-	snapshot "$LOG/p10b"
-	check "$KERNEL: stress-ng: traffic continues on every node" advanced "$LOG/p10a" "$LOG/p10b" 0 1 2 3
-else
-	skip "$KERNEL: stress-ng memory pressure beside the traffic" \
-		"stress-ng is not installed on the host; the runner stages only build/stage/common with the host libraries of its binaries"
-fi
+say "phase 10: stress-ng"
+snapshot "$LOG/p10a"
+"$VM" exec --all --timeout 60 -- "stress-ng --vm 1 --vm-bytes 60% --timeout 8s" >"$LOG/stress" 2>&1
+check "$KERNEL: stress-ng memory pressure ran on the four nodes" [ $? -eq 0 ]
+snapshot "$LOG/p10b"
+check "$KERNEL: stress-ng: traffic continues on every node" advanced "$LOG/p10a" "$LOG/p10b" 0 1 2 3
 
 # --- 7: rmmod with files and mappings open -----------------------------------------
 say "phase 7: rmmod in use"

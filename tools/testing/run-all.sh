@@ -68,6 +68,7 @@ SUITES=(
 	"msg-debug:bash selftests/vm/msg.sh debug pair"
 	"msg4-debug:bash selftests/vm/msg.sh debug four"
 	"fail-nth-debug:bash selftests/vm/fail-nth.sh debug"
+	"fuzz-debug:bash selftests/vm/fuzz.sh debug 120 4242"
 )
 # Suites left out of "make check" for its time budget, run by --full:
 # the debug kernel still runs core, msg's two-node part (the lifetime
