@@ -36,9 +36,12 @@
 
 #include "kselftest_harness.h"
 #include "snode_test.h"
+#include "snode_nl.h"
 
 #define SNODE_DEV		"/dev/snode0"
 #define SNODE_RESET		"/sys/class/snode/snode0/device/reset"
+#define SNODE_RESOURCE		"/sys/class/snode/snode0/device/resource"
+#define SNODE_BAR_APERTURE	2
 #define SZ_4K			0x1000ULL
 #define SZ_64K			0x10000ULL
 #define SZ_2M			0x200000ULL
@@ -1103,6 +1106,119 @@ TEST_F(mem, import_read_only)
 	close(memfd);
 	EXPECT_EQ(0xbeef, local[0]);
 	munmap(win, SZ_2M);
+	close(ifd);
+}
+
+/* Bus address of BAR @bar of snode0, 0 if unknown. */
+static uint64_t bar_start(int bar)
+{
+	unsigned long long start, end, flags;
+	FILE *f = fopen(SNODE_RESOURCE, "r");
+	uint64_t ret = 0;
+	int i;
+
+	if (!f)
+		return 0;
+	for (i = 0; i <= bar; i++) {
+		if (fscanf(f, "%llx %llx %llx", &start, &end, &flags) != 3)
+			break;
+		if (i == bar)
+			ret = start;
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The NIC's own enforcement (Documentation/hw/snode-nic.rst section 6): a
+ * CPU store into a read-only window is dropped and raises ACCESS_VIOLATION
+ * with its aperture offset and write set; loads read the exporter's memory
+ * and are no violation. No mapping the driver hands out can store there
+ * (import_read_only), so the store comes through /dev/mem, which reaches
+ * the aperture the driver holds only on a kernel booted with iomem=relaxed
+ * (mem.sh boots so). Decision 0022.
+ */
+TEST_F(mem, import_read_only_store_violation)
+{
+	struct snode_stats st0 = { .size = sizeof(st0) };
+	struct snode_stats st1 = { .size = sizeof(st1) };
+	uint64_t *local, bar, ap_off = ~0ULL, want, val;
+	struct snode_mem_export exp;
+	struct snode_mem_entry e[4];
+	volatile uint64_t *ap;
+	struct nl nl, ev;
+	uint32_t count, i;
+	bool found = false;
+	int ifd, memfd;
+	struct msg m;
+	char *buf;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE, 0x87, &exp);
+	ASSERT_NE(NULL, local);
+	local[SZ_4K / 8 + 1] = 0x0123456789abcdefULL;
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x87, 0, SZ_64K);
+	count = 4;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_IMPORTS, e, &count,
+				 NULL));
+	for (i = 0; i < count && i < 4; i++)
+		if (e[i].export_id == exp.out_export_id && e[i].node == NODE)
+			ap_off = e[i].aperture_offset;
+	ASSERT_NE(~0ULL, ap_off);
+	bar = bar_start(SNODE_BAR_APERTURE);
+	ASSERT_NE(0, bar);
+
+	memfd = open("/dev/mem", O_RDWR);
+	if (memfd < 0)
+		SKIP(return, "no /dev/mem (%s): nothing else can store into a read-only window",
+		     strerror(errno));
+	/* no O_SYNC: write-back, as the driver reserved the aperture */
+	ap = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE, MAP_SHARED, memfd,
+		  bar + ap_off + SZ_4K);
+	close(memfd);
+	if (ap == MAP_FAILED && errno == EPERM)
+		SKIP(return, "/dev/mem cannot map an aperture the driver holds without iomem=relaxed");
+	ASSERT_NE(MAP_FAILED, ap);
+
+	ASSERT_EQ(0, nl_open(&nl));
+	ASSERT_EQ(0, nl_resolve(&nl));
+	ASSERT_EQ(0, nl_open(&ev));
+	ev.family = nl.family;
+	ev.events_grp = nl.events_grp;
+	ASSERT_EQ(0, nl_subscribe(&ev));
+	buf = malloc(BUF_LEN);
+	ASSERT_NE(NULL, buf);
+
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_STATS, &st0));
+	/* a load reads the exporter's memory */
+	EXPECT_EQ(0, probe(ap + 1, false, &val));
+	EXPECT_EQ(0x0123456789abcdefULL, val);
+	/* a store is dropped, not a fault */
+	val = 0x5afe5afe5afe5afeULL;
+	EXPECT_EQ(0, probe(ap + 1, true, &val));
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_STATS, &st1));
+	EXPECT_EQ(0x0123456789abcdefULL, local[SZ_4K / 8 + 1]);
+	EXPECT_EQ(0x0123456789abcdefULL, ap[1]);
+	/* exactly the store is counted, not the loads */
+	EXPECT_EQ(st0.out_access_violations + 1, st1.out_access_violations);
+
+	/* and notified: its aperture offset, a write (an older one may come first) */
+	want = ap_off + SZ_4K + 8;
+	for (i = 0; i < 4 && !found; i++) {
+		if (nl_wait_event(&ev, SNODE_CMD_ACCESS_VIOLATION_NTF, 0, 5000,
+				  &m, buf) != 1)
+			break;
+		found = get_u64(&m, SNODE_A_EVENT_ACCESS_OFFSET) == want;
+	}
+	ASSERT_TRUE(found);
+	EXPECT_EQ(self->info.out_index, get_u32(&m, SNODE_A_EVENT_DEV_INDEX));
+	EXPECT_NE(NULL, m.tb[SNODE_A_EVENT_ACCESS_WRITE]);
+
+	free(buf);
+	close(ev.fd);
+	close(nl.fd);
+	munmap((void *)ap, SZ_4K);
 	close(ifd);
 }
 
