@@ -1130,28 +1130,123 @@ static uint64_t bar_start(int bar)
 }
 
 /*
+ * The aperture page at @ap_off through /dev/mem, or MAP_FAILED and errno.
+ * No O_SYNC: write-back, the memtype the driver reserved the aperture with.
+ * Debian's kernels (IO_STRICT_DEVMEM) refuse it (EPERM) while the driver
+ * holds the aperture, unless booted with iomem=relaxed.
+ */
+static volatile uint64_t *devmem_aperture(uint64_t ap_off)
+{
+	uint64_t bar = bar_start(SNODE_BAR_APERTURE);
+	void *p;
+	int fd, err;
+
+	if (!bar) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	fd = open("/dev/mem", O_RDWR);
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 bar + ap_off);
+	err = errno;
+	close(fd);
+	errno = err;
+	return p;
+}
+
+#define SKIP_IF_NO_DEVMEM(ap)						\
+	do {								\
+		if ((ap) == MAP_FAILED && errno != EINVAL)		\
+			SKIP(return, "/dev/mem cannot map the aperture (%s): "	\
+			     "no other path stores into it; boot with iomem=relaxed", \
+			     strerror(errno));				\
+		ASSERT_NE(MAP_FAILED, (ap));				\
+	} while (0)
+
+/* A listener on the events group, for access-violation notifications. */
+struct av_listener {
+	struct nl nl;
+	struct nl ev;
+	struct msg m;
+	char buf[BUF_LEN];
+};
+
+static int av_listen(struct av_listener *l)
+{
+	int ret;
+
+	ret = nl_open(&l->nl);
+	if (ret)
+		return ret;
+	ret = nl_resolve(&l->nl);
+	if (!ret)
+		ret = nl_open(&l->ev);
+	if (ret) {
+		close(l->nl.fd);
+		return ret;
+	}
+	l->ev.family = l->nl.family;
+	l->ev.events_grp = l->nl.events_grp;
+	ret = nl_subscribe(&l->ev);
+	if (ret) {
+		close(l->ev.fd);
+		close(l->nl.fd);
+	}
+	return ret;
+}
+
+/*
+ * Wait for the notification of a violation at aperture offset @off, in
+ * l->m; false if none came. The driver sends the first of a second at once
+ * and then the last state, so an older one may come first.
+ */
+static bool av_wait(struct av_listener *l, uint64_t off)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (nl_wait_event(&l->ev, SNODE_CMD_ACCESS_VIOLATION_NTF, 0, 5000,
+				  &l->m, l->buf) != 1)
+			return false;
+		if (get_u64(&l->m, SNODE_A_EVENT_ACCESS_OFFSET) == off)
+			return true;
+	}
+	return false;
+}
+
+static void av_close(struct av_listener *l)
+{
+	close(l->ev.fd);
+	close(l->nl.fd);
+}
+
+static uint64_t access_violations(int fd)
+{
+	struct snode_stats st = { .size = sizeof(st) };
+
+	return ioctl(fd, SNODE_IOCTL_STATS, &st) ? ~0ULL :
+	       st.out_access_violations;
+}
+
+/*
  * The NIC's own enforcement (Documentation/hw/snode-nic.rst section 6): a
  * CPU store into a read-only window is dropped and raises ACCESS_VIOLATION
  * with its aperture offset and write set; loads read the exporter's memory
  * and are no violation. No mapping the driver hands out can store there
- * (import_read_only), so the store comes through /dev/mem, which reaches
- * the aperture the driver holds only on a kernel booted with iomem=relaxed
- * (mem.sh boots so). Decision 0022.
+ * (import_read_only), so the store comes through /dev/mem (mem.sh boots
+ * with iomem=relaxed for it). Decision 0022.
  */
 TEST_F(mem, import_read_only_store_violation)
 {
-	struct snode_stats st0 = { .size = sizeof(st0) };
-	struct snode_stats st1 = { .size = sizeof(st1) };
-	uint64_t *local, bar, ap_off = ~0ULL, want, val;
+	uint64_t *local, ap_off = ~0ULL, val, n0, n1;
 	struct snode_mem_export exp;
 	struct snode_mem_entry e[4];
+	struct av_listener *l;
 	volatile uint64_t *ap;
-	struct nl nl, ev;
 	uint32_t count, i;
-	bool found = false;
-	int ifd, memfd;
-	struct msg m;
-	char *buf;
+	int ifd;
 
 	SKIP_IF_SKIPPED();
 
@@ -1166,60 +1261,85 @@ TEST_F(mem, import_read_only_store_violation)
 		if (e[i].export_id == exp.out_export_id && e[i].node == NODE)
 			ap_off = e[i].aperture_offset;
 	ASSERT_NE(~0ULL, ap_off);
-	bar = bar_start(SNODE_BAR_APERTURE);
-	ASSERT_NE(0, bar);
+	ap = devmem_aperture(ap_off + SZ_4K);
+	SKIP_IF_NO_DEVMEM(ap);
+	l = malloc(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, av_listen(l));
 
-	memfd = open("/dev/mem", O_RDWR);
-	if (memfd < 0)
-		SKIP(return, "no /dev/mem (%s): nothing else can store into a read-only window",
-		     strerror(errno));
-	/* no O_SYNC: write-back, as the driver reserved the aperture */
-	ap = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE, MAP_SHARED, memfd,
-		  bar + ap_off + SZ_4K);
-	close(memfd);
-	if (ap == MAP_FAILED && errno == EPERM)
-		SKIP(return, "/dev/mem cannot map an aperture the driver holds without iomem=relaxed");
-	ASSERT_NE(MAP_FAILED, ap);
-
-	ASSERT_EQ(0, nl_open(&nl));
-	ASSERT_EQ(0, nl_resolve(&nl));
-	ASSERT_EQ(0, nl_open(&ev));
-	ev.family = nl.family;
-	ev.events_grp = nl.events_grp;
-	ASSERT_EQ(0, nl_subscribe(&ev));
-	buf = malloc(BUF_LEN);
-	ASSERT_NE(NULL, buf);
-
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_STATS, &st0));
+	n0 = access_violations(self->fd);
 	/* a load reads the exporter's memory */
 	EXPECT_EQ(0, probe(ap + 1, false, &val));
 	EXPECT_EQ(0x0123456789abcdefULL, val);
 	/* a store is dropped, not a fault */
 	val = 0x5afe5afe5afe5afeULL;
 	EXPECT_EQ(0, probe(ap + 1, true, &val));
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_STATS, &st1));
+	n1 = access_violations(self->fd);
 	EXPECT_EQ(0x0123456789abcdefULL, local[SZ_4K / 8 + 1]);
 	EXPECT_EQ(0x0123456789abcdefULL, ap[1]);
 	/* exactly the store is counted, not the loads */
-	EXPECT_EQ(st0.out_access_violations + 1, st1.out_access_violations);
+	EXPECT_EQ(n0 + 1, n1);
 
-	/* and notified: its aperture offset, a write (an older one may come first) */
-	want = ap_off + SZ_4K + 8;
-	for (i = 0; i < 4 && !found; i++) {
-		if (nl_wait_event(&ev, SNODE_CMD_ACCESS_VIOLATION_NTF, 0, 5000,
-				  &m, buf) != 1)
+	/* and notified: its aperture offset, a write */
+	ASSERT_TRUE(av_wait(l, ap_off + SZ_4K + 8));
+	EXPECT_EQ(self->info.out_index,
+		  get_u32(&l->m, SNODE_A_EVENT_DEV_INDEX));
+	EXPECT_NE(NULL, l->m.tb[SNODE_A_EVENT_ACCESS_WRITE]);
+
+	/* a burst: every store counted, suppressed events or not */
+	n0 = access_violations(self->fd);
+	for (i = 0; i < 64; i++)
+		ap[i] = i;
+	EXPECT_EQ(n0 + 64, access_violations(self->fd));
+	for (i = 0; i < 64; i++)
+		if (local[SZ_4K / 8 + i] != (i == 1 ? 0x0123456789abcdefULL : 0))
 			break;
-		found = get_u64(&m, SNODE_A_EVENT_ACCESS_OFFSET) == want;
-	}
-	ASSERT_TRUE(found);
-	EXPECT_EQ(self->info.out_index, get_u32(&m, SNODE_A_EVENT_DEV_INDEX));
-	EXPECT_NE(NULL, m.tb[SNODE_A_EVENT_ACCESS_WRITE]);
+	EXPECT_EQ(64, i);
 
-	free(buf);
-	close(ev.fd);
-	close(nl.fd);
+	av_close(l);
+	free(l);
 	munmap((void *)ap, SZ_4K);
 	close(ifd);
+}
+
+/* the same through the aperture hole: all-ones, dropped, each counted */
+TEST_F(mem, aperture_hole_violation)
+{
+	uint64_t ap_off = self->info.out_aperture_size - SZ_4K, val, n0;
+	struct snode_mem_entry *e;
+	struct av_listener *l;
+	volatile uint64_t *ap;
+	uint32_t count, i;
+
+	SKIP_IF_SKIPPED();
+
+	count = self->info.out_att_entries;
+	e = calloc(count, sizeof(*e));
+	ASSERT_NE(NULL, e);
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_ATT, e, &count,
+				 NULL));
+	for (i = 0; i < count && i < self->info.out_att_entries; i++)
+		if (ap_off - e[i].aperture_offset < e[i].length)
+			SKIP(free(e); return, "an ATT entry maps the aperture's last page");
+	free(e);
+	ap = devmem_aperture(ap_off);
+	SKIP_IF_NO_DEVMEM(ap);
+	l = malloc(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, av_listen(l));
+
+	n0 = access_violations(self->fd);
+	val = 0x5afe;
+	EXPECT_EQ(0, probe(ap + 3, true, &val));
+	ASSERT_TRUE(av_wait(l, ap_off + 24));
+	EXPECT_NE(NULL, l->m.tb[SNODE_A_EVENT_ACCESS_WRITE]);
+	EXPECT_EQ(0, probe(ap + 3, false, &val));
+	EXPECT_EQ(~0ULL, val);
+	EXPECT_EQ(n0 + 2, access_violations(self->fd));
+
+	av_close(l);
+	free(l);
+	munmap((void *)ap, SZ_4K);
 }
 
 /* the import's file cannot be reopened writable through /proc */

@@ -50,9 +50,9 @@ wait_line() { # wait_line NODE FILE PATTERN SECONDS
 }
 
 require "$BUILD/stage/common$PEER"
-# mem_test's import_read_only_store_violation stores into a read-only window
-# through /dev/mem, which the kernel allows on a range a driver holds only
-# with iomem=relaxed (decision 0022).
+# mem_test's import_read_only_store_violation and aperture_hole_violation
+# store into the aperture through /dev/mem, which the kernel allows on a
+# range a driver holds only with iomem=relaxed (decision 0022).
 export SNODE_VM_APPEND="${SNODE_VM_APPEND:+$SNODE_VM_APPEND }iomem=relaxed"
 vm_up mem-sim --topology "$TOPO" --mem 768 || finish
 for node in 0 1; do
