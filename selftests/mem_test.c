@@ -36,9 +36,12 @@
 
 #include "kselftest_harness.h"
 #include "snode_test.h"
+#include "snode_nl.h"
 
 #define SNODE_DEV		"/dev/snode0"
 #define SNODE_RESET		"/sys/class/snode/snode0/device/reset"
+#define SNODE_RESOURCE		"/sys/class/snode/snode0/device/resource"
+#define SNODE_BAR_APERTURE	2
 #define SZ_4K			0x1000ULL
 #define SZ_64K			0x10000ULL
 #define SZ_2M			0x200000ULL
@@ -1104,6 +1107,239 @@ TEST_F(mem, import_read_only)
 	EXPECT_EQ(0xbeef, local[0]);
 	munmap(win, SZ_2M);
 	close(ifd);
+}
+
+/* Bus address of BAR @bar of snode0, 0 if unknown. */
+static uint64_t bar_start(int bar)
+{
+	unsigned long long start, end, flags;
+	FILE *f = fopen(SNODE_RESOURCE, "r");
+	uint64_t ret = 0;
+	int i;
+
+	if (!f)
+		return 0;
+	for (i = 0; i <= bar; i++) {
+		if (fscanf(f, "%llx %llx %llx", &start, &end, &flags) != 3)
+			break;
+		if (i == bar)
+			ret = start;
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * The aperture page at @ap_off through /dev/mem, or MAP_FAILED and errno.
+ * No O_SYNC: write-back, the memtype the driver reserved the aperture with.
+ * Debian's kernels (IO_STRICT_DEVMEM) refuse it (EPERM) while the driver
+ * holds the aperture, unless booted with iomem=relaxed.
+ */
+static volatile uint64_t *devmem_aperture(uint64_t ap_off)
+{
+	uint64_t bar = bar_start(SNODE_BAR_APERTURE);
+	void *p;
+	int fd, err;
+
+	if (!bar) {
+		errno = ENODEV;
+		return MAP_FAILED;
+	}
+	fd = open("/dev/mem", O_RDWR);
+	if (fd < 0)
+		return MAP_FAILED;
+	p = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 bar + ap_off);
+	err = errno;
+	close(fd);
+	errno = err;
+	return p;
+}
+
+#define SKIP_IF_NO_DEVMEM(ap)						\
+	do {								\
+		if ((ap) == MAP_FAILED && errno != EINVAL)		\
+			SKIP(return, "/dev/mem cannot map the aperture (%s): "	\
+			     "no other path stores into it; boot with iomem=relaxed", \
+			     strerror(errno));				\
+		ASSERT_NE(MAP_FAILED, (ap));				\
+	} while (0)
+
+/* A listener on the events group, for access-violation notifications. */
+struct av_listener {
+	struct nl nl;
+	struct nl ev;
+	struct msg m;
+	char buf[BUF_LEN];
+};
+
+static int av_listen(struct av_listener *l)
+{
+	int ret;
+
+	ret = nl_open(&l->nl);
+	if (ret)
+		return ret;
+	ret = nl_resolve(&l->nl);
+	if (!ret)
+		ret = nl_open(&l->ev);
+	if (ret) {
+		close(l->nl.fd);
+		return ret;
+	}
+	l->ev.family = l->nl.family;
+	l->ev.events_grp = l->nl.events_grp;
+	ret = nl_subscribe(&l->ev);
+	if (ret) {
+		close(l->ev.fd);
+		close(l->nl.fd);
+	}
+	return ret;
+}
+
+/*
+ * Wait for the notification of a violation at aperture offset @off, in
+ * l->m; false if none came. The driver sends the first of a second at once
+ * and then the last state, so an older one may come first.
+ */
+static bool av_wait(struct av_listener *l, uint64_t off)
+{
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		if (nl_wait_event(&l->ev, SNODE_CMD_ACCESS_VIOLATION_NTF, 0, 5000,
+				  &l->m, l->buf) != 1)
+			return false;
+		if (get_u64(&l->m, SNODE_A_EVENT_ACCESS_OFFSET) == off)
+			return true;
+	}
+	return false;
+}
+
+static void av_close(struct av_listener *l)
+{
+	close(l->ev.fd);
+	close(l->nl.fd);
+}
+
+static uint64_t access_violations(int fd)
+{
+	struct snode_stats st = { .size = sizeof(st) };
+
+	return ioctl(fd, SNODE_IOCTL_STATS, &st) ? ~0ULL :
+	       st.out_access_violations;
+}
+
+/*
+ * The NIC's own enforcement (Documentation/hw/snode-nic.rst section 6): a
+ * CPU store into a read-only window is dropped and raises ACCESS_VIOLATION
+ * with its aperture offset and write set; loads read the exporter's memory
+ * and are no violation. No mapping the driver hands out can store there
+ * (import_read_only), so the store comes through /dev/mem (mem.sh boots
+ * with iomem=relaxed for it). Decision 0022.
+ */
+TEST_F(mem, import_read_only_store_violation)
+{
+	uint64_t *local, ap_off = ~0ULL, val, n0, n1;
+	struct snode_mem_export exp;
+	struct snode_mem_entry e[4];
+	struct av_listener *l;
+	volatile uint64_t *ap;
+	uint32_t count, i;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+
+	local = export_local(self->fd, SZ_64K, SNODE_EXPORT_WRITE, 0x87, &exp);
+	ASSERT_NE(NULL, local);
+	local[SZ_4K / 8 + 1] = 0x0123456789abcdefULL;
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x87, 0, SZ_64K);
+	count = 4;
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_IMPORTS, e, &count,
+				 NULL));
+	for (i = 0; i < count && i < 4; i++)
+		if (e[i].export_id == exp.out_export_id && e[i].node == NODE)
+			ap_off = e[i].aperture_offset;
+	ASSERT_NE(~0ULL, ap_off);
+	ap = devmem_aperture(ap_off + SZ_4K);
+	SKIP_IF_NO_DEVMEM(ap);
+	l = malloc(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, av_listen(l));
+
+	n0 = access_violations(self->fd);
+	/* a load reads the exporter's memory */
+	EXPECT_EQ(0, probe(ap + 1, false, &val));
+	EXPECT_EQ(0x0123456789abcdefULL, val);
+	/* a store is dropped, not a fault */
+	val = 0x5afe5afe5afe5afeULL;
+	EXPECT_EQ(0, probe(ap + 1, true, &val));
+	n1 = access_violations(self->fd);
+	EXPECT_EQ(0x0123456789abcdefULL, local[SZ_4K / 8 + 1]);
+	EXPECT_EQ(0x0123456789abcdefULL, ap[1]);
+	/* exactly the store is counted, not the loads */
+	EXPECT_EQ(n0 + 1, n1);
+
+	/* and notified: its aperture offset, a write */
+	ASSERT_TRUE(av_wait(l, ap_off + SZ_4K + 8));
+	EXPECT_EQ(self->info.out_index,
+		  get_u32(&l->m, SNODE_A_EVENT_DEV_INDEX));
+	EXPECT_NE(NULL, l->m.tb[SNODE_A_EVENT_ACCESS_WRITE]);
+
+	/* a burst: every store counted, suppressed events or not */
+	n0 = access_violations(self->fd);
+	for (i = 0; i < 64; i++)
+		ap[i] = i;
+	EXPECT_EQ(n0 + 64, access_violations(self->fd));
+	for (i = 0; i < 64; i++)
+		if (local[SZ_4K / 8 + i] != (i == 1 ? 0x0123456789abcdefULL : 0))
+			break;
+	EXPECT_EQ(64, i);
+
+	av_close(l);
+	free(l);
+	munmap((void *)ap, SZ_4K);
+	close(ifd);
+}
+
+/* the same through the aperture hole: all-ones, dropped, each counted */
+TEST_F(mem, aperture_hole_violation)
+{
+	uint64_t ap_off = self->info.out_aperture_size - SZ_4K, val, n0;
+	struct snode_mem_entry *e;
+	struct av_listener *l;
+	volatile uint64_t *ap;
+	uint32_t count, i;
+
+	SKIP_IF_SKIPPED();
+
+	count = self->info.out_att_entries;
+	e = calloc(count, sizeof(*e));
+	ASSERT_NE(NULL, e);
+	ASSERT_EQ(0, _snode_list(self->fd, SNODE_MEM_LIST_ATT, e, &count,
+				 NULL));
+	for (i = 0; i < count && i < self->info.out_att_entries; i++)
+		if (ap_off - e[i].aperture_offset < e[i].length)
+			SKIP(free(e); return, "an ATT entry maps the aperture's last page");
+	free(e);
+	ap = devmem_aperture(ap_off);
+	SKIP_IF_NO_DEVMEM(ap);
+	l = malloc(sizeof(*l));
+	ASSERT_NE(NULL, l);
+	ASSERT_EQ(0, av_listen(l));
+
+	n0 = access_violations(self->fd);
+	val = 0x5afe;
+	EXPECT_EQ(0, probe(ap + 3, true, &val));
+	ASSERT_TRUE(av_wait(l, ap_off + 24));
+	EXPECT_NE(NULL, l->m.tb[SNODE_A_EVENT_ACCESS_WRITE]);
+	EXPECT_EQ(0, probe(ap + 3, false, &val));
+	EXPECT_EQ(~0ULL, val);
+	EXPECT_EQ(n0 + 2, access_violations(self->fd));
+
+	av_close(l);
+	free(l);
+	munmap((void *)ap, SZ_4K);
 }
 
 /* the import's file cannot be reopened writable through /proc */

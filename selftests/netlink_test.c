@@ -39,55 +39,6 @@
 #define SNODE_CLASS	"/sys/class/snode"
 #define UNPRIV_UID	1000
 
-/*
- * Wait up to @ms for a notification @cmd about @port, skipping others;
- * returns 1 and fills @out, 0 on timeout.
- */
-static int nl_wait_event(struct nl *nl, uint8_t cmd, uint32_t port, int ms,
-			 struct msg *out, char *buf)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
-		struct nlmsghdr *h;
-		int left, spent;
-		ssize_t n;
-
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		spent = (now.tv_sec - start.tv_sec) * 1000 +
-			(now.tv_nsec - start.tv_nsec) / 1000000;
-		left = ms - spent;
-		if (left <= 0 || poll(&pfd, 1, left) <= 0)
-			return 0;
-		n = recv(nl->fd, buf, BUF_LEN, MSG_DONTWAIT);
-		if (n <= 0)
-			continue;
-		for (h = (void *)buf; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
-			struct nlattr *lt[SNODE_A_LINK_MAX + 1];
-
-			if (h->nlmsg_type != nl->family)
-				continue;
-			out->cmd = ((struct genlmsghdr *)NLMSG_DATA(h))->cmd;
-			parse_attrs(out->tb, MAX_ATTR,
-				    (char *)NLMSG_DATA(h) + GENL_HDRLEN,
-				    h->nlmsg_len - NLMSG_LENGTH(GENL_HDRLEN));
-			if (out->cmd != cmd)
-				continue;
-			if (!out->tb[SNODE_A_EVENT_LINK])
-				return 1;
-			parse_attrs(lt, SNODE_A_LINK_MAX,
-				    nla_data(out->tb[SNODE_A_EVENT_LINK]),
-				    out->tb[SNODE_A_EVENT_LINK]->nla_len -
-				    NLA_HDRLEN);
-			if (lt[SNODE_A_LINK_PORT] &&
-			    *(uint32_t *)nla_data(lt[SNODE_A_LINK_PORT]) == port)
-				return 1;
-		}
-	}
-}
-
 /* ------------------------------------------------------------------ */
 
 

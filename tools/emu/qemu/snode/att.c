@@ -2,7 +2,10 @@
 /*
  * snode-nic: memory files, the requester ATT (windows as RAM regions over the
  * exporter's file inside the BAR2 aperture) and the aperture hole, which
- * reads all-ones and reports access violations.
+ * reads all-ones and reports access violations. A read-only window is a
+ * ROM device over the exporter's file: loads run at memory speed, stores
+ * come to snode_win_ro_write() and are violations
+ * (Documentation/decisions/0022-read-only-window-stores.md).
  */
 
 #include "qemu/osdep.h"
@@ -93,7 +96,127 @@ SnodeMap *snode_peer_map(SnodeNicState *s, const char *path,
 }
 
 /* ---------------------------------------------------------------------- */
+/* Access violations                                                       */
+
+/* Count a violating access; post an event unless rl posted one this ms. */
+static void snode_violation(SnodeNicState *s, SnodeViolRl *rl, uint64_t off,
+                            bool write)
+{
+    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
+    uint8_t d[16] = {};
+
+    s->stats.access_violations++;
+    if (now == rl->last_ms) {
+        rl->suppressed++;
+        return;
+    }
+    trace_snode_nic_access_violation(off, write, rl->suppressed);
+    rl->last_ms = now;
+    stq_le_p(d, off);
+    d[8] = write;
+    stl_le_p(d + 12, rl->suppressed);
+    rl->suppressed = 0;
+    snode_post_event(s, SNODE_EV_ACCESS_VIOLATION, d);
+}
+
+/* ---------------------------------------------------------------------- */
 /* ATT windows                                                             */
+
+/* Only for callers other than the TLB, which reads ROMD memory directly. */
+static uint64_t snode_win_ro_read(void *opaque, hwaddr addr, unsigned size)
+{
+    SnodeWin *w = opaque;
+
+    return ldn_le_p((uint8_t *)memory_region_get_ram_ptr(&w->mr) + addr,
+                    size);
+}
+
+/* A store into a read-only window: dropped, and a violation. */
+static void snode_win_ro_write(void *opaque, hwaddr addr, uint64_t val,
+                               unsigned size)
+{
+    SnodeWin *w = opaque;
+    SnodeNicState *s = w->s;
+    SnodeAtt *a = &s->att[w->idx];
+
+    /* a vCPU with a stale TLB entry of a removed window: a hole access */
+    snode_violation(s, a->win == w ? &a->viol : &s->hole_viol,
+                    w->ap_off + addr, true);
+}
+
+static const MemoryRegionOps snode_win_ro_ops = {
+    .read = snode_win_ro_read,
+    .write = snode_win_ro_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    /* a misaligned store is a violation too, not an invalid access */
+    .valid = { .min_access_size = 1, .max_access_size = 8,
+               .unaligned = true },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+/*
+ * A read-only window: a ROM device (reads from its RAM, writes to the ops)
+ * whose RAM is the exporter's file. QEMU allocates a ROM device's RAM
+ * itself; the file is mapped over that allocation before the region is
+ * visible, and QEMU's munmap() of the RAMBlock later unmaps the file.
+ */
+static bool snode_win_init_ro(SnodeNicState *s, SnodeWin *w, const char *name,
+                              uint64_t len, const char *path,
+                              uint64_t file_off)
+{
+    Error *err = NULL;
+    void *ram;
+    int fd;
+
+    memory_region_init_rom_device_nomigrate(&w->mr, OBJECT(s),
+                                            &snode_win_ro_ops, w, name, len,
+                                            &err);
+    if (err) {
+        trace_snode_nic_map_failed(path, error_get_pretty(err));
+        error_free(err);
+        return false;
+    }
+    ram = memory_region_get_ram_ptr(&w->mr);
+    fd = open(path, O_RDWR);
+    if (fd < 0 || mmap(ram, len, PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_FIXED, fd, file_off) == MAP_FAILED) {
+        trace_snode_nic_map_failed(path, strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+        }
+        object_unparent(OBJECT(&w->mr));
+        return false;
+    }
+    close(fd);
+    return true;
+}
+
+/*
+ * Map ATT entry idx (ap_off, len and flags set) onto host, which is
+ * file_off into the exporter's file path. Return: false if it cannot be.
+ */
+bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
+                   const char *path, uint64_t file_off)
+{
+    g_autofree char *name = g_strdup_printf("snode-att%u", idx);
+    SnodeAtt *a = &s->att[idx];
+    SnodeWin *w = g_new0(SnodeWin, 1);
+
+    w->s = s;
+    w->idx = idx;
+    w->ap_off = a->ap_off;
+    if (a->flags & SNODE_PERM_WRITE) {
+        memory_region_init_ram_ptr(&w->mr, OBJECT(s), name, a->len, host);
+    } else if (!snode_win_init_ro(s, w, name, a->len, path, file_off)) {
+        g_free(w);
+        return false;
+    }
+    a->host = host;
+    a->win = w;
+    a->viol = (SnodeViolRl){};
+    memory_region_add_subregion_overlap(&s->aperture, a->ap_off, &w->mr, 1);
+    return true;
+}
 
 static void snode_win_free_rcu(SnodeWin *w)
 {
@@ -161,35 +284,20 @@ int snode_att_lookup(SnodeNicState *s, uint64_t off, uint64_t len)
 /* ---------------------------------------------------------------------- */
 /* The aperture hole                                                       */
 
-static void snode_violation(SnodeNicState *s, uint64_t off, bool write)
-{
-    int64_t now = qemu_clock_get_ms(QEMU_CLOCK_REALTIME);
-    uint8_t d[16] = {};
-
-    s->stats.access_violations++;
-    if (now == s->hole_last_ms) {
-        s->hole_suppressed++;
-        return;
-    }
-    trace_snode_nic_access_violation(off, write, s->hole_suppressed);
-    s->hole_last_ms = now;
-    stq_le_p(d, off);
-    d[8] = write;
-    stl_le_p(d + 12, s->hole_suppressed);
-    s->hole_suppressed = 0;
-    snode_post_event(s, SNODE_EV_ACCESS_VIOLATION, d);
-}
-
 static uint64_t snode_hole_read(void *opaque, hwaddr addr, unsigned size)
 {
-    snode_violation(opaque, addr, false);
+    SnodeNicState *s = opaque;
+
+    snode_violation(s, &s->hole_viol, addr, false);
     return size == 8 ? ~0ULL : (1ULL << (size * 8)) - 1;
 }
 
 static void snode_hole_write(void *opaque, hwaddr addr, uint64_t val,
                              unsigned size)
 {
-    snode_violation(opaque, addr, true);
+    SnodeNicState *s = opaque;
+
+    snode_violation(s, &s->hole_viol, addr, true);
 }
 
 const MemoryRegionOps snode_hole_ops = {

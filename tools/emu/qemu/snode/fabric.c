@@ -146,21 +146,11 @@ static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
             memcpy(path, g->path, SNODE_FM_PATH_MAX);
             path[SNODE_FM_PATH_MAX] = 0;
             m = snode_peer_map(s, path, g->file_offset + g->len);
-            if (!m || g->file_offset + g->len < g->len) {
+            if (!m || g->file_offset + g->len < g->len ||
+                !snode_att_map(s, r->idx, (uint8_t *)m->ptr + g->file_offset,
+                               path, g->file_offset)) {
                 st = SNODE_ST_INTERNAL;
             } else {
-                g_autofree char *name = g_strdup_printf("snode-att%u",
-                                                        r->idx);
-
-                a->host = (uint8_t *)m->ptr + g->file_offset;
-                a->win = g_new0(SnodeWin, 1);
-                memory_region_init_ram_ptr(&a->win->mr, OBJECT(s), name,
-                                           a->len, a->host);
-                if (!(a->flags & SNODE_PERM_WRITE)) {
-                    memory_region_set_readonly(&a->win->mr, true);
-                }
-                memory_region_add_subregion_overlap(&s->aperture, a->ap_off,
-                                                    &a->win->mr, 1);
                 a->state = ATT_VALID;
                 a->epoch = ++s->att_epoch_next;
                 a->revoke_reason = 0;

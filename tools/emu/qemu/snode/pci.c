@@ -450,8 +450,7 @@ static void snode_reset(SnodeNicState *s)
     s->sensor_above = 0;
     snode_sensor_eval(s, false);
     s->ev_seq = 0;
-    s->hole_last_ms = 0;
-    s->hole_suppressed = 0;
+    s->hole_viol = (SnodeViolRl){};
     s->msg_dst = s->msg_node = s->msg_key_lo = s->msg_key_hi = 0;
     s->msg_len = s->msg_status = 0;
     memset(s->msg_data, 0, sizeof(s->msg_data));

@@ -6,7 +6,8 @@
  *             realize/exit and reset
  *   admin.c   admin queue and the admin command table
  *   event.c   event queue and sensors
- *   att.c     memory files, ATT windows and the aperture hole
+ *   att.c     memory files, ATT windows and the aperture hole, access
+ *             violations
  *   dma.c     DMA copy engine
  *   msg.c     message send and delivery, endpoints
  *   fabric.c  the fabric manager connection
@@ -18,7 +19,9 @@
  * Threading: everything runs under the BQL (MMIO from vCPUs, bottom halves,
  * timers and the fm fd handler in the main loop). Peer files are mapped once
  * and stay mapped until the device is destroyed, so a vCPU still holding a
- * stale TLB entry for a just-removed window never touches unmapped memory.
+ * stale TLB entry for a just-removed read-write window never touches
+ * unmapped memory. A read-only window's own mapping belongs to its RAMBlock,
+ * which QEMU unmaps only after an RCU grace period, as for any unplugged RAM.
  */
 #ifndef HW_MISC_SNODE_NIC_INT_H
 #define HW_MISC_SNODE_NIC_INT_H
@@ -57,7 +60,16 @@ enum { EXP_FREE, EXP_PENDING_SET, EXP_VALID, EXP_PENDING_CLEAR };
 typedef struct SnodeWin {
     struct rcu_head rcu;
     MemoryRegion mr;
+    struct SnodeNicState *s;    /* read-only windows: for the write callback */
+    unsigned idx;
+    uint64_t ap_off;
 } SnodeWin;
+
+/* ACCESS_VIOLATION rate limit: one event per source per millisecond. */
+typedef struct SnodeViolRl {
+    int64_t last_ms;
+    uint32_t suppressed;        /* since the last event of this source */
+} SnodeViolRl;
 
 /* One mapping of a memory file; kept for the device's lifetime. */
 typedef struct SnodeMap {
@@ -79,6 +91,7 @@ typedef struct SnodeAtt {
     uint64_t exp_off;
     uint8_t *host;
     SnodeWin *win;
+    SnodeViolRl viol;           /* stores into a read-only window */
 } SnodeAtt;
 
 typedef struct SnodeExport {
@@ -220,8 +233,7 @@ struct SnodeNicState {
     uint8_t node_state[SNODE_MAX_NODES];
     uint8_t node_route[SNODE_MAX_NODES];
     SnodePort port[SNODE_MAX_PORTS];
-    int64_t hole_last_ms;
-    uint32_t hole_suppressed;
+    SnodeViolRl hole_viol;
 
     /* messages */
     uint32_t msg_dst, msg_node, msg_key_lo, msg_key_hi, msg_len;
@@ -284,6 +296,8 @@ void snode_map_drop(gpointer p);
 void snode_att_invalidate(SnodeNicState *s, unsigned idx, bool release);
 void snode_att_revoke(SnodeNicState *s, unsigned idx, uint32_t reason);
 int snode_att_lookup(SnodeNicState *s, uint64_t off, uint64_t len);
+bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
+                   const char *path, uint64_t file_off);
 
 /* dma.c */
 void snode_dma_bh(void *opaque);
