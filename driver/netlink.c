@@ -555,7 +555,8 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		return set_iso;
 	if (!tb[SNODE_A_LINK_ADMIN_STATE] && !tb[SNODE_A_LINK_BER_THRESHOLD] &&
 	    !set_iso) {
-		GENL_SET_ERR_MSG(info, "nothing to set: give admin-state, ber-threshold or auto-isolate");
+		GENL_SET_ERR_MSG(info,
+				 "nothing to set: give admin-state, ber-threshold or auto-isolate");
 		return -EINVAL;
 	}
 
@@ -577,7 +578,8 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!ret && set_iso) {
 		ret = snode_link_set_isolate(sdev, port, &iso);
 		if (ret == -EINVAL)
-			GENL_SET_ERR_MSG(info, "auto-isolate needs a limit: isolate-ber or isolate-flaps");
+			GENL_SET_ERR_MSG(info,
+					 "auto-isolate needs a limit: isolate-ber or isolate-flaps");
 	}
 	if (!ret && tb[SNODE_A_LINK_ADMIN_STATE]) {
 		bool up = nla_get_u32(tb[SNODE_A_LINK_ADMIN_STATE]) ==
@@ -586,7 +588,8 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = snode_link_port_set(sdev, port, up ? SNODE_PORT_SET_UP :
 							   SNODE_PORT_SET_DOWN);
 		if (ret == -EBUSY)
-			GENL_SET_ERR_MSG(info, "the link is isolated by its auto-isolate policy: link-clear it first");
+			GENL_SET_ERR_MSG(info,
+					 "the link is isolated by its auto-isolate policy: link-clear it first");
 	}
 out:
 	snode_nl_put(nd);
