@@ -242,7 +242,8 @@ static void __snode_link_check_ber(struct snode_link *link, unsigned int port,
 /*
  * Down events of @lp the NIC reported since the last look, into the ring
  * of flap times. A delta larger than the limit (events lost, then a
- * resync) fills the ring at once.
+ * resync) fills the ring at once. A link taken down on request does not
+ * flap.
  */
 static void __snode_link_count_flaps(struct snode_link *link,
 				     struct snode_link_port *lp, u64 now)
@@ -250,8 +251,9 @@ static void __snode_link_count_flaps(struct snode_link *link,
 	u64 seen = lp->port.down_events, delta;
 
 	lockdep_assert_held(&link->lock);
-	if (seen < lp->flap_seen) {
-		/* counters cleared: start from here */
+	if (seen < lp->flap_seen ||
+	    lp->port.admin_state != SNODE_LINK_ADMIN_STATE_UP) {
+		/* counters cleared, or down on request: start from here */
 		lp->flap_seen = seen;
 		return;
 	}
