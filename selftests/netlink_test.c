@@ -422,16 +422,16 @@ TEST_F(nl, link_auto_isolate_policy)
 	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
 	EXPECT_EQ(0, l.iso_on);
 
-	/* a policy far from anything the emulated link does */
+	/* a policy far from anything the emulated link does (BER 0.5) */
 	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
 	req_u32(&r, SNODE_A_LINK_AUTO_ISOLATE, 1);
-	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 500000000);
+	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 500000000000000000ULL);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 64);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_WINDOW, 86400);
 	ASSERT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
 	EXPECT_EQ(1, l.iso_on);
-	EXPECT_EQ(500000000, l.iso_ber);
+	EXPECT_EQ(500000000000000000ULL, l.iso_ber);
 	EXPECT_EQ(64, l.iso_flaps);
 	EXPECT_EQ(86400, l.iso_window);
 	EXPECT_EQ(SNODE_LINK_ISOLATION_NONE, l.isolation);
@@ -442,7 +442,7 @@ TEST_F(nl, link_auto_isolate_policy)
 	EXPECT_EQ(1, l.iso_on);
 	EXPECT_EQ(0, l.iso_flaps);
 	EXPECT_EQ(0, l.iso_window);
-	EXPECT_EQ(500000000, l.iso_ber);
+	EXPECT_EQ(500000000000000000ULL, l.iso_ber);
 	/* ... and the last limit cannot go while it is on */
 	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
 	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 0);
