@@ -570,16 +570,17 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	ret = 0;
-	if (tb[SNODE_A_LINK_BER_THRESHOLD]) {
-		u64 threshold = nla_get_u64(tb[SNODE_A_LINK_BER_THRESHOLD]);
-
-		ret = snode_link_set_threshold(sdev, port, threshold);
-	}
-	if (!ret && set_iso) {
+	/* first, as the only change here that can be refused */
+	if (set_iso) {
 		ret = snode_link_set_isolate(sdev, port, &iso);
 		if (ret == -EINVAL)
 			GENL_SET_ERR_MSG(info,
 					 "auto-isolate needs a limit: isolate-ber or isolate-flaps");
+	}
+	if (!ret && tb[SNODE_A_LINK_BER_THRESHOLD]) {
+		u64 threshold = nla_get_u64(tb[SNODE_A_LINK_BER_THRESHOLD]);
+
+		ret = snode_link_set_threshold(sdev, port, threshold);
 	}
 	if (!ret && tb[SNODE_A_LINK_ADMIN_STATE]) {
 		bool up = nla_get_u32(tb[SNODE_A_LINK_ADMIN_STATE]) ==
