@@ -204,7 +204,7 @@ check "$KERNEL: auto-isolate: the stream kept every byte and its window ($out)" 
 # the flaps ended long ago (3.6 s); the link stays out of service
 check "$KERNEL: auto-isolate: after the flaps: still isolated, admin down" iso_is 1 isolated flaps down
 check "$KERNEL: auto-isolate: after the flaps: link 1 still down" links_are up down
-out=$(gexec 0 "snodectl link set snode0 1 state up 2>&1; echo rc=\$?")
+out=$(gexec 0 "snodectl link set snode0 1 state up 2>&1; echo rc=\$?" | tr '\n' ' ')
 check "$KERNEL: auto-isolate: state up refused while isolated ($out)" eval \
 	'grep -q "rc=1" <<<"$out" && grep -q "link-clear it first" <<<"$out"'
 gexec 0 "kill \$(cat /tmp/mon.pid)"
