@@ -351,16 +351,18 @@ static void __snode_link_check_isolate(struct snode_link *link,
 		reason = SNODE_ISOLATE_REASON_BER;
 	if (reason && __snode_link_other_up(link, port)) {
 		lp->iso_pending = reason;
+		lp->iso_refused = false;
 		schedule_work(&link->isolate_work);
 		return;
 	}
-	if (reason)
-		dev_warn_ratelimited(&link->sdev->pdev->dev,
-				     "port %u past its auto-isolate %s limit, not isolated: no other link is up\n",
-				     port, reason == SNODE_ISOLATE_REASON_BER ?
-				     "BER" : "flap");
-	else if (iso->flaps && 2 * flaps > iso->flaps)
+	if (reason && !lp->iso_refused) {
+		lp->iso_refused = true;
+		dev_warn(&link->sdev->pdev->dev,
+			 "port %u past its auto-isolate %s limit, not isolated: no other link is up\n",
+			 port, reason == SNODE_ISOLATE_REASON_BER ? "BER" : "flap");
+	} else if (!reason && iso->flaps && 2 * flaps > iso->flaps) {
 		reason = SNODE_ISOLATE_REASON_FLAPS;
+	}
 	if (reason && iso->state == SNODE_LINK_ISOLATION_NONE)
 		__snode_link_isolation(link, port, SNODE_LINK_ISOLATION_FLAPPING,
 				       reason, meta);
@@ -412,6 +414,11 @@ static void snode_link_isolate_work(struct work_struct *work)
 				dev_warn(&sdev->pdev->dev,
 					 "port %u past its auto-isolate limit, taking it down failed: %d\n",
 					 port, ret);
+			else if (!lp->iso_refused)
+				dev_warn(&sdev->pdev->dev,
+					 "port %u past its auto-isolate limit, not isolated: no other link is up\n",
+					 port);
+			lp->iso_refused = !ret;
 			/* the next event tries again */
 			if (lp->iso.state == SNODE_LINK_ISOLATION_NONE)
 				__snode_link_isolation(link, port,
@@ -661,6 +668,7 @@ int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action)
 		__snode_link_flaps_reset(link, lp);
 		/* the NIC's down_events is 0 now; an older one is no flap */
 		lp->flap_seen = U64_MAX;
+		lp->iso_refused = false;
 		__snode_link_isolation(link, port, SNODE_LINK_ISOLATION_NONE,
 				       SNODE_ISOLATE_REASON_NONE, &meta);
 		mutex_unlock(&link->lock);

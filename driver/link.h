@@ -154,6 +154,7 @@ struct snode_isolate_set {
  * @iso: auto-isolate policy and state
  * @iso_pending: SNODE_ISOLATE_REASON_* the isolate work is to act on, 0:
  *               nothing to do
+ * @iso_refused: past a limit but the last link up; said once until cleared
  * @flap_seen: @port.down_events already counted as flaps; a smaller value
  *             (the counters were cleared) is the new base
  * @flap_next: slot of @flap_times for the next down event
@@ -168,6 +169,7 @@ struct snode_link_port {
 	struct snode_rl rl[SNODE_LINK_NTF_NR];
 	struct snode_isolate iso;
 	u8 iso_pending;
+	bool iso_refused;
 	u64 flap_seen;
 	unsigned int flap_next;
 	u64 flap_times[SNODE_LINK_MAX_FLAPS];
