@@ -258,7 +258,8 @@ static int snode_dl_links_fill(struct snode_devlink *dl, struct snode_fmsg *m)
 	for (i = 0; i < dl->nports; i++) {
 		bool stale;
 
-		stale = snode_link_port_get(sdev, i, &p, &threshold, &alarm) != 0;
+		stale = snode_link_port_get(sdev, i, &p, &threshold, &alarm,
+					    NULL) != 0;
 		spin_lock(&dl->lock);
 		errors = dl->link_errors[i];
 		spin_unlock(&dl->lock);

@@ -44,12 +44,26 @@
  * Every crossing, up or down, sends exactly one link-ber-ntf, whether a
  * new BER or a new threshold caused it.
  *
+ * Auto-isolate (decision 0021): a link may carry a policy, off by
+ * default: a BER limit and a flap limit (N down events within S seconds).
+ * Flaps are counted from the deltas of the down_events counter that
+ * LINK_STATE events and PORT_QUERY report, so a resync after lost events
+ * loses no flap. A link more than half way to its flap limit becomes
+ * "flapping"; a link past a limit is taken administratively down by the
+ * isolate work, through snode_link_port_set() as an operator's link-set
+ * does, and becomes "isolated" with the reason. Each change is a
+ * link-isolation notification, rate limited as the others. The state is
+ * latched: only link-clear sets it back to none, and admin up is refused
+ * while it is isolated. The last link of the NIC that is up is never
+ * isolated (the node would be cut off): past a limit it is only flapping.
+ *
  * Locking: &snode_link.lock (a mutex: events are handled in the event IRQ
- * thread, which may sleep) protects the cache and is held while the
- * notifications it causes are sent, so that they leave in event order. It
- * is never held across an admin command: the reset path waits for the
- * event thread while holding the device's rwsem, which admin commands
- * need.
+ * thread, which may sleep) protects the cache, the policies and their
+ * state, and is held while the notifications it causes are sent, so that
+ * they leave in event order. It is never held across an admin command:
+ * the reset path waits for the event thread while holding the device's
+ * rwsem, which admin commands need. That is also why the event thread
+ * does not isolate a link itself but leaves it to the isolate work.
  */
 
 /*
@@ -226,6 +240,196 @@ static void __snode_link_check_ber(struct snode_link *link, unsigned int port,
 }
 
 /*
+ * Down events of @lp the NIC reported since the last look, into the ring
+ * of flap times. A delta larger than the limit (events lost, then a
+ * resync) fills the ring at once. A link taken down on request does not
+ * flap.
+ */
+static void __snode_link_count_flaps(struct snode_link *link,
+				     struct snode_link_port *lp, u64 now)
+{
+	u64 seen = lp->port.down_events, delta;
+
+	lockdep_assert_held(&link->lock);
+	if (seen < lp->flap_seen ||
+	    lp->port.admin_state != SNODE_LINK_ADMIN_STATE_UP) {
+		/* counters cleared, or down on request: start from here */
+		lp->flap_seen = seen;
+		return;
+	}
+	delta = min_t(u64, seen - lp->flap_seen, lp->iso.flaps);
+	lp->flap_seen = seen;
+	for (; delta; delta--) {
+		lp->flap_times[lp->flap_next] = now;
+		lp->flap_next = (lp->flap_next + 1) % lp->iso.flaps;
+	}
+}
+
+/* Down events of @lp within its flap window. */
+static unsigned int __snode_link_flaps(struct snode_link *link,
+				       struct snode_link_port *lp, u64 now)
+{
+	u64 window = (u64)lp->iso.window * NSEC_PER_SEC;
+	unsigned int i, n = 0;
+
+	lockdep_assert_held(&link->lock);
+	for (i = 0; i < lp->iso.flaps; i++)
+		n += lp->flap_times[i] && now - lp->flap_times[i] < window;
+	return n;
+}
+
+/* Forget the flaps counted so far; the next down_events is the base. */
+static void __snode_link_flaps_reset(struct snode_link *link,
+				     struct snode_link_port *lp)
+{
+	lockdep_assert_held(&link->lock);
+	memset(lp->flap_times, 0, sizeof(lp->flap_times));
+	lp->flap_next = 0;
+	lp->flap_seen = lp->port.down_events;
+}
+
+/*
+ * Whether a port other than @port carries traffic, so that taking @port
+ * down leaves the node a path into the fabric.
+ */
+static bool __snode_link_other_up(struct snode_link *link, unsigned int port)
+{
+	unsigned int i;
+
+	lockdep_assert_held(&link->lock);
+	for (i = 0; i < link->nports; i++) {
+		const struct snode_port *p = &link->ports[i].port;
+
+		if (i != port && p->admin_state == SNODE_LINK_ADMIN_STATE_UP &&
+		    p->oper_state != SNODE_LINK_OPER_STATE_DOWN)
+			return true;
+	}
+	return false;
+}
+
+static void __snode_link_isolation(struct snode_link *link, unsigned int port,
+				   u8 state, u8 reason,
+				   const struct snode_ev_meta *meta)
+{
+	struct snode_link_port *lp = &link->ports[port];
+
+	lockdep_assert_held(&link->lock);
+	if (lp->iso.state == state && lp->iso.reason == reason)
+		return;
+	lp->iso.state = state;
+	lp->iso.reason = reason;
+	__snode_link_notify(link, port, SNODE_LINK_NTF_ISOLATION, meta);
+}
+
+/*
+ * Apply the auto-isolate policy of @port after its down events, its BER
+ * or the policy changed: count the new flaps, and past a limit leave the
+ * link to the isolate work, or mark it flapping.
+ */
+static void __snode_link_check_isolate(struct snode_link *link,
+				       unsigned int port,
+				       const struct snode_ev_meta *meta)
+{
+	struct snode_link_port *lp = &link->ports[port];
+	struct snode_isolate *iso = &lp->iso;
+	u8 reason = SNODE_ISOLATE_REASON_NONE;
+	u64 now = ktime_get_ns();
+	unsigned int flaps = 0;
+
+	lockdep_assert_held(&link->lock);
+	if (!iso->on || !link->live)
+		return;
+	if (iso->flaps) {
+		__snode_link_count_flaps(link, lp, now);
+		flaps = __snode_link_flaps(link, lp, now);
+	}
+	if (iso->state == SNODE_LINK_ISOLATION_ISOLATED || lp->iso_pending)
+		return;
+	if (iso->flaps && flaps >= iso->flaps)
+		reason = SNODE_ISOLATE_REASON_FLAPS;
+	else if (iso->ber && lp->port.ber >= iso->ber)
+		reason = SNODE_ISOLATE_REASON_BER;
+	if (reason && __snode_link_other_up(link, port)) {
+		lp->iso_pending = reason;
+		lp->iso_refused = false;
+		schedule_work(&link->isolate_work);
+		return;
+	}
+	if (reason && !lp->iso_refused) {
+		lp->iso_refused = true;
+		dev_warn(&link->sdev->pdev->dev,
+			 "port %u past its auto-isolate %s limit, not isolated: no other link is up\n",
+			 port, reason == SNODE_ISOLATE_REASON_BER ? "BER" : "flap");
+	} else if (!reason && iso->flaps && 2 * flaps > iso->flaps) {
+		reason = SNODE_ISOLATE_REASON_FLAPS;
+	}
+	if (reason && iso->state == SNODE_LINK_ISOLATION_NONE)
+		__snode_link_isolation(link, port, SNODE_LINK_ISOLATION_FLAPPING,
+				       reason, meta);
+}
+
+/*
+ * Take the links past their policy down, as an operator's link-set would,
+ * outside &snode_link.lock; each is checked again first, and the last
+ * link up is left up (another may have gone down meanwhile).
+ */
+static void snode_link_isolate_work(struct work_struct *work)
+{
+	struct snode_link *link = container_of(work, struct snode_link,
+					       isolate_work);
+	struct snode_dev *sdev = link->sdev;
+	unsigned int port;
+
+	for (port = 0; port < link->nports; port++) {
+		struct snode_link_port *lp = &link->ports[port];
+		struct snode_ev_meta meta = {};
+		bool allowed;
+		u8 reason;
+		int ret = 0;
+
+		mutex_lock(&link->lock);
+		reason = lp->iso_pending;
+		allowed = link->live && lp->iso.on &&
+			  __snode_link_other_up(link, port);
+		mutex_unlock(&link->lock);
+		if (!reason)
+			continue;
+		if (allowed)
+			ret = snode_link_port_set(sdev, port,
+						  SNODE_PORT_SET_DOWN);
+
+		mutex_lock(&link->lock);
+		lp->iso_pending = 0;
+		meta.ts = ktime_get_real_ns();
+		if (allowed && !ret) {
+			dev_warn(&sdev->pdev->dev,
+				 "port %u isolated: past its auto-isolate %s limit\n",
+				 port, reason == SNODE_ISOLATE_REASON_BER ?
+				 "BER" : "flap");
+			__snode_link_isolation(link, port,
+					       SNODE_LINK_ISOLATION_ISOLATED,
+					       reason, &meta);
+		} else {
+			if (ret)
+				dev_warn(&sdev->pdev->dev,
+					 "port %u past its auto-isolate limit, taking it down failed: %d\n",
+					 port, ret);
+			else if (!lp->iso_refused)
+				dev_warn(&sdev->pdev->dev,
+					 "port %u past its auto-isolate limit, not isolated: no other link is up\n",
+					 port);
+			lp->iso_refused = !ret;
+			/* the next event tries again */
+			if (lp->iso.state == SNODE_LINK_ISOLATION_NONE)
+				__snode_link_isolation(link, port,
+						       SNODE_LINK_ISOLATION_FLAPPING,
+						       reason, &meta);
+		}
+		mutex_unlock(&link->lock);
+	}
+}
+
+/*
  * A link error for the devlink link reporter: a link that is
  * administratively up went down, or lost lanes. Retraining after a reset
  * is not an error; a link taken down on request is not either.
@@ -316,17 +520,20 @@ out:
  * @p: the port's state
  * @threshold: the BER alarm threshold in force
  * @alarm: whether the link is in BER alarm
+ * @iso: its auto-isolate policy and state, or NULL
  *
- * Issues PORT_QUERY and merges the answer into the cache. If the NIC
- * cannot answer, @p is what it last reported.
+ * Issues PORT_QUERY and merges the answer into the cache; new down events
+ * and BER count against the auto-isolate policy. If the NIC cannot
+ * answer, @p is what it last reported.
  *
  * Context: Process context, sleeps. Must not hold &snode_link.lock.
  * Return: 0, -ENOENT for a port the NIC does not have, else -ENOMEM or
- * the errno of the command (@p, @threshold and @alarm are then from the
- * cache).
+ * the errno of the command (@p, @threshold, @alarm and @iso are then from
+ * the cache).
  */
 int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
-			struct snode_port *p, u64 *threshold, bool *alarm)
+			struct snode_port *p, u64 *threshold, bool *alarm,
+			struct snode_isolate *iso)
 {
 	struct snode_link *link = sdev->link;
 	struct snode_admin_req req = {
@@ -384,10 +591,13 @@ int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
 			__snode_link_notify(link, port, SNODE_LINK_NTF_STATE,
 					    &meta);
 		__snode_link_check_ber(link, port, &meta);
+		__snode_link_check_isolate(link, port, &meta);
 	}
 	*p = lp->port;
 	*threshold = __snode_link_threshold(link, lp);
 	*alarm = lp->ber_alarm;
+	if (iso)
+		*iso = lp->iso;
 	mutex_unlock(&link->lock);
 	return ret;
 }
@@ -398,11 +608,13 @@ int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
  * @port: port number
  * @action: SNODE_PORT_SET_*
  *
- * The NIC reports the resulting state changes as LINK_STATE events.
+ * The NIC reports the resulting state changes as LINK_STATE events. A
+ * clear also clears the link's auto-isolate state; an isolated link is
+ * not brought up before that.
  *
- * Context: Process context, sleeps.
- * Return: 0, -ENOENT for a port the NIC does not have, or the errno of
- * the PORT_SET command.
+ * Context: Process context, sleeps. Must not hold &snode_link.lock.
+ * Return: 0, -ENOENT for a port the NIC does not have, -EBUSY to bring up
+ * an isolated link, or the errno of the PORT_SET command.
  */
 int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action)
 {
@@ -414,13 +626,23 @@ int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action)
 			.action = cpu_to_le32(action),
 		},
 	};
+	struct snode_link_port *lp;
 	struct snode_port *p;
 	u8 before = 0;
 	int ret;
 
 	if (port >= link->nports)
 		return -ENOENT;
-	p = &link->ports[port].port;
+	lp = &link->ports[port];
+	p = &lp->port;
+
+	if (action == SNODE_PORT_SET_UP) {
+		mutex_lock(&link->lock);
+		ret = lp->iso.state == SNODE_LINK_ISOLATION_ISOLATED ? -EBUSY : 0;
+		mutex_unlock(&link->lock);
+		if (ret)
+			return ret;
+	}
 
 	/*
 	 * No event carries the admin state. A link is admin down before the
@@ -437,6 +659,18 @@ int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action)
 	if (action == SNODE_PORT_SET_DOWN && ret) {
 		mutex_lock(&link->lock);
 		p->admin_state = before;
+		mutex_unlock(&link->lock);
+	}
+	if (action == SNODE_PORT_SET_CLEAR && !ret) {
+		struct snode_ev_meta meta = { .ts = ktime_get_real_ns() };
+
+		mutex_lock(&link->lock);
+		__snode_link_flaps_reset(link, lp);
+		/* the NIC's down_events is 0 now; an older one is no flap */
+		lp->flap_seen = U64_MAX;
+		lp->iso_refused = false;
+		__snode_link_isolation(link, port, SNODE_LINK_ISOLATION_NONE,
+				       SNODE_ISOLATE_REASON_NONE, &meta);
 		mutex_unlock(&link->lock);
 	}
 	if (ret || action != SNODE_PORT_SET_UP)
@@ -475,6 +709,55 @@ int snode_link_set_threshold(struct snode_dev *sdev, int port, u64 threshold)
 		link->ports[port].ber_threshold = threshold;
 	for (i = 0; i < link->nports; i++)
 		__snode_link_check_ber(link, i, &meta);
+	mutex_unlock(&link->lock);
+	return 0;
+}
+
+/**
+ * snode_link_set_isolate() - change the auto-isolate policy of a link
+ * @sdev: snode device
+ * @port: port number
+ * @set: what to change; limits the caller checked against their ranges
+ *
+ * A new flap limit starts counting afresh. The policy is applied at once
+ * to the link as it is now (its BER); its isolation state is left as it
+ * is, latched until link-clear.
+ *
+ * Context: Process context.
+ * Return: 0, -ENOENT for a port the NIC does not have, or -EINVAL to turn
+ * on a policy with no limit.
+ */
+int snode_link_set_isolate(struct snode_dev *sdev, unsigned int port,
+			   const struct snode_isolate_set *set)
+{
+	struct snode_link *link = sdev->link;
+	struct snode_ev_meta meta = { .ts = ktime_get_real_ns() };
+	struct snode_link_port *lp;
+	struct snode_isolate iso;
+
+	if (port >= link->nports)
+		return -ENOENT;
+	lp = &link->ports[port];
+
+	mutex_lock(&link->lock);
+	iso = lp->iso;
+	if (set->set_on)
+		iso.on = set->on;
+	if (set->set_ber)
+		iso.ber = set->ber;
+	if (set->set_flaps) {
+		iso.flaps = set->flaps;
+		iso.window = set->flaps ? set->window : 0;
+	}
+	if (iso.on && !iso.ber && !iso.flaps) {
+		mutex_unlock(&link->lock);
+		return -EINVAL;
+	}
+	if (iso.on != lp->iso.on || iso.flaps != lp->iso.flaps ||
+	    iso.window != lp->iso.window)
+		__snode_link_flaps_reset(link, lp);
+	lp->iso = iso;
+	__snode_link_check_isolate(link, port, &meta);
 	mutex_unlock(&link->lock);
 	return 0;
 }
@@ -580,7 +863,7 @@ static void snode_link_resync(struct snode_dev *sdev)
 	u64 thr;
 
 	for (i = 0; i < link->nports; i++)
-		snode_link_port_get(sdev, i, &p, &thr, &alarm);
+		snode_link_port_get(sdev, i, &p, &thr, &alarm, NULL);
 	snode_link_nodes_refresh(sdev);
 }
 
@@ -625,6 +908,7 @@ static void snode_link_state_event(struct snode_link *link,
 	if (error)
 		snode_devlink_link_error(link->sdev, d->port, error, &lp->port,
 					 __snode_link_threshold(link, lp));
+	__snode_link_check_isolate(link, d->port, meta);
 	mutex_unlock(&link->lock);
 }
 
@@ -640,6 +924,7 @@ static void snode_link_ber_event(struct snode_link *link,
 	lp->port.ber = snode_ber_decode(le64_to_cpu(d->ber));
 	lp->stamp = ++link->events;
 	__snode_link_check_ber(link, d->port, meta);
+	__snode_link_check_isolate(link, d->port, meta);
 	mutex_unlock(&link->lock);
 }
 
@@ -774,9 +1059,10 @@ static void snode_link_unregister(void *data)
 	mutex_lock(&link->lock);
 	link->live = false;
 	mutex_unlock(&link->lock);
-	/* neither work requeues itself or the other once !live */
+	/* no work requeues itself or another once !live */
 	cancel_delayed_work_sync(&link->flush_work);
 	cancel_work_sync(&link->resync_work);
+	cancel_work_sync(&link->isolate_work);
 }
 
 /**
@@ -860,6 +1146,7 @@ int snode_link_init(struct snode_dev *sdev)
 	mutex_init(&link->lock);
 	INIT_DELAYED_WORK(&link->flush_work, snode_link_flush_work);
 	INIT_WORK(&link->resync_work, snode_link_resync_work);
+	INIT_WORK(&link->isolate_work, snode_link_isolate_work);
 	sdev->link = link;
 
 	return devm_add_action_or_reset(dev, snode_link_free, sdev);

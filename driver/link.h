@@ -22,6 +22,13 @@ struct snode_net;
 #define SNODE_LINK_NO_ROUTE	0xff
 
 /*
+ * An auto-isolate flap limit is at most this many down events (the driver
+ * keeps the time of each), counted over at most a day.
+ */
+#define SNODE_LINK_MAX_FLAPS		64
+#define SNODE_LINK_MAX_FLAP_WINDOW	86400
+
+/*
  * At most one notification per object (a link, a node, the access
  * violations of a NIC) and kind per interval; the rest are folded into the
  * next one, which carries the latest state and how many it replaces.
@@ -94,7 +101,46 @@ struct snode_rl {
 enum snode_link_ntf {
 	SNODE_LINK_NTF_STATE,
 	SNODE_LINK_NTF_BER,
+	SNODE_LINK_NTF_ISOLATION,
 	SNODE_LINK_NTF_NR,
+};
+
+/**
+ * struct snode_isolate - auto-isolate policy of a link and what it did
+ * @on: the policy is in force; off by default
+ * @ber: bit-error rate limit, units of 1e-18; 0: none
+ * @flaps: flap limit, down events within @window seconds; 0: none
+ * @window: seconds, 1 to SNODE_LINK_MAX_FLAP_WINDOW with @flaps
+ * @state: SNODE_LINK_ISOLATION_*; only rises until link-clear
+ * @reason: SNODE_ISOLATE_REASON_* of @state
+ */
+struct snode_isolate {
+	bool on;
+	u64 ber;
+	u32 flaps;
+	u32 window;
+	u8 state;
+	u8 reason;
+};
+
+/**
+ * struct snode_isolate_set - a link-set's changes to the policy
+ * @set_on: change @on
+ * @on: turn the policy on or off
+ * @set_ber: change the BER limit to @ber
+ * @ber: units of 1e-18; 0: none
+ * @set_flaps: change the flap limit to @flaps within @window
+ * @flaps: 0 to SNODE_LINK_MAX_FLAPS; 0: none
+ * @window: seconds, 1 to SNODE_LINK_MAX_FLAP_WINDOW when @flaps is not 0
+ */
+struct snode_isolate_set {
+	bool set_on;
+	bool on;
+	bool set_ber;
+	u64 ber;
+	bool set_flaps;
+	u32 flaps;
+	u32 window;
 };
 
 /**
@@ -103,7 +149,17 @@ enum snode_link_ntf {
  * @stamp: &snode_link.events when an event last changed @port
  * @ber_threshold: the link's own alarm threshold, 0: the NIC's
  * @ber_alarm: the BER is at or above the threshold in force
- * @rl: rate limits of the link-state and link-ber notifications
+ * @rl: rate limits of the link-state, link-ber and link-isolation
+ *      notifications
+ * @iso: auto-isolate policy and state
+ * @iso_pending: SNODE_ISOLATE_REASON_* the isolate work is to act on, 0:
+ *               nothing to do
+ * @iso_refused: past a limit but the last link up; said once until cleared
+ * @flap_seen: @port.down_events already counted as flaps; a smaller value
+ *             (the counters were cleared) is the new base
+ * @flap_next: slot of @flap_times for the next down event
+ * @flap_times: ktime_get_ns() of the last &snode_isolate.flaps down
+ *              events, 0 for none
  */
 struct snode_link_port {
 	struct snode_port port;
@@ -111,6 +167,12 @@ struct snode_link_port {
 	u64 ber_threshold;
 	bool ber_alarm;
 	struct snode_rl rl[SNODE_LINK_NTF_NR];
+	struct snode_isolate iso;
+	u8 iso_pending;
+	bool iso_refused;
+	u64 flap_seen;
+	unsigned int flap_next;
+	u64 flap_times[SNODE_LINK_MAX_FLAPS];
 };
 
 /**
@@ -138,6 +200,7 @@ struct snode_link_node {
  * @max_nodes: entries of @nodes
  * @flush_work: sends the notifications the rate limit held back
  * @resync_work: re-reads every port and node after events were lost
+ * @isolate_work: takes down the links past their auto-isolate policy
  * @lock: protects the members below; held while their notifications are
  *        sent, so that they leave in the order of the events
  * @live: notifications and work may be scheduled; cleared on removal
@@ -158,6 +221,7 @@ struct snode_link {
 	unsigned int max_nodes;
 	struct delayed_work flush_work;
 	struct work_struct resync_work;
+	struct work_struct isolate_work;
 
 	/* protects the members below; held while sending their notifications */
 	struct mutex lock;
@@ -176,9 +240,12 @@ struct snode_link {
 /* link.c */
 u64 snode_ber_decode(u64 bits);
 int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
-			struct snode_port *p, u64 *threshold, bool *alarm);
+			struct snode_port *p, u64 *threshold, bool *alarm,
+			struct snode_isolate *iso);
 int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action);
 int snode_link_set_threshold(struct snode_dev *sdev, int port, u64 threshold);
+int snode_link_set_isolate(struct snode_dev *sdev, unsigned int port,
+			   const struct snode_isolate_set *set);
 int snode_link_nodes_refresh(struct snode_dev *sdev);
 void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
 			   unsigned long *up);

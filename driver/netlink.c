@@ -334,10 +334,22 @@ static int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 /* ------------------------------------------------------------------ */
 /* links                                                               */
 
+/* The isolation state and its reason, in replies and notifications. */
+static int snode_nl_put_isolation(struct sk_buff *skb,
+				  const struct snode_isolate *iso)
+{
+	if (nla_put_u32(skb, SNODE_A_LINK_ISOLATION, iso->state) ||
+	    (iso->reason &&
+	     nla_put_u32(skb, SNODE_A_LINK_ISOLATE_REASON, iso->reason)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      unsigned int port, const struct snode_port *p,
-			      u64 threshold, bool alarm, u32 portid, u32 seq,
-			      int flags, struct netlink_callback *cb)
+			      u64 threshold, bool alarm,
+			      const struct snode_isolate *iso, u32 portid,
+			      u32 seq, int flags, struct netlink_callback *cb)
 {
 	bool to_switch = p->peer_port & SNODE_PORT_PEER_SWITCH;
 	void *hdr;
@@ -387,7 +399,13 @@ static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      SNODE_A_LINK_PAD) ||
 	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
 			      SNODE_A_LINK_PAD) ||
-	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, alarm))
+	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, alarm) ||
+	    nla_put_u32(skb, SNODE_A_LINK_AUTO_ISOLATE, iso->on) ||
+	    nla_put_u64_64bit(skb, SNODE_A_LINK_ISOLATE_BER, iso->ber,
+			      SNODE_A_LINK_PAD) ||
+	    nla_put_u32(skb, SNODE_A_LINK_ISOLATE_FLAPS, iso->flaps) ||
+	    nla_put_u32(skb, SNODE_A_LINK_ISOLATE_WINDOW, iso->window) ||
+	    snode_nl_put_isolation(skb, iso))
 		goto nla_put_failure;
 
 	genlmsg_end(skb, hdr);
@@ -400,6 +418,7 @@ nla_put_failure:
 
 static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
+	struct snode_isolate iso;
 	struct snode_nl_dev *nd;
 	struct snode_port p;
 	struct sk_buff *msg;
@@ -423,11 +442,13 @@ static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	}
 	/* a get asks the NIC; if it cannot answer, say so */
 	snode_debug_delay(SNODE_DELAY_NL_DEVCMD);
-	ret = snode_link_port_get(nd->sdev, port, &p, &threshold, &alarm);
+	ret = snode_link_port_get(nd->sdev, port, &p, &threshold, &alarm,
+				  &iso);
 	if (ret)
 		goto out;
 	ret = snode_nl_link_fill(msg, nd->sdev, port, &p, threshold, alarm,
-				 info->snd_portid, info->snd_seq, 0, NULL);
+				 &iso, info->snd_portid, info->snd_seq, 0,
+				 NULL);
 out:
 	snode_nl_put(nd);
 	if (ret) {
@@ -441,6 +462,7 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_isolate iso;
 	struct snode_nl_dev *nd;
 	unsigned long last;
 	struct snode_port p;
@@ -462,9 +484,9 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 			 * its links, as it last reported them.
 			 */
 			snode_link_port_get(sdev, ctx->pos, &p, &threshold,
-					    &alarm);
+					    &alarm, &iso);
 			ret = snode_nl_link_fill(skb, sdev, ctx->pos, &p,
-						 threshold, alarm,
+						 threshold, alarm, &iso,
 						 NETLINK_CB(cb->skb).portid,
 						 cb->nlh->nlmsg_seq,
 						 NLM_F_MULTI, cb);
@@ -482,15 +504,59 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 	return ret;
 }
 
+/*
+ * The auto-isolate attributes of a link-set into @set; false if there are
+ * none. Their ranges are the policy's; a flap limit needs its window.
+ */
+static int snode_nl_isolate_set(struct genl_info *info,
+				struct snode_isolate_set *set)
+{
+	struct nlattr **tb = info->attrs;
+
+	memset(set, 0, sizeof(*set));
+	if (tb[SNODE_A_LINK_AUTO_ISOLATE]) {
+		set->set_on = true;
+		set->on = nla_get_u32(tb[SNODE_A_LINK_AUTO_ISOLATE]);
+	}
+	if (tb[SNODE_A_LINK_ISOLATE_BER]) {
+		set->set_ber = true;
+		set->ber = nla_get_u64(tb[SNODE_A_LINK_ISOLATE_BER]);
+	}
+	if (tb[SNODE_A_LINK_ISOLATE_FLAPS]) {
+		set->set_flaps = true;
+		set->flaps = nla_get_u32(tb[SNODE_A_LINK_ISOLATE_FLAPS]);
+		if (tb[SNODE_A_LINK_ISOLATE_WINDOW])
+			set->window = nla_get_u32(tb[SNODE_A_LINK_ISOLATE_WINDOW]);
+		if (set->flaps && !set->window) {
+			NL_SET_ERR_MSG_ATTR(info->extack,
+					    tb[SNODE_A_LINK_ISOLATE_FLAPS],
+					    "a flap limit needs isolate-window (seconds)");
+			return -EINVAL;
+		}
+	} else if (tb[SNODE_A_LINK_ISOLATE_WINDOW]) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    tb[SNODE_A_LINK_ISOLATE_WINDOW],
+				    "isolate-window goes with isolate-flaps");
+		return -EINVAL;
+	}
+	return set->set_on || set->set_ber || set->set_flaps;
+}
+
 static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **tb = info->attrs;
+	struct snode_isolate_set iso;
 	struct snode_nl_dev *nd;
 	struct snode_dev *sdev;
-	int ret, port;
+	int ret, port, set_iso;
 
-	if (!tb[SNODE_A_LINK_ADMIN_STATE] && !tb[SNODE_A_LINK_BER_THRESHOLD]) {
-		GENL_SET_ERR_MSG(info, "nothing to set: give admin-state or ber-threshold");
+	set_iso = snode_nl_isolate_set(info, &iso);
+	if (set_iso < 0)
+		return set_iso;
+	if (!tb[SNODE_A_LINK_ADMIN_STATE] && !tb[SNODE_A_LINK_BER_THRESHOLD] &&
+	    !set_iso) {
+		GENL_SET_ERR_MSG(info,
+				 "nothing to set: give admin-state, ber-threshold or auto-isolate");
 		return -EINVAL;
 	}
 
@@ -504,7 +570,14 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	}
 	ret = 0;
-	if (tb[SNODE_A_LINK_BER_THRESHOLD]) {
+	/* first, as the only change here that can be refused */
+	if (set_iso) {
+		ret = snode_link_set_isolate(sdev, port, &iso);
+		if (ret == -EINVAL)
+			GENL_SET_ERR_MSG(info,
+					 "auto-isolate needs a limit: isolate-ber or isolate-flaps");
+	}
+	if (!ret && tb[SNODE_A_LINK_BER_THRESHOLD]) {
 		u64 threshold = nla_get_u64(tb[SNODE_A_LINK_BER_THRESHOLD]);
 
 		ret = snode_link_set_threshold(sdev, port, threshold);
@@ -515,6 +588,9 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 
 		ret = snode_link_port_set(sdev, port, up ? SNODE_PORT_SET_UP :
 							   SNODE_PORT_SET_DOWN);
+		if (ret == -EBUSY)
+			GENL_SET_ERR_MSG(info,
+					 "the link is isolated by its auto-isolate policy: link-clear it first");
 	}
 out:
 	snode_nl_put(nd);
@@ -891,9 +967,9 @@ static void snode_nl_ntf_send(struct sk_buff *skb, void *hdr)
 }
 
 /**
- * snode_nl_link_ntf() - notify a link's state or BER alarm
+ * snode_nl_link_ntf() - notify a link's state, BER alarm or isolation
  * @sdev: snode device
- * @kind: SNODE_LINK_NTF_STATE or SNODE_LINK_NTF_BER
+ * @kind: SNODE_LINK_NTF_*
  * @port: the port
  * @lp: its cached state
  * @threshold: the BER alarm threshold in force
@@ -910,9 +986,13 @@ void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = snode_nl_ntf_start(&skb, sdev, kind == SNODE_LINK_NTF_BER ?
-				 SNODE_CMD_LINK_BER_NTF :
-				 SNODE_CMD_LINK_STATE_NTF, meta);
+	static const u8 cmds[SNODE_LINK_NTF_NR] = {
+		[SNODE_LINK_NTF_STATE] = SNODE_CMD_LINK_STATE_NTF,
+		[SNODE_LINK_NTF_BER] = SNODE_CMD_LINK_BER_NTF,
+		[SNODE_LINK_NTF_ISOLATION] = SNODE_CMD_LINK_ISOLATION_NTF,
+	};
+
+	hdr = snode_nl_ntf_start(&skb, sdev, cmds[kind], meta);
 	if (!hdr)
 		return;
 	nest = nla_nest_start(skb, SNODE_A_EVENT_LINK);
@@ -928,7 +1008,8 @@ void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
 			      SNODE_A_LINK_PAD) ||
 	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
 			      SNODE_A_LINK_PAD) ||
-	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, lp->ber_alarm))
+	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, lp->ber_alarm) ||
+	    snode_nl_put_isolation(skb, &lp->iso))
 		goto err_free;
 	nla_nest_end(skb, nest);
 	snode_nl_ntf_send(skb, hdr);
@@ -1095,11 +1176,21 @@ static const struct nla_policy snode_link_get_nl_policy[SNODE_A_LINK_PORT + 1] =
 	[SNODE_A_LINK_PORT] = { .type = NLA_U32, },
 };
 
-static const struct nla_policy snode_link_set_nl_policy[SNODE_A_LINK_BER_THRESHOLD + 1] = {
+/* a maximum above S16_MAX needs a range; 6.1 takes it without const */
+static struct netlink_range_validation snode_a_link_isolate_window_range __ro_after_init = {
+	.max	= SNODE_LINK_MAX_FLAP_WINDOW,
+};
+
+static const struct nla_policy snode_link_set_nl_policy[SNODE_A_LINK_ISOLATE_WINDOW + 1] = {
 	[SNODE_A_LINK_DEV_INDEX] = { .type = NLA_U32, },
 	[SNODE_A_LINK_PORT] = { .type = NLA_U32, },
 	[SNODE_A_LINK_ADMIN_STATE] = NLA_POLICY_MAX(NLA_U32, 1),
 	[SNODE_A_LINK_BER_THRESHOLD] = { .type = NLA_U64, },
+	[SNODE_A_LINK_AUTO_ISOLATE] = NLA_POLICY_MAX(NLA_U32, 1),
+	[SNODE_A_LINK_ISOLATE_BER] = { .type = NLA_U64, },
+	[SNODE_A_LINK_ISOLATE_FLAPS] = NLA_POLICY_MAX(NLA_U32, SNODE_LINK_MAX_FLAPS),
+	[SNODE_A_LINK_ISOLATE_WINDOW] =
+		NLA_POLICY_FULL_RANGE(NLA_U32, &snode_a_link_isolate_window_range),
 };
 
 /* link-reset and link-clear */
@@ -1143,7 +1234,7 @@ static const struct genl_ops snode_nl_ops[] = {
 		.cmd		= SNODE_CMD_LINK_SET,
 		.doit		= snode_nl_link_set_doit,
 		.policy		= snode_link_set_nl_policy,
-		.maxattr	= SNODE_A_LINK_BER_THRESHOLD,
+		.maxattr	= SNODE_A_LINK_ISOLATE_WINDOW,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

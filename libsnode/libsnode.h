@@ -121,6 +121,13 @@ struct snode_link_info {
 	uint64_t ber;			/* units of 1e-18 */
 	uint64_t ber_threshold;		/* in force, 0: none */
 	int ber_alarm;
+	/* the auto-isolate policy (0: off) and what it did; 0.2 and later */
+	int auto_isolate;
+	uint64_t isolate_ber;		/* units of 1e-18, 0: no BER limit */
+	unsigned int isolate_flaps;	/* 0: no flap limit */
+	unsigned int isolate_window;	/* seconds the flaps are counted over */
+	unsigned int isolation;		/* enum snode_link_isolation */
+	unsigned int isolate_reason;	/* enum snode_isolate_reason */
 };
 
 /* dev_index -1: the links of every device */
@@ -148,6 +155,10 @@ int snode_link_clear(struct snode_ctx *ctx, unsigned int dev_index,
 int snode_link_set_ber_threshold(struct snode_ctx *ctx,
 				 unsigned int dev_index, unsigned int port,
 				 uint64_t ber);
+/* LIBSNODE_2 */
+int snode_link_set_auto_isolate(struct snode_ctx *ctx, unsigned int dev_index,
+				unsigned int port, int on, uint64_t ber,
+				unsigned int flaps, unsigned int window);
 
 struct snode_node_info {
 	unsigned int dev_index;		/* the NIC that sees the node so */
@@ -242,7 +253,7 @@ struct snode_event {
 	uint32_t suppressed;		/* folded in by the rate limit */
 	/* anonymous (C11); __extension__ lets C99 -pedantic builds take it */
 	__extension__ union {
-		/* SNODE_CMD_LINK_STATE_NTF, SNODE_CMD_LINK_BER_NTF */
+		/* SNODE_CMD_LINK_STATE_NTF, _LINK_BER_NTF, _LINK_ISOLATION_NTF */
 		struct snode_link_info link;
 		struct snode_event_node node;
 		struct snode_event_window window;

@@ -45,6 +45,7 @@ static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 	switch (ev->type) {
 	case SNODE_CMD_LINK_STATE_NTF:
 	case SNODE_CMD_LINK_BER_NTF:
+	case SNODE_CMD_LINK_ISOLATION_NTF:
 		if (tb[SNODE_A_EVENT_LINK]) {
 			struct nlattr *lt[SNODE_A_LINK_MAX + 1];
 

@@ -407,6 +407,12 @@ void lsn_nl_parse_link_info(struct nlattr **tb, struct snode_link_info *li)
 	li->ber = lsn_nl_u64(tb, SNODE_A_LINK_BER);
 	li->ber_threshold = lsn_nl_u64(tb, SNODE_A_LINK_BER_THRESHOLD);
 	li->ber_alarm = lsn_nl_u32(tb, SNODE_A_LINK_BER_ALARM, 0) != 0;
+	li->auto_isolate = lsn_nl_u32(tb, SNODE_A_LINK_AUTO_ISOLATE, 0) != 0;
+	li->isolate_ber = lsn_nl_u64(tb, SNODE_A_LINK_ISOLATE_BER);
+	li->isolate_flaps = lsn_nl_u32(tb, SNODE_A_LINK_ISOLATE_FLAPS, 0);
+	li->isolate_window = lsn_nl_u32(tb, SNODE_A_LINK_ISOLATE_WINDOW, 0);
+	li->isolation = lsn_nl_u32(tb, SNODE_A_LINK_ISOLATION, 0);
+	li->isolate_reason = lsn_nl_u32(tb, SNODE_A_LINK_ISOLATE_REASON, 0);
 }
 
 /* Every list parser appends to the snapshot that is req->arg. */
@@ -530,6 +536,51 @@ SNODE_EXPORT int snode_link_set_ber_threshold(struct snode_ctx *ctx,
 	};
 
 	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
+}
+
+/* The whole policy in one link-set: what is not given is no limit. */
+struct lsn_nl_isolate {
+	unsigned int dev_index;
+	unsigned int port;
+	int on;
+	uint64_t ber;
+	unsigned int flaps;
+	unsigned int window;
+};
+
+static int lsn_nl_fill_isolate(struct nl_msg *msg, void *arg)
+{
+	const struct lsn_nl_isolate *p = arg;
+
+	if (nla_put_u32(msg, SNODE_A_LINK_DEV_INDEX, p->dev_index) < 0 ||
+	    nla_put_u32(msg, SNODE_A_LINK_PORT, p->port) < 0 ||
+	    nla_put_u32(msg, SNODE_A_LINK_AUTO_ISOLATE, !!p->on) < 0 ||
+	    nla_put_u64(msg, SNODE_A_LINK_ISOLATE_BER, p->ber) < 0 ||
+	    nla_put_u32(msg, SNODE_A_LINK_ISOLATE_FLAPS, p->flaps) < 0 ||
+	    (p->flaps &&
+	     nla_put_u32(msg, SNODE_A_LINK_ISOLATE_WINDOW, p->window) < 0))
+		return -1;
+	return 0;
+}
+
+SNODE_EXPORT int snode_link_set_auto_isolate(struct snode_ctx *ctx,
+					     unsigned int dev_index,
+					     unsigned int port, int on,
+					     uint64_t ber, unsigned int flaps,
+					     unsigned int window)
+{
+	struct lsn_nl_isolate p = {
+		.dev_index = dev_index,
+		.port = port,
+		.on = on,
+		.ber = ber,
+		.flaps = flaps,
+		.window = window,
+	};
+	struct lsn_nl_req req = { .maxattr = SNODE_A_LINK_MAX };
+
+	return lsn_nl_request(ctx, SNODE_CMD_LINK_SET, 0, lsn_nl_fill_isolate,
+			      &p, &req, NULL);
 }
 
 SNODE_EXPORT int snode_link_reset(struct snode_ctx *ctx,

@@ -567,7 +567,10 @@ static const int link_attrs[] = {
 	SNODE_A_LINK_REPLAYS, SNODE_A_LINK_RECOVERIES,
 	SNODE_A_LINK_DOWN_EVENTS, SNODE_A_LINK_TX_BYTES, SNODE_A_LINK_RX_BYTES,
 	SNODE_A_LINK_TX_MSGS, SNODE_A_LINK_RX_MSGS, SNODE_A_LINK_BER,
-	SNODE_A_LINK_BER_THRESHOLD, SNODE_A_LINK_BER_ALARM, 0
+	SNODE_A_LINK_BER_THRESHOLD, SNODE_A_LINK_BER_ALARM,
+	SNODE_A_LINK_AUTO_ISOLATE, SNODE_A_LINK_ISOLATE_BER,
+	SNODE_A_LINK_ISOLATE_FLAPS, SNODE_A_LINK_ISOLATE_WINDOW,
+	SNODE_A_LINK_ISOLATION, 0
 };
 static const int node_attrs[] = {
 	SNODE_A_NODE_DEV_INDEX, SNODE_A_NODE_ID, SNODE_A_NODE_STATE, 0
@@ -781,7 +784,10 @@ static int op_nl_dev_set(struct ctx *c)
 	return nl_call(c, &r);
 }
 
-/* The last port's own threshold and its admin state, both to what they are. */
+/*
+ * The last port's own threshold, its admin state and its auto-isolate
+ * policy (off, as nothing before the sweep sets one), all to what they are.
+ */
 static int op_nl_link_set(struct ctx *c)
 {
 	struct req r;
@@ -789,6 +795,9 @@ static int op_nl_link_set(struct ctx *c)
 	req_link(&r, c->nl.family, SNODE_CMD_LINK_SET, c->dev.index, c->port);
 	req_u32(&r, SNODE_A_LINK_ADMIN_STATE, c->link[c->port].admin);
 	req_u64(&r, SNODE_A_LINK_BER_THRESHOLD, c->own_threshold);
+	req_u32(&r, SNODE_A_LINK_AUTO_ISOLATE, 0);
+	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 0);
+	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 0);
 	return nl_call(c, &r);
 }
 

@@ -330,6 +330,81 @@ TEST_F(nl, link_set_needs_something)
 					SNODE_A_LINK_ADMIN_STATE, 2));
 }
 
+/*
+ * The auto-isolate policy: off by default, what link-set refuses (with
+ * the reason), what link-get reports back; off again at the end.
+ */
+TEST_F(nl, link_auto_isolate_policy)
+{
+	uint32_t port = self->dev.nports - 1, dev = self->dev.index;
+	struct link_ent l;
+	struct req r;
+
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(0, l.iso_on);
+	EXPECT_EQ(0, l.iso_flaps);
+	EXPECT_EQ(0, l.iso_ber);
+	EXPECT_EQ(SNODE_LINK_ISOLATION_NONE, l.isolation);
+	EXPECT_EQ(UINT32_MAX, l.iso_reason);
+
+	/* on without a limit */
+	EXPECT_EQ(-EINVAL, link_set_u32(&self->nl, dev, port,
+					SNODE_A_LINK_AUTO_ISOLATE, 1));
+	EXPECT_STREQ("auto-isolate needs a limit: isolate-ber or isolate-flaps",
+		     self->nl.extack);
+	/* a flap limit without its window, a window alone */
+	EXPECT_EQ(-EINVAL, link_set_u32(&self->nl, dev, port,
+					SNODE_A_LINK_ISOLATE_FLAPS, 5));
+	EXPECT_STREQ("a flap limit needs isolate-window (seconds)",
+		     self->nl.extack);
+	EXPECT_EQ(-EINVAL, link_set_u32(&self->nl, dev, port,
+					SNODE_A_LINK_ISOLATE_WINDOW, 60));
+	/* the policy's ranges */
+	EXPECT_EQ(-ERANGE, link_set_u32(&self->nl, dev, port,
+					SNODE_A_LINK_AUTO_ISOLATE, 2));
+	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 65);
+	req_u32(&r, SNODE_A_LINK_ISOLATE_WINDOW, 60);
+	EXPECT_EQ(-ERANGE, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
+	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 5);
+	req_u32(&r, SNODE_A_LINK_ISOLATE_WINDOW, 86401);
+	EXPECT_EQ(-ERANGE, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(0, l.iso_on);
+
+	/* a policy far from anything the emulated link does (BER 0.5) */
+	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_u32(&r, SNODE_A_LINK_AUTO_ISOLATE, 1);
+	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 500000000000000000ULL);
+	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 64);
+	req_u32(&r, SNODE_A_LINK_ISOLATE_WINDOW, 86400);
+	ASSERT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(1, l.iso_on);
+	EXPECT_EQ(500000000000000000ULL, l.iso_ber);
+	EXPECT_EQ(64, l.iso_flaps);
+	EXPECT_EQ(86400, l.iso_window);
+	EXPECT_EQ(SNODE_LINK_ISOLATION_NONE, l.isolation);
+	/* a limit changed without auto-isolate leaves it on */
+	ASSERT_EQ(0, link_set_u32(&self->nl, dev, port,
+				  SNODE_A_LINK_ISOLATE_FLAPS, 0));
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(1, l.iso_on);
+	EXPECT_EQ(0, l.iso_flaps);
+	EXPECT_EQ(0, l.iso_window);
+	EXPECT_EQ(500000000000000000ULL, l.iso_ber);
+	/* ... and the last limit cannot go while it is on */
+	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 0);
+	EXPECT_EQ(-EINVAL, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
+	ASSERT_EQ(0, link_set_u32(&self->nl, dev, port,
+				  SNODE_A_LINK_AUTO_ISOLATE, 0));
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(0, l.iso_on);
+	EXPECT_EQ(SNODE_LINK_ISOLATION_NONE, l.isolation);
+}
+
 /* Admin down and up: the link follows, and each change is notified. */
 TEST_F(nl, link_down_up_notified)
 {

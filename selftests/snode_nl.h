@@ -379,6 +379,9 @@ struct link_ent {
 	uint32_t dev, port, admin, oper, lanes, speed, peer_node, peer_switch;
 	uint64_t crc, replays, recoveries, down_events, ber, threshold;
 	uint32_t alarm;
+	/* auto-isolate: the policy, the isolation and its reason */
+	uint32_t iso_on, iso_flaps, iso_window, isolation, iso_reason;
+	uint64_t iso_ber;
 };
 
 struct node_ent {
@@ -428,6 +431,12 @@ static inline void link_fill(struct link_ent *l, const struct msg *m)
 	l->ber = get_u64(m, SNODE_A_LINK_BER);
 	l->threshold = get_u64(m, SNODE_A_LINK_BER_THRESHOLD);
 	l->alarm = get_u32(m, SNODE_A_LINK_BER_ALARM);
+	l->iso_on = get_u32(m, SNODE_A_LINK_AUTO_ISOLATE);
+	l->iso_ber = get_u64(m, SNODE_A_LINK_ISOLATE_BER);
+	l->iso_flaps = get_u32(m, SNODE_A_LINK_ISOLATE_FLAPS);
+	l->iso_window = get_u32(m, SNODE_A_LINK_ISOLATE_WINDOW);
+	l->isolation = get_u32(m, SNODE_A_LINK_ISOLATION);
+	l->iso_reason = get_u32(m, SNODE_A_LINK_ISOLATE_REASON);
 }
 
 static inline int link_cb(const struct msg *m, void *arg)

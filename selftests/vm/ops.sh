@@ -18,6 +18,14 @@
 #     -j), the nodes route through the other plane, the stream keeps every
 #     byte; once the plane is back health is ok again. Both planes in turn,
 #     so the switch named is the one killed.
+#   - auto-isolate (decision 0021): a flap policy on link 1, the link
+#     flapped (snode-fm ctl link flap) under a stream: the driver isolates
+#     it (state, reason, health verdict, text and -j), a link-isolation
+#     event names the reason, the stream keeps every byte, the isolation
+#     outlasts the flaps and refuses state up; link clear then state up
+#     bring it back. With link 0 down the same flaps leave link 1 up and
+#     only flapping (health critical). A BER policy isolates on a BER
+#     raised past it.
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
 # Needs: make all modules-guest selftests (and the kernels).
@@ -142,5 +150,109 @@ sys.exit(0 if sys.argv[2] == "0" and d["common_causes"] == [] and d["verdict"] =
 
 plane_down plane0 0 0
 plane_down plane1 1 1
+
+# --- auto-isolate ---------------------------------------------------------------------
+# iso_is PORT ISOLATION REASON ADMIN: link status -j says so of port PORT
+iso_is() {
+	local j
+	j=$(gexec 0 "snodectl -j link status snode0")
+	pycheck '
+l = [x for x in json.loads(sys.argv[1])["links"] if x["port"] == int(sys.argv[2])][0]
+r = None if sys.argv[4] == "-" else sys.argv[4]
+sys.exit(0 if (l["isolation"], l["isolate_reason"], l["admin"]) == (sys.argv[3], r, sys.argv[5]) else 1)' \
+		"$j" "$@"
+}
+
+out=$(gexec 0 "snodectl link set snode0 1 auto-isolate flaps 4/60s && snodectl -j link status snode0")
+check "$KERNEL: auto-isolate: the policy in link status -j, isolation none" pycheck '
+l = [x for x in json.loads(sys.argv[1])["links"] if x["port"] == 1][0]
+print(l, file=sys.stderr)
+sys.exit(0 if l["auto_isolate"] == {"enabled": True, "ber": 0, "flaps": 4, "window": 60} and
+         l["isolation"] == "none" and l["isolate_reason"] is None else 1)' "$out"
+out=$(gexec 0 "snodectl link status snode0")
+check "$KERNEL: auto-isolate: the policy in link status text" grep -q "port 1 .* ok auto-isolate flaps 4/60s$" <<<"$out"
+gexec 0 "rm -f /tmp/mon.*; (snodectl -j monitor timeout 60 >/tmp/mon.json 2>/tmp/mon.err & echo \$! >/tmp/mon.pid)
+	for i in \$(seq 50); do grep -q monitoring /tmp/mon.err && exit 0; sleep 0.1; done; exit 1" >/dev/null
+check "$KERNEL: auto-isolate: monitor listening" [ $? -eq 0 ]
+gexec 0 "rm -f /tmp/stream.*; $KSFT_BIN/link_stream 1 0 0x5100 65536 12 /tmp/stream.ready >/tmp/stream.out 2>&1 &
+	for i in \$(seq 100); do test -f /tmp/stream.ready && exit 0; sleep 0.1; done; exit 1" >/dev/null
+check "$KERNEL: auto-isolate: stream through node 1's window started" [ $? -eq 0 ]
+sleep 1
+# 6 flaps of 300 ms down, 300 ms up: the 4th down event is past 4/60s
+fmctl link flap 0.1 count 6 period 300
+check "$KERNEL: auto-isolate: link 1 flapped past 4/60s is isolated (flaps), admin down" \
+	until_ok 20 iso_is 1 isolated flaps down
+out=$(gexec 0 "snodectl link status snode0")
+echo "$out" >"$LOG/iso-status.txt"
+check "$KERNEL: auto-isolate: link status text says isolated (flaps)" grep -q "port 1 down (admin down) .* isolated (flaps) auto-isolate flaps 4/60s$" <<<"$out"
+st=$(gexec 0 "snodectl -j health >/tmp/health.json; echo \$?")
+out=$(gexec 0 "cat /tmp/health.json")
+echo "$out" >"$LOG/iso-health.json"
+check "$KERNEL: auto-isolate: health -j warns: link 1 isolated (flaps), one path left, no common cause (exit $st)" pycheck '
+d = json.loads(sys.argv[1]); p = d["devices"][0]["problems"]
+print(p, d["common_causes"], file=sys.stderr)
+sys.exit(0 if sys.argv[2] == "1" and d["verdict"] == "warning" and "link 1 isolated (flaps)" in p and
+         "node 0: one path left (link 1 down)" in p and d["common_causes"] == [] and
+         d["devices"][0]["links"]["isolated"] == 1 else 1)' "$out" "$st"
+out=$(gexec 0 "snodectl health")
+check "$KERNEL: auto-isolate: health text: problem: link 1 isolated (flaps)" grep -q "problem: link 1 isolated (flaps)" <<<"$out"
+until_ok 30 stream_done
+out=$(gexec 0 "cat /tmp/stream.out")
+echo "$out" >"$LOG/stream-isolate"
+check "$KERNEL: auto-isolate: the stream kept every byte and its window ($out)" \
+	grep -Eq '^rounds [1-9][0-9]* bytes [0-9]+ mismatches 0 state active' <<<"$out"
+# the flaps ended long ago (3.6 s); the link stays out of service
+check "$KERNEL: auto-isolate: after the flaps: still isolated, admin down" iso_is 1 isolated flaps down
+check "$KERNEL: auto-isolate: after the flaps: link 1 still down" links_are up down
+out=$(gexec 0 "snodectl link set snode0 1 state up 2>&1; echo rc=\$?" | tr '\n' ' ')
+check "$KERNEL: auto-isolate: state up refused while isolated ($out)" eval \
+	'grep -q "rc=1" <<<"$out" && grep -q "link-clear it first" <<<"$out"'
+gexec 0 "kill \$(cat /tmp/mon.pid)"
+out=$(gexec 0 "cat /tmp/mon.json")
+echo "$out" >"$LOG/iso-monitor.json"
+check "$KERNEL: auto-isolate: monitor -j: a link-isolation event, port 1 isolated, reason flaps" pycheck '
+e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
+i = [x for x in e if x["event"] == "link-isolation" and x["port"] == 1]
+print(i, file=sys.stderr)
+sys.exit(0 if any(x["isolation"] == "isolated" and x["reason"] == "flaps" for x in i) else 1)' "$out"
+gexec 0 "dmesg | grep -q \"port 1 isolated: past its auto-isolate flap limit\""
+check "$KERNEL: auto-isolate: the driver logged the isolation" [ $? -eq 0 ]
+gexec 0 "snodectl link clear snode0 1 && snodectl link set snode0 1 state up" >/dev/null
+check "$KERNEL: auto-isolate: link clear, state up: link 1 back up, isolation none" \
+	until_ok 15 eval 'links_are up up && iso_is 1 none - up'
+st=$(gexec 0 "snodectl health >/dev/null; echo \$?")
+check "$KERNEL: auto-isolate: cleared: health ok again (exit $st)" [ "$st" = 0 ]
+
+# the last link up: link 0 taken down by hand, link 1 flaps past its policy
+gexec 0 "snodectl link set snode0 0 state down" >/dev/null
+check "$KERNEL: auto-isolate: link 0 down by hand" until_ok 15 links_are down up
+fmctl link flap 0.1 count 5 period 300
+check "$KERNEL: auto-isolate: the last link up past its limit is only flapping, admin up" \
+	until_ok 20 iso_is 1 flapping flaps up
+sleep 3
+check "$KERNEL: auto-isolate: ... and still not isolated once the flaps ended" iso_is 1 flapping flaps up
+gexec 0 "dmesg | grep -q \"port 1 past its auto-isolate flap limit, not isolated: no other link is up\""
+check "$KERNEL: auto-isolate: the driver logged the refusal" [ $? -eq 0 ]
+st=$(gexec 0 "snodectl -j health >/tmp/health.json; echo \$?")
+out=$(gexec 0 "cat /tmp/health.json")
+echo "$out" >"$LOG/iso-last-health.json"
+check "$KERNEL: auto-isolate: health critical: link 1 flapping and the last link up (exit $st)" pycheck '
+d = json.loads(sys.argv[1]); p = d["devices"][0]["problems"]
+print(p, file=sys.stderr)
+sys.exit(0 if sys.argv[2] == "2" and "link 1 flapping (flaps)" in p and
+         "link 1 flapping and the last link up: not isolated" in p else 1)' "$out" "$st"
+gexec 0 "snodectl link clear snode0 1 && snodectl link set snode0 0 state up" >/dev/null
+check "$KERNEL: auto-isolate: link 0 up, link 1 cleared" \
+	until_ok 15 eval 'links_are up up && iso_is 1 none - up'
+
+# BER: a rate past the policy's limit isolates at once
+gexec 0 "snodectl link set snode0 1 auto-isolate ber 1e-9" >/dev/null
+fmctl link ber 0.1 1e-8
+check "$KERNEL: auto-isolate: BER 1e-8 past ber 1e-9: link 1 isolated (ber)" \
+	until_ok 15 iso_is 1 isolated ber down
+fmctl link ber 0.1 0
+gexec 0 "snodectl link clear snode0 1 && snodectl link set snode0 1 state up && snodectl link set snode0 1 auto-isolate off" >/dev/null
+check "$KERNEL: auto-isolate: BER cleared, link 1 back up, policy off" \
+	until_ok 15 eval 'links_are up up && iso_is 1 none - up'
 
 finish

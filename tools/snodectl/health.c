@@ -80,6 +80,10 @@ static void health_links(struct snodectl *sc, struct snode_dev *dev,
 	print_u64("degraded", ", %llu degraded", c.degraded);
 	print_u64("errors", ", %llu errors", c.errors);
 	print_u64("down", ", %llu down", c.down);
+	print_u64("isolated", c.isolated ? ", %llu isolated" : NULL,
+		  c.isolated);
+	print_u64("flapping", c.flapping ? ", %llu flapping" : NULL,
+		  c.flapping);
 	print_nl();
 	print_close_object();
 }

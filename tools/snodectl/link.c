@@ -15,7 +15,8 @@ static void link_help(FILE *f)
 	fprintf(f,
 		"Usage: snodectl link status [ DEV ]\n"
 		"       snodectl link show DEV PORT\n"
-		"       snodectl link set DEV PORT { state { up | down } | ber-threshold BER }\n"
+		"       snodectl link set DEV PORT { state { up | down } | ber-threshold BER |\n"
+		"                                    auto-isolate { off | [ ber BER ] [ flaps N/DUR ] } }\n"
 		"       snodectl link reset DEV PORT\n"
 		"       snodectl link clear DEV PORT\n"
 		"       snodectl link threshold DEV [ PORT ] { BER | off }\n"
@@ -23,7 +24,9 @@ static void link_help(FILE *f)
 		"       snodectl link trend FILE [ --since DUR ] [ --max-crc N ]\n"
 		"                              [ --max-replays N ] [ --max-down N ] [ -j ]\n"
 		"DEV := { snodeN | dev snodeN }    PORT := 0..255 (or DEV/PORT)\n"
-		"BER := a rate from 0 to 1, e.g. 1e-12    DUR := N{s|m|h|d|w}, e.g. 7d\n");
+		"BER := a rate from 0 to 1, e.g. 1e-12    DUR := N{s|m|h|d|w}, e.g. 7d\n"
+		"auto-isolate: take the link down past BER, or after N down events in DUR\n"
+		"(flaps 5/60s; N 1..64, DUR up to 1d); link clear, then state up, brings it back\n");
 }
 
 static void link_print_ber(const char *key, const char *fmt, uint64_t ber)
@@ -42,6 +45,36 @@ static void link_print_peer(const struct snode_link_info *li)
 	} else {
 		print_text(" peer -");
 	}
+}
+
+/* The auto-isolate policy: an object in JSON, "auto-isolate ..." in text. */
+static void link_print_policy(const struct snode_link_info *li)
+{
+	print_open_object("auto_isolate");
+	print_bool("enabled", li->auto_isolate ? " auto-isolate" : NULL,
+		   li->auto_isolate);
+	link_print_ber("ber", li->auto_isolate && li->isolate_ber ?
+		       " ber %.3g" : NULL, li->isolate_ber);
+	print_u64("flaps", li->auto_isolate && li->isolate_flaps ?
+		  " flaps %llu" : NULL, li->isolate_flaps);
+	print_u64("window", li->auto_isolate && li->isolate_flaps ?
+		  "/%llus" : NULL, li->isolate_window);
+	print_close_object();
+}
+
+/* The isolation (text: @fmt) and its reason, in text only if there is one. */
+static void link_print_isolation(const struct snode_link_info *li,
+				 const char *fmt)
+{
+	bool any = li->isolation != SNODE_LINK_ISOLATION_NONE;
+
+	print_str("isolation", any ? fmt : NULL,
+		  link_isolation_name(li->isolation));
+	if (any)
+		print_str("isolate_reason", " (%s)",
+			  link_isolate_reason_name(li->isolate_reason));
+	else
+		print_null("isolate_reason", NULL);
 }
 
 /* One line: the operator's view of a link. */
@@ -63,6 +96,8 @@ static void link_print_status(const struct snode_link_info *li)
 	print_u64("recoveries", " recoveries %llu", li->recoveries);
 	print_u64("down_events", " down %llu", li->down_events);
 	print_str("verdict", " %s", link_verdict(li));
+	link_print_isolation(li, NULL);
+	link_print_policy(li);
 	print_nl();
 	print_close_object();
 }
@@ -190,6 +225,10 @@ static int link_show(struct snodectl *sc)
 		print_text(" threshold none");
 	print_bool("ber_alarm", " alarm %s", li->ber_alarm);
 	print_nl();
+	print_text(li->auto_isolate ? "   " : "    auto-isolate off");
+	link_print_policy(li);
+	link_print_isolation(li, " isolation %s");
+	print_nl();
 	print_text("    ");
 	print_u64("crc_errors", "crc_errors %llu", li->crc_errors);
 	print_u64("replays", " replays %llu", li->replays);
@@ -227,11 +266,52 @@ static int link_ber_arg(const char *s, uint64_t *ber)
 	return 0;
 }
 
+/* auto-isolate { off | [ ber BER ] [ flaps N/DUR ] }: the whole policy */
+struct link_policy {
+	bool on;
+	uint64_t ber;
+	unsigned int flaps, window;
+};
+
+static int link_policy_arg(struct snodectl *sc, struct link_policy *pol)
+{
+	bool ber = false, flaps = false;
+	const char *w;
+	int ret;
+
+	memset(pol, 0, sizeof(*pol));
+	if (snodectl_arg_match(sc, "off"))
+		return 0;
+	pol->on = true;
+	while (sc->argc > 0) {
+		if (!ber && snodectl_arg_match(sc, "ber")) {
+			ret = link_ber_arg(snodectl_arg_next(sc), &pol->ber);
+			if (ret)
+				return ret;
+			if (!pol->ber)
+				return snodectl_usage("link", "link set: auto-isolate ber wants a rate above 0 (leave ber out for none)");
+			ber = true;
+		} else if (!flaps && snodectl_arg_match(sc, "flaps")) {
+			w = snodectl_arg_next(sc);
+			if (link_parse_flaps(w, &pol->flaps, &pol->window))
+				return snodectl_usage("link", "link set: bad flaps \"%s\" (N/DUR: N 1..%u down events within DUR, up to 1d, e.g. 5/60s)",
+						      w ? w : "", LINK_MAX_FLAPS);
+			flaps = true;
+		} else {
+			break;
+		}
+	}
+	if (!ber && !flaps)
+		return snodectl_usage("link", "link set: auto-isolate wants off, or ber BER and/or flaps N/DUR (e.g. ber 1e-9 flaps 5/60s)");
+	return 0;
+}
+
 static int link_set(struct snodectl *sc)
 {
+	struct link_policy pol = { 0 };
+	bool set_state = false, set_policy = false;
 	struct link_target t;
 	unsigned int dev_index;
-	bool set_state = false;
 	const char *val = NULL;
 	uint64_t ber = 0;
 	int ret;
@@ -248,8 +328,13 @@ static int link_set(struct snodectl *sc)
 		ret = link_ber_arg(snodectl_arg_next(sc), &ber);
 		if (ret)
 			return ret;
+	} else if (snodectl_arg_match(sc, "auto-isolate")) {
+		ret = link_policy_arg(sc, &pol);
+		if (ret)
+			return ret;
+		set_policy = true;
 	} else {
-		return snodectl_usage("link", "link set: expected state up|down or ber-threshold BER");
+		return snodectl_usage("link", "link set: expected state up|down, ber-threshold BER or auto-isolate ...");
 	}
 	ret = snodectl_no_more(sc);
 	if (!ret)
@@ -259,6 +344,10 @@ static int link_set(struct snodectl *sc)
 	if (set_state)
 		ret = snode_link_set_state(sc->ctx, dev_index, t.port,
 					   !strcmp(val, "up"));
+	else if (set_policy)
+		ret = snode_link_set_auto_isolate(sc->ctx, dev_index, t.port,
+						  pol.on, pol.ber, pol.flaps,
+						  pol.window);
 	else
 		ret = snode_link_set_ber_threshold(sc->ctx, dev_index, t.port,
 						   ber);

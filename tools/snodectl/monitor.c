@@ -22,8 +22,8 @@ static void monitor_help(FILE *f)
 {
 	fprintf(f,
 		"Usage: snodectl monitor [ events ] [ count N ] [ timeout SECONDS ]\n"
-		"Prints link, BER alarm, node, window, access-violation and\n"
-		"thermal events of every NIC as they happen.\n");
+		"Prints link, BER alarm, link isolation, node, window,\n"
+		"access-violation and thermal events of every NIC as they happen.\n");
 }
 
 static const char *monitor_revoke_reason(unsigned int reason)
@@ -113,6 +113,20 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_double("ber", " ber %.3g", snode_ber_to_double(li->ber));
 		print_double("ber_threshold", " threshold %.3g",
 			     snode_ber_to_double(li->ber_threshold));
+		break;
+	case SNODE_CMD_LINK_ISOLATION_NTF:
+		print_str("event", " %s", "link-isolation");
+		print_u64("port", " port %llu", li->port);
+		print_str("isolation", " %s", link_isolation_name(li->isolation));
+		if (li->isolation != SNODE_LINK_ISOLATION_NONE)
+			print_str("reason", " reason %s",
+				  link_isolate_reason_name(li->isolate_reason));
+		else
+			print_text(" (cleared)");
+		print_str("state", " (link %s",
+			  link_oper_name(li->oper_state));
+		print_u64("down_events", ", down_events %llu)",
+			  li->down_events);
 		break;
 	case SNODE_CMD_NODE_STATE_NTF:
 		print_str("event", " %s", "node-state");

@@ -143,6 +143,12 @@ struct health_dev {
 struct health_links {
 	unsigned int total, ok, degraded, errors, down;
 	unsigned int down_port[HEALTH_MAX_PORTS];
+	/*
+	 * auto-isolate verdicts: isolated links count as down too, flapping
+	 * ones as down while they are; those up, and the first one's port
+	 */
+	unsigned int isolated, flapping;
+	unsigned int flapping_up, flapping_port;
 };
 
 /* Links down on all the NICs health looked at: what they lead to. */
@@ -181,8 +187,23 @@ struct health_sensors {
 
 const char *link_oper_name(unsigned int state);
 const char *node_state_name(unsigned int state);
-/* "ok", "degraded", "errors" or "down" */
+/*
+ * "ok", "degraded", "errors" or "down"; "isolated" or "flapping" as the
+ * link's auto-isolate policy judged it
+ */
 const char *link_verdict(const struct snode_link_info *li);
+/* "none", "flapping", "isolated"; the reason: "none", "flaps", "ber" */
+const char *link_isolation_name(unsigned int isolation);
+const char *link_isolate_reason_name(unsigned int reason);
+/* the driver's bounds of an auto-isolate flap limit */
+#define LINK_MAX_FLAPS		64
+#define LINK_MAX_FLAP_WINDOW	86400
+/*
+ * "N/DUR" of link set ... auto-isolate flaps: N 1..LINK_MAX_FLAPS down
+ * events within DUR (as trend_parse_duration(), at most a day). 0 or -1.
+ */
+int link_parse_flaps(const char *s, unsigned int *flaps,
+		     unsigned int *window);
 const char *health_name(enum health v);
 /* snodectl health's exit status for a verdict */
 int health_exit_status(enum health v);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "snodectl.h"
+#include "trend.h"
 
 const char *link_oper_name(unsigned int state)
 {
@@ -37,13 +38,62 @@ const char *node_state_name(unsigned int state)
 							    "unknown";
 }
 
+const char *link_isolation_name(unsigned int isolation)
+{
+	static const char *const names[] = {
+		[SNODE_LINK_ISOLATION_NONE] = "none",
+		[SNODE_LINK_ISOLATION_FLAPPING] = "flapping",
+		[SNODE_LINK_ISOLATION_ISOLATED] = "isolated",
+	};
+
+	return isolation < sizeof(names) / sizeof(names[0]) ?
+	       names[isolation] : "unknown";
+}
+
+const char *link_isolate_reason_name(unsigned int reason)
+{
+	static const char *const names[] = {
+		[SNODE_ISOLATE_REASON_NONE] = "none",
+		[SNODE_ISOLATE_REASON_FLAPS] = "flaps",
+		[SNODE_ISOLATE_REASON_BER] = "ber",
+	};
+
+	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] :
+							     "unknown";
+}
+
+int link_parse_flaps(const char *s, unsigned int *flaps,
+		     unsigned int *window)
+{
+	const char *slash = s ? strchr(s, '/') : NULL;
+	char n[16];
+	int64_t secs;
+	uint64_t v;
+
+	if (!slash || slash == s || (size_t)(slash - s) >= sizeof(n))
+		return -1;
+	memcpy(n, s, slash - s);
+	n[slash - s] = '\0';
+	if (n[0] < '0' || n[0] > '9' || tool_parse_u64(n, LINK_MAX_FLAPS, &v) ||
+	    !v)
+		return -1;
+	secs = trend_parse_duration(slash + 1);
+	if (secs <= 0 || secs > LINK_MAX_FLAP_WINDOW)
+		return -1;
+	*flaps = v;
+	*window = secs;
+	return 0;
+}
+
 /* Without an alarm threshold, a link at or above this BER is in errors. */
 #define LINK_DEFAULT_BER_LIMIT	1e-12
 
 /*
  * down: not carrying traffic; errors: the BER is at or above the alarm
  * threshold (or, without one, LINK_DEFAULT_BER_LIMIT); degraded: fewer
- * lanes than it has, or retraining; ok otherwise.
+ * lanes than it has, or retraining; ok otherwise. Before all of these,
+ * what the link's auto-isolate policy made of it: isolated (taken down)
+ * or flapping, which stay until an operator clears them.
  */
 const char *link_verdict(const struct snode_link_info *li)
 {
@@ -51,6 +101,10 @@ const char *link_verdict(const struct snode_link_info *li)
 		       snode_ber_to_double(li->ber_threshold) :
 		       LINK_DEFAULT_BER_LIMIT;
 
+	if (li->isolation == SNODE_LINK_ISOLATION_ISOLATED)
+		return "isolated";
+	if (li->isolation == SNODE_LINK_ISOLATION_FLAPPING)
+		return "flapping";
 	if (li->oper_state == SNODE_LINK_OPER_STATE_DOWN ||
 	    li->admin_state == SNODE_LINK_ADMIN_STATE_DOWN)
 		return "down";
@@ -118,10 +172,29 @@ void health_judge_link(struct health_dev *h, struct health_links *c,
 		       const struct snode_link_info *li)
 {
 	const char *v = link_verdict(li);
+	bool isolated = !strcmp(v, "isolated");
+	bool down = li->oper_state == SNODE_LINK_OPER_STATE_DOWN ||
+		    li->admin_state == SNODE_LINK_ADMIN_STATE_DOWN;
 
 	c->total++;
 	if (!strcmp(v, "ok")) {
 		c->ok++;
+		return;
+	}
+	if (isolated || !strcmp(v, "flapping")) {
+		if (isolated)
+			c->isolated++;
+		else
+			c->flapping++;
+		if (down || isolated) {
+			if (c->down < HEALTH_MAX_PORTS)
+				c->down_port[c->down] = li->port;
+			c->down++;
+		} else if (!c->flapping_up++) {
+			c->flapping_port = li->port;
+		}
+		health_problem(h, HEALTH_WARNING, "link %u %s (%s)", li->port, v,
+			       link_isolate_reason_name(li->isolate_reason));
 		return;
 	}
 	if (!strcmp(v, "down")) {
@@ -145,6 +218,11 @@ void health_judge_links(struct health_dev *h, const struct health_links *c,
 		health_problem(h, HEALTH_CRITICAL, "no link is up");
 		return;
 	}
+	/* past its policy, but isolating it would cut the node off */
+	if (c->flapping_up && c->total - c->down == 1)
+		health_problem(h, HEALTH_CRITICAL,
+			       "link %u flapping and the last link up: not isolated",
+			       c->flapping_port);
 	/* a degraded link or one with errors still carries traffic */
 	if (c->total < 2 || c->total - c->down != 1)
 		return;

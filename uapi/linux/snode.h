@@ -1183,6 +1183,36 @@ enum snode_window_perm {
 	SNODE_WINDOW_PERM_WRITE = 2,
 };
 
+/**
+ * enum snode_link_isolation - What a link's auto-isolate policy made of it.
+ *   Latched: it only rises (none, flapping, isolated) until link-clear sets it
+ *   back to none.
+ * @SNODE_LINK_ISOLATION_FLAPPING: More than half the flap limit within the
+ *   window, or past a limit while the link is the NIC's last one up, which is
+ *   never isolated.
+ * @SNODE_LINK_ISOLATION_ISOLATED: Past a limit: the driver took the link
+ *   administratively down. It stays down (link-set admin-state up is refused)
+ *   until link-clear.
+ */
+enum snode_link_isolation {
+	SNODE_LINK_ISOLATION_NONE,
+	SNODE_LINK_ISOLATION_FLAPPING,
+	SNODE_LINK_ISOLATION_ISOLATED,
+};
+
+/**
+ * enum snode_isolate_reason - The limit of the auto-isolate policy a link went
+ *   past.
+ * @SNODE_ISOLATE_REASON_FLAPS: isolate-flaps down events within isolate-window
+ *   seconds.
+ * @SNODE_ISOLATE_REASON_BER: A bit-error rate at or above isolate-ber.
+ */
+enum snode_isolate_reason {
+	SNODE_ISOLATE_REASON_NONE,
+	SNODE_ISOLATE_REASON_FLAPS,
+	SNODE_ISOLATE_REASON_BER,
+};
+
 enum {
 	SNODE_A_DEV_INDEX = 1,
 	SNODE_A_DEV_NAME,
@@ -1232,6 +1262,12 @@ enum {
 	SNODE_A_LINK_BER_THRESHOLD,
 	SNODE_A_LINK_BER_ALARM,
 	SNODE_A_LINK_PAD,
+	SNODE_A_LINK_AUTO_ISOLATE,
+	SNODE_A_LINK_ISOLATE_BER,
+	SNODE_A_LINK_ISOLATE_FLAPS,
+	SNODE_A_LINK_ISOLATE_WINDOW,
+	SNODE_A_LINK_ISOLATION,
+	SNODE_A_LINK_ISOLATE_REASON,
 
 	__SNODE_A_LINK_MAX,
 	SNODE_A_LINK_MAX = (__SNODE_A_LINK_MAX - 1)
@@ -1305,6 +1341,7 @@ enum {
 	SNODE_CMD_WINDOW_REVOKED_NTF,
 	SNODE_CMD_ACCESS_VIOLATION_NTF,
 	SNODE_CMD_THERMAL_NTF,
+	SNODE_CMD_LINK_ISOLATION_NTF,
 
 	__SNODE_CMD_MAX,
 	SNODE_CMD_MAX = (__SNODE_CMD_MAX - 1)

@@ -143,7 +143,10 @@ comp() { # comp WORD...: the completions after WORD... and an empty word
 		comp "$TOP/tools/snodectl/snodectl.bash-completion" snodectl "$@"
 }
 ok "completion: link t DEV PORT offers off (threshold)" eval '[ "$(comp link t snode0 1)" = off ]'
-ok "completion: l se DEV PORT offers state and ber-threshold (set)" eval '[ "$(comp l se snode0 1 | sort | tr "\n" " ")" = "ber-threshold state " ]'
+ok "completion: l se DEV PORT offers state, ber-threshold and auto-isolate (set)" eval '[ "$(comp l se snode0 1 | sort | tr "\n" " ")" = "auto-isolate ber-threshold state " ]'
+ok "completion: link set DEV PORT auto-isolate offers off, ber, flaps" eval '[ "$(comp link set snode0 1 auto-isolate | sort | tr "\n" " ")" = "ber flaps off " ]'
+ok "completion: ... ber BER offers the limit not given yet (flaps)" eval '[ "$(comp link set snode0 1 auto-isolate ber 1e-9)" = flaps ]'
+ok "completion: ... flaps offers N/DUR examples" eval 'comp link set snode0 1 auto-isolate flaps | grep -qx 5/60s'
 ok "completion: link tr FILE offers trend's options" eval '[ "$(comp link tr x | sort | tr "\n" " ")" = "--max-crc --max-down --max-replays --since -j " ]'
 run "$SNODECTL" foo
 ok "unknown object: exit 64" eval 'rc_is 64 && has "\"foo\" is unknown" "$err"'
@@ -181,6 +184,8 @@ link status snode0 extra
 link show snode0 1 extra
 link show snode0/1 extra
 link set snode0 1 state up extra
+link set snode0 1 auto-isolate off extra
+link set snode0 1 auto-isolate ber 1e-9 flaps 5/60s extra
 link reset snode0 1 extra
 link clear snode0 1 extra
 link threshold snode0 1 1e-9 extra
@@ -204,6 +209,20 @@ run -n "$SNODECTL" link set snode0 1 state sideways
 ok "bad state: exit 64" eval 'rc_is 64'
 run -n "$SNODECTL" link threshold snode0 1 2
 ok "BER above 1: exit 64" eval 'rc_is 64 && has "bad BER" "$err"'
+while IFS=: read -r args want; do
+	run -n "$SNODECTL" link set snode0 1 auto-isolate $args
+	ok "link set auto-isolate $args: one-line error, exit 64" eval 'rc_is 64 && [ -z "$out" ] && [ "$(wc -l <<<"$err")" = 1 ] && has "$want" "$err"'
+done <<'EOF2'
+:wants off, or ber BER and/or flaps N/DUR
+flaps:bad flaps ""
+flaps 5:bad flaps "5"
+flaps 0/60s:bad flaps "0/60s"
+flaps 65/60s:bad flaps "65/60s"
+flaps 5/2d:bad flaps "5/2d"
+ber 2:bad BER "2"
+ber 0:wants a rate above 0
+ber 1e-9 ber 1e-8:unexpected argument "ber"
+EOF2
 run -n "$SNODECTL" monitor count x
 ok "monitor count x: exit 64" eval 'rc_is 64'
 

@@ -367,6 +367,49 @@ static void test_link_verdict(void)
 	   "link verdict: a threshold above the default limit is the limit");
 }
 
+/* Auto-isolate: the verdicts it adds, their names, link set's N/DUR. */
+static void test_link_isolation(void)
+{
+	struct snode_link_info li = link_good(0);
+	unsigned int n = 0, w = 0;
+
+	li.isolation = SNODE_LINK_ISOLATION_ISOLATED;
+	li.isolate_reason = SNODE_ISOLATE_REASON_FLAPS;
+	li.admin_state = SNODE_LINK_ADMIN_STATE_DOWN;
+	ok(!strcmp(link_verdict(&li), "isolated"),
+	   "isolation: an isolated link is isolated, not down");
+	li = link_good(0);
+	li.isolation = SNODE_LINK_ISOLATION_FLAPPING;
+	li.ber_alarm = 1;
+	ok(!strcmp(link_verdict(&li), "flapping"),
+	   "isolation: a flapping link is flapping before errors");
+	li.oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	ok(!strcmp(link_verdict(&li), "flapping"),
+	   "isolation: ... and while it is down");
+	ok(!strcmp(link_isolation_name(SNODE_LINK_ISOLATION_NONE), "none") &&
+	   !strcmp(link_isolation_name(SNODE_LINK_ISOLATION_FLAPPING), "flapping") &&
+	   !strcmp(link_isolation_name(SNODE_LINK_ISOLATION_ISOLATED), "isolated") &&
+	   !strcmp(link_isolation_name(7), "unknown"),
+	   "isolation: state names, unknown past the enum");
+	ok(!strcmp(link_isolate_reason_name(SNODE_ISOLATE_REASON_FLAPS), "flaps") &&
+	   !strcmp(link_isolate_reason_name(SNODE_ISOLATE_REASON_BER), "ber") &&
+	   !strcmp(link_isolate_reason_name(SNODE_ISOLATE_REASON_NONE), "none") &&
+	   !strcmp(link_isolate_reason_name(9), "unknown"),
+	   "isolation: reason names");
+	ok(!link_parse_flaps("5/60s", &n, &w) && n == 5 && w == 60,
+	   "flaps: 5/60s");
+	ok(!link_parse_flaps("3/2m", &n, &w) && n == 3 && w == 120 &&
+	   !link_parse_flaps("64/1d", &n, &w) && n == 64 && w == 86400 &&
+	   !link_parse_flaps("1/30", &n, &w) && n == 1 && w == 30,
+	   "flaps: minutes, a day, plain seconds; 1 and 64 flaps");
+	ok(link_parse_flaps("0/60s", &n, &w) && link_parse_flaps("65/60s", &n, &w) &&
+	   link_parse_flaps("5/0s", &n, &w) && link_parse_flaps("5/2d", &n, &w) &&
+	   link_parse_flaps("5", &n, &w) && link_parse_flaps("/60s", &n, &w) &&
+	   link_parse_flaps("5/", &n, &w) && link_parse_flaps("-5/60s", &n, &w) &&
+	   link_parse_flaps("5/60x", &n, &w) && link_parse_flaps(NULL, &n, &w),
+	   "flaps: 0, 65, no window, past a day, no slash, junk: refused");
+}
+
 /* The hwmon values of a NIC that runs cool and within its power budget. */
 static const struct health_sensors sensors_cool = {
 	.have_temp = true, .have_temp_max = true, .have_temp_crit = true,
@@ -575,6 +618,51 @@ static void test_health(void)
 	ok(has_problem(&h, "this node: one path left (link 1 down)"),
 	   "health: a NIC not attached says this node");
 	st = live;
+	links[1] = link_good(1);
+
+	/* auto-isolate */
+	links[1].isolation = SNODE_LINK_ISOLATION_ISOLATED;
+	links[1].isolate_reason = SNODE_ISOLATE_REASON_FLAPS;
+	links[1].admin_state = SNODE_LINK_ADMIN_STATE_DOWN;
+	links[1].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && has_problem(&h, "link 1 isolated (flaps)") &&
+	   has_problem(&h, "node 1: one path left (link 1 down)") &&
+	   !has_problem(&h, "link 1 down"),
+	   "health: an isolated link is a warning, isolated (flaps), and not a path");
+	{
+		struct health_down d = { 0 };
+
+		health_down_add(&d, &links[1]);
+		ok(d.n == 0, "health: an isolated link is no common cause's");
+	}
+	links[0].isolation = SNODE_LINK_ISOLATION_FLAPPING;
+	links[0].isolate_reason = SNODE_ISOLATE_REASON_FLAPS;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_CRITICAL && has_problem(&h, "link 0 flapping (flaps)") &&
+	   has_problem(&h, "link 0 flapping and the last link up: not isolated"),
+	   "health: flapping on the last link up is critical (not isolated)");
+	links[1] = link_good(1);
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && h.nproblems == 1 &&
+	   has_problem(&h, "link 0 flapping (flaps)"),
+	   "health: flapping with another link up is a warning");
+	links[0].oper_state = SNODE_LINK_OPER_STATE_DOWN;
+	links[0].isolate_reason = SNODE_ISOLATE_REASON_BER;
+	v = judge_nic(&h, &st, links, 2, nodes, 3, &sensors);
+	ok(v == HEALTH_WARNING && has_problem(&h, "link 0 flapping (ber)") &&
+	   has_problem(&h, "node 1: one path left (link 0 down)"),
+	   "health: a flapping link while down is no path");
+	links[0] = link_good(0);
+	memset(&lc, 0, sizeof(lc));
+	memset(&h, 0, sizeof(h));
+	links[1].isolation = SNODE_LINK_ISOLATION_ISOLATED;
+	health_judge_link(&h, &lc, &links[1]);
+	links[1].isolation = SNODE_LINK_ISOLATION_FLAPPING;
+	health_judge_link(&h, &lc, &links[1]);
+	ok(lc.total == 2 && lc.isolated == 1 && lc.flapping == 1 &&
+	   lc.down == 1 && lc.flapping_up == 1 && lc.flapping_port == 1,
+	   "health: the links line counts isolated and flapping links");
 	links[1] = link_good(1);
 
 	memset(&lc, 0, sizeof(lc));
@@ -1263,6 +1351,7 @@ int main(int argc, char **argv)
 	test_handles();
 	test_ber();
 	test_link_verdict();
+	test_link_isolation();
 	test_health();
 	test_common_cause();
 	test_health_levels();
