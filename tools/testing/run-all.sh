@@ -70,11 +70,16 @@ SUITES=(
 	"fail-nth-debug:bash selftests/vm/fail-nth.sh debug"
 	"fuzz-debug:bash selftests/vm/fuzz.sh debug 120 4242"
 )
-# Suites left out of "make check" for its time budget, run by --full:
-# the debug kernel still runs core, msg's two-node part (the lifetime
-# tests) and fail-nth. devlink-debug only loads the driver and skips: the
+# Suites left out of "make check" for its time budget, run by --full
+# (Documentation/decisions/0023-what-make-check-runs.md): the 6.1 copies
+# of suites whose code does not depend on the kernel version (6.12 runs
+# them), emu-6.12 (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug
+# runs the same seed under the sanitizers), and the slow debug suites; the
+# debug kernel still runs core, msg's two-node part (the lifetime tests),
+# fail-nth and fuzz. devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK.
-FULL_ONLY=(mem-debug link-debug msg4-debug devlink-debug)
+FULL_ONLY=(devlink-6.1 ops-6.1 net-6.1 ofi-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
+	mem-debug link-debug msg4-debug devlink-debug)
 
 passed=0
 failed=0
