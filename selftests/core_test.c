@@ -47,24 +47,6 @@ static int _snode_info(int fd, struct snode_info *info)
 #define test_err_snode_info(_errno, info) \
 	EXPECT_ERRNO(_errno, _snode_info(self->fd, info))
 
-/* Read a sysfs/debugfs file into buf; returns bytes read or -errno. */
-static int read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
-}
-
 static int read_attr(int index, const char *attr, char *buf, size_t len)
 {
 	char path[PATH_MAX];

@@ -54,18 +54,10 @@
 
 static long read_long(const char *path)
 {
-	char buf[64] = "";
-	ssize_t n;
-	int fd;
+	char buf[64];
 
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
+	if (read_file(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	return strtol(buf, NULL, 10);
 }
 

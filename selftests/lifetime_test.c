@@ -320,16 +320,10 @@ static int att_entries(int fd)
 static int admin_inflight(void)
 {
 	char text[2048], *p;
-	int fd, n;
 
-	fd = open("/sys/kernel/debug/snode/snode0/queues", O_RDONLY);
-	if (fd < 0)
+	if (read_file("/sys/kernel/debug/snode/snode0/queues", text,
+		      sizeof(text)) <= 0)
 		return -1;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	text[n] = 0;
 	p = strstr(text, " inflight ");
 	return p ? atoi(p + strlen(" inflight ")) : -1;
 }
@@ -412,8 +406,7 @@ TEST_F(life, admin_no_free_slot)
 TEST_F(life, dma_intr_cause_cleared)
 {
 	char regs[4096], *p;
-	ssize_t n;
-	int q, ifd, fd;
+	int q, ifd;
 	void *buf;
 
 	ifd = import_sim(self->fd);
@@ -425,12 +418,7 @@ TEST_F(life, dma_intr_cause_cleared)
 	ASSERT_NE(MAP_FAILED, buf);
 	ASSERT_EQ(0, dma_copy_wait(q, ifd, buf, SZ_4K));
 
-	fd = open(SNODE_REGS, O_RDONLY);
-	ASSERT_LE(0, fd);
-	n = read(fd, regs, sizeof(regs) - 1);
-	close(fd);
-	ASSERT_LT(0, n);
-	regs[n] = '\0';
+	ASSERT_LT(0, read_file(SNODE_REGS, regs, sizeof(regs)));
 	p = strstr(regs, "INTR_CAUSE = ");
 	ASSERT_NE(NULL, p);
 	EXPECT_EQ(0, strtoul(p + strlen("INTR_CAUSE = "), NULL, 0) &

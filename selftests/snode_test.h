@@ -109,6 +109,27 @@ static inline int write_file(const char *path, const char *val)
 }
 
 /*
+ * Read the sysfs or debugfs file @path into @buf, NUL terminated: the bytes
+ * read, or -errno.
+ */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
+/*
  * Set the driver's delay at race point @name (driver/debugfs.c), in
  * microseconds: 0 or -errno.
  */
