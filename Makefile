@@ -18,6 +18,8 @@
 
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
+# the ABI: ioctls, and the netlink family rendered from its spec
+UAPI_HDRS := $(TOP)/uapi/linux/snode.h $(TOP)/uapi/linux/snode_nl.h
 
 .PHONY: all
 all:

@@ -2,7 +2,7 @@
 #
 # Installing snode (Documentation/install.rst):
 #   install           the userspace, without a kernel tree: libsnode (shared
-#                     and static), <libsnode.h> and <linux/snode.h>,
+#                     and static), <libsnode.h> and <linux/snode.h> (+ snode_nl.h),
 #                     libsnode.pc, snodectl, snode-perf, man pages, bash
 #                     completion, the udev rule, the sysusers.d entry of
 #                     group "snode" and the weekly link record's systemd
@@ -66,6 +66,7 @@ LIBSNODE_FILES := \
 	$(LIBSNODE_SO):$(LIBDIR)/$(LIBSNODE_SONAME):0755 \
 	$(TOP)/libsnode/libsnode.h:$(INCDIR)/libsnode.h:0644 \
 	$(TOP)/uapi/linux/snode.h:$(INCDIR)/linux/snode.h:0644 \
+	$(TOP)/uapi/linux/snode_nl.h:$(INCDIR)/linux/snode_nl.h:0644 \
 	$(foreach m,$(LIB_MANS),$(m):$(MANDIR)/man$(subst .,,$(suffix $(m)))/$(notdir $(m)):0644)
 TOOLS_FILES := \
 	$(INSTALL_BIN)/snode-perf:$(BINDIR)/snode-perf:0755 \
@@ -98,7 +99,7 @@ uninstall:
 
 # What DKMS builds from: the kbuild files, the driver and the uapi header.
 DKMS_FILES := $(TOP)/Kbuild $(TOP)/dkms.conf $(TOP)/driver/Kbuild $(DRIVER_SRCS) \
-	$(TOP)/uapi/linux/snode.h
+	$(UAPI_HDRS)
 
 dkms-source:
 	$(foreach f,$(DKMS_FILES),install -D -m 0644 $(f) \

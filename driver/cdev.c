@@ -71,79 +71,6 @@ static int snode_ioctl_info(struct snode_ucmd *ucmd)
 	return snode_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
-static int snode_ioctl_stats(struct snode_ucmd *ucmd)
-{
-	struct snode_stats *cmd = ucmd->cmd;
-	struct snode_hw_stats hw;
-	struct snode_admin_req req = {
-		.cmd.opcode = SNODE_OP_STATS,
-		.data = &hw,
-		.len = sizeof(hw),
-		.dir = DMA_FROM_DEVICE,
-	};
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EOPNOTSUPP;
-	ret = snode_admin_exec(ucmd->sdev, &req);
-	if (ret)
-		return ret;
-	cmd->out_admin_cmds = le64_to_cpu(hw.admin_cmds);
-	cmd->out_events = le64_to_cpu(hw.events);
-	cmd->out_events_dropped = le64_to_cpu(hw.events_dropped);
-	cmd->out_access_violations = le64_to_cpu(hw.access_violations);
-	cmd->out_msgs_sent = le64_to_cpu(hw.msgs_sent);
-	cmd->out_msgs_received = le64_to_cpu(hw.msgs_received);
-	cmd->out_msgs_rejected = le64_to_cpu(hw.msgs_rejected);
-	cmd->out_dma_reqs = le64_to_cpu(hw.dma_reqs);
-	cmd->out_dma_bytes = le64_to_cpu(hw.dma_bytes);
-	cmd->out_dma_errors = le64_to_cpu(hw.dma_errors);
-	cmd->out_att_sets = le64_to_cpu(hw.att_sets);
-	cmd->out_att_revokes = le64_to_cpu(hw.att_revokes);
-	cmd->out_resets = le64_to_cpu(hw.resets);
-	cmd->out_send_retries = snode_msg_send_retries(ucmd->sdev);
-	return snode_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
-static u32 snode_msg_list_endpoints_fill(void *ctx, void *buf, u32 max)
-{
-	return snode_ep_list(ctx, buf, max);
-}
-
-static u32 snode_msg_list_queues_fill(void *ctx, void *buf, u32 max)
-{
-	return snode_dma_list_queues(ctx, buf, max);
-}
-
-/* MSG_LIST lists what the message engine and the DMA engine hand out. */
-static int snode_ioctl_msg_list(struct snode_ucmd *ucmd)
-{
-	struct snode_msg_list *cmd = ucmd->cmd;
-	struct snode_ucmd_list list = {
-		.entries = cmd->entries,
-		.entry_size = cmd->entry_size,
-		.count = cmd->count,
-		.size = sizeof(struct snode_msg_entry),
-		.min_size = offsetofend(struct snode_msg_entry, comm),
-	};
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EOPNOTSUPP;
-	if (cmd->type == SNODE_MSG_LIST_ENDPOINTS)
-		ret = snode_ucmd_list(&list, snode_msg_list_endpoints_fill,
-				      ucmd->sdev);
-	else if (cmd->type == SNODE_MSG_LIST_DMA_QUEUES)
-		ret = snode_ucmd_list(&list, snode_msg_list_queues_fill,
-				      ucmd->sdev);
-	else
-		ret = -EINVAL;
-	if (ret)
-		return ret;
-	cmd->count = list.count;
-	return snode_ucmd_respond(ucmd, sizeof(*cmd));
-}
-
 static const struct snode_ioctl_op snode_ioctl_ops[] = {
 	SNODE_IOCTL_OP(SNODE_IOCTL_INFO, snode_ioctl_info, struct snode_info,
 		       out_fw_name, 0),
@@ -158,18 +85,12 @@ static const struct snode_ioctl_op snode_ioctl_ops[] = {
 		       SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_IMPORT, snode_ioctl_mem_import,
 		       struct snode_mem_import, out_epoch, SNODE_IOCTL_WRITE),
-	SNODE_IOCTL_OP(SNODE_IOCTL_MEM_LIST, snode_ioctl_mem_list,
-		       struct snode_mem_list, out_pool_free, 0),
 	SNODE_IOCTL_OP(SNODE_IOCTL_EP_ALLOC, snode_ioctl_ep_alloc,
 		       struct snode_ep_alloc, out_key, SNODE_IOCTL_WRITE),
 	SNODE_IOCTL_OP(SNODE_IOCTL_MSG_SEND, snode_ioctl_msg_send,
 		       struct snode_msg_send, payload, SNODE_IOCTL_WRITE),
-	SNODE_IOCTL_OP(SNODE_IOCTL_MSG_LIST, snode_ioctl_msg_list,
-		       struct snode_msg_list, entries, 0),
 	SNODE_IOCTL_OP(SNODE_IOCTL_DMA_OPEN, snode_ioctl_dma_open,
 		       struct snode_dma_open, out_fd, SNODE_IOCTL_WRITE),
-	SNODE_IOCTL_OP(SNODE_IOCTL_STATS, snode_ioctl_stats,
-		       struct snode_stats, out_send_retries, 0),
 };
 
 static long snode_fops_ioctl(struct file *filp, unsigned int cmd,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * snode: the core every feature file builds on - device state, ioctl
- * dispatch, answers and listings.
+ * dispatch, answers, new descriptors and the NIC's counters.
  */
 
 #include <linux/file.h>
@@ -114,81 +114,6 @@ int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len)
 	return 0;
 }
 
-/* Attempts at a listing whose table keeps growing under it, at most */
-#define SNODE_LIST_TRIES	4
-/* Largest entry_size of a list ioctl, whatever the page size */
-#define SNODE_LIST_ENTRY_MAX	4096
-
-/**
- * snode_ucmd_list() - answer a list ioctl: copy a table snapshot out
- * @list: what the caller asked for and where to put it; @list->count is
- *        updated to the number of entries that exist
- * @fill: fills up to @max entries of @buf (all zero on entry; NULL with @max
- *        0 to count only) and returns how many exist, possibly more than @max
- * @ctx: passed to @fill
- *
- * The list ioctls (SNODE_IOCTL_MEM_LIST, SNODE_IOCTL_MSG_LIST) share one
- * format, which lets their entry structure grow: the caller says how large
- * it believes an entry is; the kernel accepts any size from the first
- * version's (@list->min_size, offsetofend() of its last member) up to
- * 4096 bytes, writes min(entry_size, its own size) bytes per entry and
- * zero-fills the rest. On success exactly min(count in, count out) entries
- * were written, count out being the number that exist.
- *
- * The kernel's buffer holds no more entries than exist, so there is no cap
- * on the count. The table is counted and then read, each under its lock;
- * if it grew in between past the buffer while the caller had room for
- * more, the snapshot is taken again.
- *
- * Context: Process context; @fill takes the table's lock.
- * Return: 0, -EINVAL (entry_size out of range, or entries is 0 with a
- * count), -EFAULT, -ENOMEM, or -EAGAIN if the table kept growing.
- */
-int snode_ucmd_list(struct snode_ucmd_list *list,
-		    u32 (*fill)(void *ctx, void *buf, u32 max), void *ctx)
-{
-	void __user *uptr = u64_to_user_ptr(list->entries);
-	u32 esize = list->entry_size, total, n, i, tries = 0;
-	size_t len = min_t(size_t, esize, list->size);
-	void *buf;
-
-	if (esize < list->min_size || esize > SNODE_LIST_ENTRY_MAX)
-		return -EINVAL;
-	if (list->count && !uptr)
-		return -EINVAL;
-
-	for (;;) {
-		total = fill(ctx, NULL, 0);
-		n = min(list->count, total);
-		buf = NULL;
-		if (!n)
-			break;
-		buf = kvcalloc(n, list->size, GFP_KERNEL);
-		if (!buf)
-			return -ENOMEM;
-		total = fill(ctx, buf, n);
-		if (total <= n || n == list->count)
-			break;
-		kvfree(buf);
-		if (++tries == SNODE_LIST_TRIES)
-			return -EAGAIN;
-	}
-
-	n = min(n, total);
-	for (i = 0; i < n; i++) {
-		void __user *dst = uptr + (size_t)i * esize;
-
-		if (copy_to_user(dst, buf + (size_t)i * list->size, len) ||
-		    clear_user(dst + len, esize - len)) {
-			kvfree(buf);
-			return -EFAULT;
-		}
-	}
-	kvfree(buf);
-	list->count = total;
-	return 0;
-}
-
 /**
  * snode_ucmd_install_fd() - finish an ioctl that hands out a new file
  * @ucmd: the ioctl call
@@ -270,4 +195,30 @@ long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
 	if ((op->flags & SNODE_IOCTL_WRITE) && !(filp->f_mode & FMODE_WRITE))
 		return -EPERM;
 	return op->execute(ucmd);
+}
+
+/**
+ * snode_dev_stats() - read the NIC's counters
+ * @sdev: snode device
+ * @st: filled in: the STATS command's answer (little endian, as the NIC
+ *      wrote it) and the driver's own counters
+ *
+ * Context: Process context; sleeps while the NIC answers.
+ * Return: 0 or a negative errno of the admin command.
+ */
+int snode_dev_stats(struct snode_dev *sdev, struct snode_dev_stats *st)
+{
+	struct snode_admin_req req = {
+		.cmd.opcode = SNODE_OP_STATS,
+		.data = &st->hw,
+		.len = sizeof(st->hw),
+		.dir = DMA_FROM_DEVICE,
+	};
+	int ret;
+
+	ret = snode_admin_exec(sdev, &req);
+	if (ret)
+		return ret;
+	st->send_retries = snode_msg_send_retries(sdev);
+	return 0;
 }

@@ -1073,42 +1073,41 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
 /**
  * snode_dma_list_queues() - describe the DMA queues of a device
  * @sdev: snode device
- * @entries: array of @max entries to fill
+ * @entries: array of @max zeroed entries to fill, or NULL to count
  * @max: room in @entries
+ * @viewer: who asks; owner details of other users' queues are withheld
  *
  * Context: Process context.
  * Return: the number of queues (possibly more than @max).
  */
 u32 snode_dma_list_queues(struct snode_dev *sdev,
-			  struct snode_msg_entry *entries, u32 max)
+			  struct snode_obj_entry *entries, u32 max,
+			  const struct snode_viewer *viewer)
 {
 	struct snode_dma_dev *dd = sdev->dma;
 	struct snode_dma_queue *q;
-	struct snode_viewer viewer;
 	u32 n = 0;
 
 	if (!dd)
 		return 0;
-	snode_viewer_current(&viewer);
 	mutex_lock(&dd->queues_lock);
 	list_for_each_entry(q, &dd->queues, node) {
-		struct snode_msg_entry *e = &entries[n];
+		struct snode_obj_entry *e = &entries[n];
 
 		if (n++ >= max)
 			continue;
-		e->type = SNODE_MSG_LIST_DMA_QUEUES;
 		e->id = q->id;
 		e->entries = q->depth;
 		if (q->owner.pid == task_tgid(current))
-			e->flags |= SNODE_MSG_ENTRY_OWN;
+			e->flags |= SNODE_ENTRY_OWN;
 		spin_lock(&q->lock);
 		e->pending = q->inflight;
 		e->count = q->completed;
 		e->bytes = q->bytes;
 		e->errors = q->errors;
 		spin_unlock(&q->lock);
-		if (!snode_owner_visible(&q->owner, &viewer)) {
-			e->flags |= SNODE_MSG_ENTRY_HIDDEN;
+		if (!snode_owner_visible(&q->owner, viewer)) {
+			e->flags |= SNODE_ENTRY_HIDDEN;
 			continue;
 		}
 		e->pid = pid_vnr(q->owner.pid);

@@ -35,7 +35,7 @@ INSTALL_MOD_PATH ?=
 
 DRIVER_SRCS := $(sort $(filter-out %.mod.c,$(wildcard $(TOP)/driver/*.c)) \
 		      $(wildcard $(TOP)/driver/*.h))
-DRIVER_LINT_FILES := $(DRIVER_SRCS) $(TOP)/uapi/linux/snode.h
+DRIVER_LINT_FILES := $(DRIVER_SRCS) $(UAPI_HDRS)
 DRIVER_INPUTS := $(TOP)/Kbuild $(TOP)/driver/Kbuild $(DRIVER_LINT_FILES)
 
 GUEST_KVERS := 6.1 6.12
@@ -57,7 +57,7 @@ $(BUILD)/mod/$(1)/driver/snode.ko: $(DRIVER_INPUTS) $(2)
 	@mkdir -p $(BUILD)/mod/$(1)/driver $(BUILD)/mod/$(1)/uapi/linux
 	cp -p $(TOP)/Kbuild $(BUILD)/mod/$(1)/
 	cp -p $(TOP)/driver/Kbuild $(DRIVER_SRCS) $(BUILD)/mod/$(1)/driver/
-	cp -p $(TOP)/uapi/linux/snode.h $(BUILD)/mod/$(1)/uapi/linux/
+	cp -p $(UAPI_HDRS) $(BUILD)/mod/$(1)/uapi/linux/
 	$(MAKE) -C $(call KDIR_FOR,$(1)) M=$(BUILD)/mod/$(1) modules
 
 $(BUILD)/stage/k$(1)/lib/snode/snode.ko: $(BUILD)/mod/$(1)/driver/snode.ko
@@ -79,7 +79,7 @@ lint-$(1):
 		$(BUILD)/lint/$(1)/uapi/linux
 	@cp $(TOP)/Kbuild $(BUILD)/lint/$(1)/
 	@cp $(TOP)/driver/Kbuild $(DRIVER_SRCS) $(BUILD)/lint/$(1)/driver/
-	@cp $(TOP)/uapi/linux/snode.h $(BUILD)/lint/$(1)/uapi/linux/
+	@cp $(UAPI_HDRS) $(BUILD)/lint/$(1)/uapi/linux/
 	@echo "lint: W=1 C=2 against $(1)"
 	@$(MAKE) -s -C $(call KDIR_FOR,$(1)) M=$(BUILD)/lint/$(1) W=1 C=2 \
 		modules > $(BUILD)/lint/$(1).log 2>&1; rc=$$$$?; \
@@ -103,22 +103,17 @@ lint-checkpatch:
 		$(patsubst $(TOP)/%,%,$(TRACE_HDR))
 
 # kernel-doc of what W=1 does not see: the driver's headers and the uapi
-# header, whose documented members must match its structures. The YNL block
-# of the uapi header is rendered from the netlink spec (make nl-check) and
-# left out; cutting it keeps the line numbers.
+# header, whose documented members must match its structures. snode_nl.h is
+# rendered from the netlink spec (make nl-check) and left out.
 KERNEL_DOC ?= $(KDIR_6_12)/scripts/kernel-doc
 
 .PHONY: lint-kernel-doc
 lint-kernel-doc:
 	@echo "lint: kernel-doc"
-	@mkdir -p $(BUILD)/lint/kernel-doc/uapi/linux
-	@sed '/BEGIN YNL/,$$d' $(TOP)/uapi/linux/snode.h \
-		> $(BUILD)/lint/kernel-doc/uapi/linux/snode.h
-	@out=$$(perl $(KERNEL_DOC) -none -Wall \
-		$(BUILD)/lint/kernel-doc/uapi/linux/snode.h \
-		$(filter %.h,$(DRIVER_SRCS)) 2>&1); \
+	@out=$$(cd $(TOP) && perl $(KERNEL_DOC) -none -Wall uapi/linux/snode.h \
+		$(patsubst $(TOP)/%,%,$(filter %.h,$(DRIVER_SRCS))) 2>&1); \
 	if [ -n "$$out" ]; then \
-		printf '%s\n' "$$out" | sed 's|$(BUILD)/lint/kernel-doc/||'; \
+		printf '%s\n' "$$out"; \
 		echo "lint: kernel-doc FAILED"; exit 1; fi
 
 lint: $(foreach v,$(GUEST_KVERS),lint-$(v)) lint-checkpatch lint-kernel-doc

@@ -768,53 +768,51 @@ u32 snode_ep_kernel_read(struct snode_ep *ep, struct snode_msg *msgs, u32 max)
 /**
  * snode_ep_list() - describe the endpoints of a device
  * @sdev: snode device
- * @entries: array of @max entries to fill, or NULL to count
+ * @entries: array of @max zeroed entries to fill, or NULL to count
  * @max: room in @entries
+ * @viewer: who asks; owner details of other users' endpoints are withheld
  *
  * Context: Process context; takes &snode_msg_dev.lock.
  * Return: the number of endpoints, possibly more than @max.
  */
-u32 snode_ep_list(struct snode_dev *sdev, struct snode_msg_entry *entries,
-		  u32 max)
+u32 snode_ep_list(struct snode_dev *sdev, struct snode_obj_entry *entries,
+		  u32 max, const struct snode_viewer *viewer)
 {
 	struct snode_msg_dev *md = sdev->msg;
 	bool admin = capable(CAP_SYS_ADMIN);
-	struct snode_viewer viewer;
 	u32 id, n = 0;
 
 	if (!md)
 		return 0;
-	snode_viewer_current(&viewer);
 	mutex_lock(&md->lock);
 	for (id = 0; id < md->nr_ids; id++) {
 		struct snode_ep *ep = md->eps[id];
-		struct snode_msg_entry *e;
+		struct snode_obj_entry *e;
 
 		if (!ep)
 			continue;
 		if (n++ >= max || !entries)
 			continue;
 		e = &entries[n - 1];
-		e->type = SNODE_MSG_LIST_ENDPOINTS;
 		e->id = ep->id;
 		e->vector = ep->vec->vector;
 		e->entries = ep->entries;
 		if (ep->owner.pid == task_tgid(current))
-			e->flags |= SNODE_MSG_ENTRY_OWN;
-		if ((e->flags & SNODE_MSG_ENTRY_OWN) || admin) {
-			e->flags |= SNODE_MSG_ENTRY_KEY;
+			e->flags |= SNODE_ENTRY_OWN;
+		if ((e->flags & SNODE_ENTRY_OWN) || admin) {
+			e->flags |= SNODE_ENTRY_KEY;
 			e->key = ep->key;
 		}
 		if (ep->dead_err)
-			e->flags |= SNODE_MSG_ENTRY_DEAD;
+			e->flags |= SNODE_ENTRY_DEAD;
 		/* counters are a snapshot; read_lock would nest badly here */
 		if (ep->ring)
 			e->pending = snode_ep_avail(ep, ep->ring);
 		e->count = READ_ONCE(ep->msgs);
 		e->bytes = READ_ONCE(ep->bytes);
 		e->errors = atomic64_read(&ep->send_errors);
-		if (!snode_owner_visible(&ep->owner, &viewer)) {
-			e->flags |= SNODE_MSG_ENTRY_HIDDEN;
+		if (!snode_owner_visible(&ep->owner, viewer)) {
+			e->flags |= SNODE_ENTRY_HIDDEN;
 			continue;
 		}
 		e->pid = pid_vnr(ep->owner.pid);

@@ -23,7 +23,7 @@
  * Withdrawing an export (EXPORT_CLEAR) makes the device and the fabric
  * revoke every import of it on every node before the command completes.
  * When that cannot be confirmed while the device is live (the command
- * timed out or failed), the entry stays as SNODE_MEM_STATE_STALE, owned by
+ * timed out or failed), the entry stays as SNODE_WINDOW_STATE_STALE, owned by
  * nobody, until a reset clears the device's table. A device that is being
  * reset, has failed or is gone has no exports left to withdraw.
  *
@@ -147,7 +147,7 @@ static int snode_export_reserve(struct snode_mem *mem, struct snode_export *exp)
 	for (id = 0; id < mem->export_entries; id++) {
 		if (!mem->exports[id]) {
 			exp->id = id;
-			exp->state = SNODE_MEM_STATE_PENDING;
+			exp->state = SNODE_WINDOW_STATE_PENDING;
 			mem->exports[id] = exp;
 			snode_mem_changed(mem);
 			ret = 0;
@@ -176,7 +176,7 @@ static bool __snode_export_settle(struct snode_mem *mem,
 	}
 	snode_mem_changed(mem);
 	if (on_device) {
-		exp->state = SNODE_MEM_STATE_STALE;
+		exp->state = SNODE_WINDOW_STATE_STALE;
 		return false;
 	}
 	mem->exports[exp->id] = NULL;
@@ -260,7 +260,7 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 		free_it = __snode_export_settle(mem, exp,
 						ret == -ETIMEDOUT);
 	} else {
-		exp->state = SNODE_MEM_STATE_ACTIVE;
+		exp->state = SNODE_WINDOW_STATE_ACTIVE;
 		snode_mem_changed(mem);
 		exp->mfile = mfile;
 		list_add_tail(&exp->file_node, &mfile->exports);
@@ -305,7 +305,7 @@ err_free:
  *
  * On success or when the device holds no table any more, @exp leaves the
  * table and the caller frees it with snode_export_free(). Otherwise it
- * stays, owned by nobody, as SNODE_MEM_STATE_STALE: the device may still
+ * stays, owned by nobody, as SNODE_WINDOW_STATE_STALE: the device may still
  * grant it.
  *
  * Context: Process context, sleeps; takes @mem->sdev->rwsem for read.
@@ -329,7 +329,7 @@ int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
 	 * for us, so the table and the device agree when we let go.
 	 */
 	down_read(&sdev->rwsem);
-	if (sdev->state == SNODE_STATE_LIVE && exp->state != SNODE_MEM_STATE_LOST)
+	if (sdev->state == SNODE_STATE_LIVE && exp->state != SNODE_WINDOW_STATE_LOST)
 		ret = __snode_admin_exec(sdev, &req);
 	if (ret && keep_unsent && ret != -ETIMEDOUT && req.status == U16_MAX) {
 		/* the device never saw the command: nothing changed */
@@ -425,7 +425,7 @@ void snode_exports_release(struct snode_mem *mem, struct snode_mem_file *mfile,
  * @mem: the device's global memory
  *
  * Entries nobody owns are gone with the reset; owned ones are programmed
- * again, and those that fail become SNODE_MEM_STATE_LOST (retried at the
+ * again, and those that fail become SNODE_WINDOW_STATE_LOST (retried at the
  * next reset; unexport just drops them).
  *
  * Context: Process context; caller holds @mem->sdev->rwsem for write.
@@ -456,7 +456,7 @@ void __snode_exports_reset_done(struct snode_mem *mem)
 		/* only this function changes the state of owned entries now */
 		ret = __snode_export_set(mem, exp);
 		mutex_lock(&mem->lock);
-		exp->state = ret ? SNODE_MEM_STATE_LOST : SNODE_MEM_STATE_ACTIVE;
+		exp->state = ret ? SNODE_WINDOW_STATE_LOST : SNODE_WINDOW_STATE_ACTIVE;
 		snode_mem_changed(mem);
 		mutex_unlock(&mem->lock);
 		if (ret)

@@ -138,18 +138,6 @@ void snode_owner_init(struct snode_owner *owner)
 }
 
 /**
- * snode_viewer_current() - the current process as a reader of listings
- * @viewer: filled in
- *
- * Context: Process context.
- */
-void snode_viewer_current(struct snode_viewer *viewer)
-{
-	viewer->uid = current_euid();
-	viewer->admin = capable(CAP_NET_ADMIN);
-}
-
-/**
  * snode_owner_visible() - may a reader see who owns an object?
  * @owner: the object's owner
  * @viewer: the reader

@@ -501,7 +501,7 @@ struct snode_event_node_state {
 	u8 rsvd[10];
 };
 
-/* WINDOW_REVOKED event data; reason as enum snode_import_reason 1-4 */
+/* WINDOW_REVOKED event data; reason as enum snode_revoke_reason 1-4 */
 struct snode_event_window_revoked {
 	__le16 att_index;
 	__le16 reason;

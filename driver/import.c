@@ -161,9 +161,9 @@ static void snode_att_resync(struct snode_mem *mem, u32 idx,
 	if (info->valid && le32_to_cpu(info->epoch) == epoch)
 		return;
 	reason = le32_to_cpu(info->revoke_reason);
-	if (reason < SNODE_IMPORT_REASON_UNEXPORT ||
-	    reason > SNODE_IMPORT_REASON_UNREACHABLE)
-		reason = SNODE_IMPORT_REASON_UNREACHABLE;
+	if (reason < SNODE_REVOKE_REASON_UNEXPORT ||
+	    reason > SNODE_REVOKE_REASON_UNREACHABLE)
+		reason = SNODE_REVOKE_REASON_UNREACHABLE;
 
 	mutex_lock(&mem->lock);
 	if (slot->state == SNODE_ATT_ACTIVE && slot->imp->epoch == epoch)
@@ -275,8 +275,8 @@ static void __snode_import_revoke(struct snode_import *imp, u32 reason,
 	lockdep_assert_held(&mem->lock);
 
 	down_write(&imp->lock);
-	if (imp->state == SNODE_IMPORT_ACTIVE) {
-		imp->state = SNODE_IMPORT_REVOKED;
+	if (imp->state == SNODE_WINDOW_STATE_ACTIVE) {
+		imp->state = SNODE_WINDOW_STATE_REVOKED;
 		imp->reason = reason;
 		trace_snode_window_revoke(imp->sdev, imp->att_index, reason,
 					  imp->epoch);
@@ -307,7 +307,7 @@ static void __snode_import_revoke(struct snode_import *imp, u32 reason,
 /**
  * snode_imports_revoke_all() - revoke every import of a device
  * @mem: the device's global memory
- * @reason: enum snode_import_reason
+ * @reason: enum snode_revoke_reason
  *
  * For a reset or an unbind, which invalidate the device's ATT.
  *
@@ -327,7 +327,7 @@ void snode_imports_revoke_all(struct snode_mem *mem, u32 reason)
  * snode_imports_revoke_node() - revoke the imports from one node
  * @mem: the device's global memory
  * @node: the exporter's node id
- * @reason: enum snode_import_reason
+ * @reason: enum snode_revoke_reason
  *
  * Context: Process context (event thread).
  */
@@ -361,8 +361,8 @@ void snode_mem_window_event(struct snode_dev *sdev, const struct snode_event *ev
 	if (!mem)
 		return;
 	/* reasons beyond the contract's are reported as the nearest one */
-	if (reason < SNODE_IMPORT_REASON_UNEXPORT || reason > SNODE_IMPORT_REASON_UNREACHABLE)
-		reason = SNODE_IMPORT_REASON_UNREACHABLE;
+	if (reason < SNODE_REVOKE_REASON_UNEXPORT || reason > SNODE_REVOKE_REASON_UNREACHABLE)
+		reason = SNODE_REVOKE_REASON_UNREACHABLE;
 
 	mutex_lock(&mem->lock);
 	if (idx >= mem->att_entries) {
@@ -398,8 +398,8 @@ void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev)
 		return;
 	snode_imports_revoke_node(sdev->mem, le32_to_cpu(data->node),
 				  data->state == SNODE_NODE_UNREACHABLE ?
-				  SNODE_IMPORT_REASON_UNREACHABLE :
-				  SNODE_IMPORT_REASON_NODE_DEAD);
+				  SNODE_REVOKE_REASON_UNREACHABLE :
+				  SNODE_REVOKE_REASON_NODE_DEAD);
 }
 
 /* ---- mappings of a window ---------------------------------------------- */
@@ -413,7 +413,7 @@ static vm_fault_t snode_import_huge_fault(struct vm_fault *vmf,
 	vm_fault_t ret;
 
 	down_read(&imp->lock);
-	active = imp->state == SNODE_IMPORT_ACTIVE;
+	active = imp->state == SNODE_WINDOW_STATE_ACTIVE;
 	if (active)
 		ret = snode_map_insert(mem, vmf, order,
 				       PHYS_PFN(mem->ap_phys + imp->ap_offset) +
@@ -442,7 +442,7 @@ static vm_fault_t snode_import_pfn_mkwrite(struct vm_fault *vmf)
 	vm_fault_t ret;
 
 	down_read(&imp->lock);
-	ret = imp->state == SNODE_IMPORT_ACTIVE ? 0 : VM_FAULT_SIGBUS;
+	ret = imp->state == SNODE_WINDOW_STATE_ACTIVE ? 0 : VM_FAULT_SIGBUS;
 	up_read(&imp->lock);
 	return ret;
 }
@@ -476,7 +476,7 @@ static int snode_import_mmap(struct file *file, struct vm_area_struct *vma)
 	if (off >= imp->length || len > imp->length - off)
 		return -EINVAL;
 	down_read(&imp->lock);
-	revoked = imp->state != SNODE_IMPORT_ACTIVE;
+	revoked = imp->state != SNODE_WINDOW_STATE_ACTIVE;
 	up_read(&imp->lock);
 	if (revoked)
 		return -ECONNRESET;
@@ -494,7 +494,7 @@ static __poll_t snode_import_poll(struct file *file, poll_table *wait)
 
 	poll_wait(file, &imp->wait, wait);
 	/* a lockless peek; revocation sets the state before waking */
-	if (READ_ONCE(imp->state) == SNODE_IMPORT_REVOKED)
+	if (READ_ONCE(imp->state) == SNODE_WINDOW_STATE_REVOKED)
 		return EPOLLIN | EPOLLRDNORM | EPOLLPRI | EPOLLERR;
 	return 0;
 }
@@ -608,7 +608,7 @@ struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd,
 		return ERR_PTR(-EINVAL);
 	}
 	mutex_lock(&imp->mem->lock);
-	if (READ_ONCE(imp->state) != SNODE_IMPORT_ACTIVE || !imp->att_held)
+	if (READ_ONCE(imp->state) != SNODE_WINDOW_STATE_ACTIVE || !imp->att_held)
 		ret = -ECONNRESET;
 	else
 		imp->dma_busy++;
@@ -769,7 +769,7 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 		return ret;
 	}
 	init_rwsem(&imp->lock);
-	imp->state = SNODE_IMPORT_ACTIVE;
+	imp->state = SNODE_WINDOW_STATE_ACTIVE;
 	init_waitqueue_head(&imp->wait);
 
 	file = snode_fs_file_create("[snode-import]",

@@ -443,9 +443,9 @@ static bool snode_entry_owner(struct snode_mem_entry *e,
 			      const struct snode_viewer *viewer)
 {
 	if (owner->pid == task_tgid(current))
-		e->flags |= SNODE_MEM_ENTRY_OWN;
+		e->flags |= SNODE_ENTRY_OWN;
 	if (!snode_owner_visible(owner, viewer)) {
-		e->flags |= SNODE_MEM_ENTRY_HIDDEN;
+		e->flags |= SNODE_ENTRY_HIDDEN;
 		return false;
 	}
 	e->pid = pid_vnr(owner->pid);
@@ -458,7 +458,7 @@ static void snode_entry_key(struct snode_mem_entry *e,
 {
 	if (snode_owner_may_see(owner)) {
 		e->key = key;
-		e->flags |= SNODE_MEM_ENTRY_KEY;
+		e->flags |= SNODE_ENTRY_KEY;
 	}
 }
 
@@ -473,9 +473,9 @@ static void snode_entry_import(struct snode_mem_entry *e,
 	e->length = imp->length;
 	e->aperture_offset = imp->ap_offset;
 	if (imp->flags & SNODE_IMPORT_WRITE)
-		e->flags |= SNODE_MEM_ENTRY_WRITE;
+		e->flags |= SNODE_ENTRY_WRITE;
 	if (imp->flags & SNODE_IMPORT_ZERO_PAGE_ON_REVOKE)
-		e->flags |= SNODE_MEM_ENTRY_ZERO_PAGE;
+		e->flags |= SNODE_ENTRY_ZERO_PAGE;
 	if (snode_entry_owner(e, &imp->owner, viewer))
 		e->offset = imp->offset;
 	snode_entry_key(e, &imp->owner, imp->key);
@@ -502,7 +502,6 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 		n++;							\
 		if (e) {						\
 			memset(e, 0, sizeof(*e));			\
-			e->type = type;					\
 			e->att_index = U32_MAX;				\
 		}							\
 		e;							\
@@ -513,8 +512,8 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 		list_for_each_entry(alloc, &mem->allocs, mem_node) {
 			if (!SNODE_LIST_NEXT())
 				continue;
-			e->state = alloc->mfile ? SNODE_MEM_STATE_ACTIVE :
-						  SNODE_MEM_STATE_FREED;
+			e->state = alloc->mfile ? SNODE_WINDOW_STATE_ACTIVE :
+						  SNODE_WINDOW_STATE_FREED;
 			e->node = node_id;
 			e->length = alloc->length;
 			if (snode_entry_owner(e, &alloc->owner, viewer))
@@ -532,9 +531,9 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 			e->export_id = exp->id;
 			e->length = exp->length;
 			if (exp->flags & SNODE_EXPORT_WRITE)
-				e->flags |= SNODE_MEM_ENTRY_WRITE;
+				e->flags |= SNODE_ENTRY_WRITE;
 			if (exp->nodemask)
-				e->flags |= SNODE_MEM_ENTRY_NODES;
+				e->flags |= SNODE_ENTRY_NODES;
 			if (snode_entry_owner(e, &exp->owner, viewer))
 				e->offset = exp->pool_offset;
 			snode_entry_key(e, &exp->owner, exp->key);
@@ -546,9 +545,9 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 				continue;
 			snode_entry_import(e, imp, viewer);
 			down_read(&imp->lock);
-			e->state = imp->state == SNODE_IMPORT_ACTIVE ?
-				   SNODE_MEM_STATE_ACTIVE :
-				   SNODE_MEM_STATE_REVOKED;
+			e->state = imp->state == SNODE_WINDOW_STATE_ACTIVE ?
+				   SNODE_WINDOW_STATE_ACTIVE :
+				   SNODE_WINDOW_STATE_REVOKED;
 			e->reason = imp->reason;
 			up_read(&imp->lock);
 		}
@@ -565,13 +564,13 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 			e->aperture_offset = slot->ap_offset;
 			switch (slot->state) {
 			case SNODE_ATT_PENDING:
-				e->state = SNODE_MEM_STATE_PENDING;
+				e->state = SNODE_WINDOW_STATE_PENDING;
 				break;
 			case SNODE_ATT_ACTIVE:
-				e->state = SNODE_MEM_STATE_ACTIVE;
+				e->state = SNODE_WINDOW_STATE_ACTIVE;
 				break;
 			default:
-				e->state = SNODE_MEM_STATE_STALE;
+				e->state = SNODE_WINDOW_STATE_STALE;
 				break;
 			}
 		}
@@ -595,6 +594,20 @@ unsigned int snode_mem_gen(struct snode_dev *sdev)
 }
 
 /**
+ * snode_mem_pool_free() - bytes of a device's pool not allocated
+ * @sdev: snode device with global memory
+ *
+ * Context: Any context.
+ * Return: the free bytes, 0 without a pool.
+ */
+u64 snode_mem_pool_free(struct snode_dev *sdev)
+{
+	struct snode_mem *mem = sdev->mem;
+
+	return mem && mem->pool ? gen_pool_avail(mem->pool) : 0;
+}
+
+/**
  * snode_mem_list() - snapshot one of the global-memory tables
  * @sdev: snode device
  * @type: SNODE_MEM_LIST_*
@@ -603,9 +616,8 @@ unsigned int snode_mem_gen(struct snode_dev *sdev)
  * @viewer: who asks; owner details and pool offsets of objects of other
  *          users are withheld (snode_owner_visible())
  *
- * The listing of SNODE_IOCTL_MEM_LIST, for the netlink family's window
- * dump: pids in the caller's pid namespace, keys only where the caller may
- * see them.
+ * For the netlink family's window dump: pids in the reader's pid
+ * namespace, keys only where the reader may see them.
  *
  * Context: Process context; takes &snode_mem.lock.
  * Return: the number of entries that exist.
@@ -625,60 +637,6 @@ u32 snode_mem_list(struct snode_dev *sdev, u32 type,
 	n = __snode_mem_list(mem, type, id.node_id, viewer, out, max);
 	mutex_unlock(&mem->lock);
 	return n;
-}
-
-struct snode_mem_list_ctx {
-	struct snode_dev *sdev;
-	u32 type;
-	const struct snode_viewer *viewer;
-};
-
-static u32 snode_mem_list_fill(void *ctx, void *buf, u32 max)
-{
-	struct snode_mem_list_ctx *c = ctx;
-
-	return snode_mem_list(c->sdev, c->type, buf, max, c->viewer);
-}
-
-/**
- * snode_ioctl_mem_list() - SNODE_IOCTL_MEM_LIST: list a table
- * @ucmd: the call; &struct snode_mem_list
- *
- * Context: Process context.
- * Return: 0 or a negative errno, as <linux/snode.h> documents.
- */
-int snode_ioctl_mem_list(struct snode_ucmd *ucmd)
-{
-	struct snode_mem_list *cmd = ucmd->cmd;
-	struct snode_mem *mem = ucmd->sdev->mem;
-	struct snode_viewer viewer;
-	struct snode_mem_list_ctx ctx = {
-		.sdev = ucmd->sdev,
-		.type = cmd->type,
-		.viewer = &viewer,
-	};
-	struct snode_ucmd_list list = {
-		.entries = cmd->entries,
-		.entry_size = cmd->entry_size,
-		.count = cmd->count,
-		.size = sizeof(struct snode_mem_entry),
-		.min_size = offsetofend(struct snode_mem_entry, comm),
-	};
-	int ret;
-
-	if (cmd->flags || cmd->__reserved)
-		return -EOPNOTSUPP;
-	if (cmd->type < SNODE_MEM_LIST_ALLOCS || cmd->type > SNODE_MEM_LIST_ATT)
-		return -EINVAL;
-
-	snode_viewer_current(&viewer);
-	ret = snode_ucmd_list(&list, snode_mem_list_fill, &ctx);
-	if (ret)
-		return ret;
-	cmd->count = list.count;
-	cmd->out_pool_size = mem->pool_size;
-	cmd->out_pool_free = mem->pool ? gen_pool_avail(mem->pool) : 0;
-	return snode_ucmd_respond(ucmd, sizeof(*cmd));
 }
 
 /* ---- debugfs ----------------------------------------------------------- */
@@ -876,7 +834,7 @@ static void snode_pool_zap(struct snode_mem *mem, bool *flag)
  * @sdev: snode device, queues stopped
  *
  * A reset invalidates every ATT entry: revoke every import now, with
- * reason SNODE_IMPORT_REASON_LOCAL_RESET. Exports are restored afterwards.
+ * reason SNODE_REVOKE_REASON_LOCAL_RESET. Exports are restored afterwards.
  * Pool mappings are zapped; faults on them raise SIGBUS until the device
  * is live again, and map the pool again after that.
  *
@@ -891,7 +849,7 @@ void __snode_mem_reset_prepare(struct snode_dev *sdev)
 	if (!mem)
 		return;
 	snode_pool_zap(mem, &mem->pool_blocked);
-	snode_imports_revoke_all(mem, SNODE_IMPORT_REASON_LOCAL_RESET);
+	snode_imports_revoke_all(mem, SNODE_REVOKE_REASON_LOCAL_RESET);
 	mutex_lock(&mem->lock);
 	__snode_att_reset(mem);
 	mutex_unlock(&mem->lock);
@@ -924,7 +882,7 @@ static void snode_mem_remove(void *data)
 
 	snode_pool_zap(mem, &mem->removed);
 
-	snode_imports_revoke_all(mem, SNODE_IMPORT_REASON_LOCAL_REMOVE);
+	snode_imports_revoke_all(mem, SNODE_REVOKE_REASON_LOCAL_REMOVE);
 	cancel_work_sync(&mem->clear_work);
 	mutex_lock(&mem->lock);
 	__snode_att_reset(mem);

@@ -58,7 +58,7 @@ struct snode_alloc {
  * @file_node: entry in &snode_mem_file.exports while @mfile is set
  * @id: export id, index in &snode_mem.exports
  * @flags: enum snode_mem_export_flags (RANDOM_KEY cleared)
- * @state: SNODE_MEM_STATE_ACTIVE, _FREED (orphaned: the owner is gone but
+ * @state: SNODE_WINDOW_STATE_ACTIVE, _FREED (orphaned: the owner is gone but
  *         the device did not confirm withdrawing it), _STALE (the device
  *         failed to withdraw it; kept until a reset) or _LOST (a reset
  *         dropped it and restoring it failed)
@@ -78,7 +78,7 @@ struct snode_export {
 	struct list_head file_node;
 	u32 id;
 	u32 flags;
-	enum snode_mem_entry_state state;
+	enum snode_window_state state;
 	u64 pool_offset;
 	u64 length;
 	u64 key;
@@ -136,8 +136,8 @@ struct snode_att_slot {
  * @lock: protects @state and @reason; held for read by the fault path
  *        while it installs page table entries and for write while
  *        revoking, so that no entry survives a revocation
- * @state: enum snode_import_state
- * @reason: enum snode_import_reason
+ * @state: enum snode_window_state
+ * @reason: enum snode_revoke_reason
  * @att_held: the ATT entry and aperture range are still reserved
  *            (protected by &snode_mem.lock)
  * @dma_busy: DMA copies in flight through the window (protected by
@@ -167,7 +167,7 @@ struct snode_import {
 
 	/* protects state and reason; write held while zapping */
 	struct rw_semaphore lock;
-	enum snode_import_state state;
+	enum snode_window_state state;
 	u32 reason;
 	bool att_held;
 	unsigned int dma_busy;

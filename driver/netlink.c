@@ -21,8 +21,10 @@
  *
  * netlink.c implements the "snode" generic-netlink family that
  * Documentation/netlink/specs/snode.yaml specifies: gets and dumps of
- * NICs, links, fabric nodes and windows for every user (a window's owner
- * and pool offsets only for the owning uid and CAP_NET_ADMIN), link
+ * NICs, links, fabric nodes, windows, endpoints, DMA queues and counters
+ * for every user (an object's owner and pool offsets only for the owning
+ * uid and CAP_NET_ADMIN, keys only for the owning process and
+ * CAP_SYS_ADMIN), link
  * operations for CAP_NET_ADMIN (GENL_ADMIN_PERM), and the "events"
  * multicast group (CAP_NET_ADMIN to join), whose notifications link.c
  * raises. The code is written by hand against
@@ -228,7 +230,7 @@ static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	mutex_unlock(&sdev->link->lock);
 
 	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_CMD_DEV_GET);
+			  SNODE_NL_CMD_DEV_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (cb)
@@ -255,7 +257,10 @@ static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      SNODE_A_DEV_PAD) ||
 	    (throttled && nla_put_flag(skb, SNODE_A_DEV_THROTTLED)) ||
 	    nla_put_u64_64bit(skb, SNODE_A_DEV_BER_THRESHOLD, threshold,
-			      SNODE_A_DEV_PAD))
+			      SNODE_A_DEV_PAD) ||
+	    (sdev->mem &&
+	     nla_put_u64_64bit(skb, SNODE_A_DEV_POOL_FREE,
+			       snode_mem_pool_free(sdev), SNODE_A_DEV_PAD)))
 		goto nla_put_failure;
 
 	genlmsg_end(skb, hdr);
@@ -355,7 +360,7 @@ static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_CMD_LINK_GET);
+			  SNODE_NL_CMD_LINK_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (cb)
@@ -634,7 +639,7 @@ static int snode_nl_node_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	void *hdr;
 
 	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_CMD_NODE_GET);
+			  SNODE_NL_CMD_NODE_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	if (cb)
@@ -764,7 +769,23 @@ static const struct {
 	{ SNODE_MEM_LIST_EXPORTS, SNODE_WINDOW_KIND_EXPORT },
 	{ SNODE_MEM_LIST_IMPORTS, SNODE_WINDOW_KIND_IMPORT },
 	{ SNODE_MEM_LIST_ATT, SNODE_WINDOW_KIND_ATT },
+	{ SNODE_MEM_LIST_ALLOCS, SNODE_WINDOW_KIND_ALLOC },
 };
+
+/* The reader of a dump, as snode_owner_visible() judges it. */
+static void snode_nl_viewer(struct netlink_callback *cb,
+			    struct snode_viewer *viewer)
+{
+	/*
+	 * Owner details go to their uid and to CAP_NET_ADMIN only. Like
+	 * netlink_capable(), both the socket's creator and the reader must
+	 * qualify, so a socket handed to another process leaks nothing.
+	 */
+	viewer->uid = sock_i_uid(NETLINK_CB(cb->skb).sk);
+	if (!uid_eq(viewer->uid, current_euid()))
+		viewer->uid = INVALID_UID;
+	viewer->admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+}
 
 static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 				u32 kind, const struct snode_mem_entry *e,
@@ -772,25 +793,23 @@ static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 				struct netlink_callback *cb)
 {
 	bool export = kind == SNODE_WINDOW_KIND_EXPORT;
-	bool hidden = e->flags & SNODE_MEM_ENTRY_HIDDEN;
-	u32 perm = SNODE_WINDOW_PERM_READ;
+	bool pool = export || kind == SNODE_WINDOW_KIND_ALLOC;
+	bool hidden = e->flags & SNODE_ENTRY_HIDDEN;
+	u32 perm = SNODE_WINDOW_PERM_READ, wflags = 0;
 	void *hdr;
 
-	BUILD_BUG_ON((int)SNODE_MEM_STATE_ACTIVE != (int)SNODE_WINDOW_STATE_ACTIVE);
-	BUILD_BUG_ON((int)SNODE_MEM_STATE_REVOKED != (int)SNODE_WINDOW_STATE_REVOKED);
-	BUILD_BUG_ON((int)SNODE_MEM_STATE_FREED != (int)SNODE_WINDOW_STATE_FREED);
-	BUILD_BUG_ON((int)SNODE_MEM_STATE_PENDING != (int)SNODE_WINDOW_STATE_PENDING);
-	BUILD_BUG_ON((int)SNODE_MEM_STATE_STALE != (int)SNODE_WINDOW_STATE_STALE);
-	BUILD_BUG_ON((int)SNODE_MEM_STATE_LOST != (int)SNODE_WINDOW_STATE_LOST);
-	BUILD_BUG_ON((int)SNODE_IMPORT_REASON_UNREACHABLE !=
-		     (int)SNODE_REVOKE_REASON_UNREACHABLE);
-	BUILD_BUG_ON((int)SNODE_IMPORT_REASON_LOCAL_REMOVE !=
-		     (int)SNODE_REVOKE_REASON_LOCAL_REMOVE);
-
-	if (e->flags & SNODE_MEM_ENTRY_WRITE)
+	if (e->flags & SNODE_ENTRY_WRITE)
 		perm |= SNODE_WINDOW_PERM_WRITE;
+	if (e->flags & SNODE_ENTRY_OWN)
+		wflags |= SNODE_WINDOW_FLAGS_OWN;
+	if (e->flags & SNODE_ENTRY_NODES)
+		wflags |= SNODE_WINDOW_FLAGS_NODES;
+	if (e->flags & SNODE_ENTRY_ZERO_PAGE)
+		wflags |= SNODE_WINDOW_FLAGS_ZERO_PAGE;
+	if (hidden)
+		wflags |= SNODE_WINDOW_FLAGS_HIDDEN;
 	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_CMD_WINDOW_GET);
+			  SNODE_NL_CMD_WINDOW_GET);
 	if (!hdr)
 		return -EMSGSIZE;
 	genl_dump_check_consistent(cb, hdr);
@@ -798,20 +817,26 @@ static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	if (nla_put_u32(skb, SNODE_A_WINDOW_DEV_INDEX, sdev->index) ||
 	    nla_put_u32(skb, SNODE_A_WINDOW_KIND, kind) ||
 	    nla_put_u32(skb, SNODE_A_WINDOW_INDEX,
-			export ? e->export_id : e->att_index) ||
+			export ? e->export_id :
+			pool ? 0 : e->att_index) ||
 	    nla_put_u32(skb, SNODE_A_WINDOW_NODE, e->node) ||
-	    (!(export && hidden) &&
+	    (!(pool && hidden) &&
 	     nla_put_u64_64bit(skb, SNODE_A_WINDOW_OFFSET,
-			       export ? e->offset : e->aperture_offset,
+			       pool ? e->offset : e->aperture_offset,
 			       SNODE_A_WINDOW_PAD)) ||
 	    nla_put_u64_64bit(skb, SNODE_A_WINDOW_LENGTH, e->length,
 			      SNODE_A_WINDOW_PAD) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_PERM, perm) ||
+	    (kind != SNODE_WINDOW_KIND_ALLOC &&
+	     nla_put_u32(skb, SNODE_A_WINDOW_PERM, perm)) ||
 	    nla_put_u32(skb, SNODE_A_WINDOW_STATE, e->state) ||
 	    (e->pid > 0 && nla_put_u32(skb, SNODE_A_WINDOW_PID, e->pid)) ||
-	    (e->comm[0] && nla_put_string(skb, SNODE_A_WINDOW_COMM, e->comm)))
+	    (e->comm[0] && nla_put_string(skb, SNODE_A_WINDOW_COMM, e->comm)) ||
+	    ((e->flags & SNODE_ENTRY_KEY) &&
+	     nla_put_u64_64bit(skb, SNODE_A_WINDOW_KEY, e->key,
+			       SNODE_A_WINDOW_PAD)) ||
+	    (wflags && nla_put_u32(skb, SNODE_A_WINDOW_FLAGS, wflags)))
 		goto nla_put_failure;
-	if (!export &&
+	if (!pool &&
 	    (nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, e->export_id) ||
 	     (!hidden &&
 	      nla_put_u64_64bit(skb, SNODE_A_WINDOW_EXPORT_OFFSET, e->offset,
@@ -859,15 +884,7 @@ static int snode_nl_window_table(struct sk_buff *skb,
 	u32 n;
 	int ret = 0;
 
-	/*
-	 * Owner details go to their uid and to CAP_NET_ADMIN only. Like
-	 * netlink_capable(), both the socket's creator and the reader must
-	 * qualify, so a socket handed to another process leaks nothing.
-	 */
-	viewer.uid = sock_i_uid(NETLINK_CB(cb->skb).sk);
-	if (!uid_eq(viewer.uid, current_euid()))
-		viewer.uid = INVALID_UID;
-	viewer.admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	snode_nl_viewer(cb, &viewer);
 	/* a snapshot per skb: the tables may change in between */
 	n = snode_mem_list(sdev, type, NULL, 0, &viewer);
 	if (ctx->pos >= n)
@@ -916,6 +933,293 @@ static int snode_nl_window_get_dumpit(struct sk_buff *skb,
 			break;
 		}
 		ctx->table = 0;
+	}
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* endpoints and DMA queues                                            */
+
+static u32 snode_nl_obj_flags(const struct snode_obj_entry *e)
+{
+	return (e->flags & SNODE_ENTRY_OWN ? SNODE_OBJ_FLAGS_OWN : 0) |
+	       (e->flags & SNODE_ENTRY_DEAD ? SNODE_OBJ_FLAGS_DEAD : 0) |
+	       (e->flags & SNODE_ENTRY_HIDDEN ? SNODE_OBJ_FLAGS_HIDDEN : 0);
+}
+
+static int snode_nl_ep_fill(struct sk_buff *skb, struct snode_dev *sdev,
+			    const struct snode_obj_entry *e)
+{
+	u32 flags = snode_nl_obj_flags(e);
+
+	if (nla_put_u32(skb, SNODE_A_ENDPOINT_DEV_INDEX, sdev->index) ||
+	    nla_put_u32(skb, SNODE_A_ENDPOINT_ID, e->id) ||
+	    nla_put_u32(skb, SNODE_A_ENDPOINT_VECTOR, e->vector) ||
+	    nla_put_u32(skb, SNODE_A_ENDPOINT_ENTRIES, e->entries) ||
+	    nla_put_u32(skb, SNODE_A_ENDPOINT_PENDING, e->pending) ||
+	    ((e->flags & SNODE_ENTRY_KEY) &&
+	     nla_put_u64_64bit(skb, SNODE_A_ENDPOINT_KEY, e->key,
+			       SNODE_A_ENDPOINT_PAD)) ||
+	    nla_put_u64_64bit(skb, SNODE_A_ENDPOINT_MSGS, e->count,
+			      SNODE_A_ENDPOINT_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_ENDPOINT_BYTES, e->bytes,
+			      SNODE_A_ENDPOINT_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_ENDPOINT_ERRORS, e->errors,
+			      SNODE_A_ENDPOINT_PAD) ||
+	    (e->pid > 0 && nla_put_u32(skb, SNODE_A_ENDPOINT_PID, e->pid)) ||
+	    (e->comm[0] &&
+	     nla_put_string(skb, SNODE_A_ENDPOINT_COMM, e->comm)) ||
+	    (flags && nla_put_u32(skb, SNODE_A_ENDPOINT_FLAGS, flags)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+static int snode_nl_queue_fill(struct sk_buff *skb, struct snode_dev *sdev,
+			       const struct snode_obj_entry *e)
+{
+	u32 flags = snode_nl_obj_flags(e);
+
+	if (nla_put_u32(skb, SNODE_A_QUEUE_DEV_INDEX, sdev->index) ||
+	    nla_put_u32(skb, SNODE_A_QUEUE_ID, e->id) ||
+	    nla_put_u32(skb, SNODE_A_QUEUE_DEPTH, e->entries) ||
+	    nla_put_u32(skb, SNODE_A_QUEUE_INFLIGHT, e->pending) ||
+	    nla_put_u64_64bit(skb, SNODE_A_QUEUE_COMPLETED, e->count,
+			      SNODE_A_QUEUE_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_QUEUE_BYTES, e->bytes,
+			      SNODE_A_QUEUE_PAD) ||
+	    nla_put_u64_64bit(skb, SNODE_A_QUEUE_ERRORS, e->errors,
+			      SNODE_A_QUEUE_PAD) ||
+	    (e->pid > 0 && nla_put_u32(skb, SNODE_A_QUEUE_PID, e->pid)) ||
+	    (e->comm[0] && nla_put_string(skb, SNODE_A_QUEUE_COMM, e->comm)) ||
+	    (flags && nla_put_u32(skb, SNODE_A_QUEUE_FLAGS, flags)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/**
+ * struct snode_nl_obj_kind - what an endpoint or DMA-queue dump lists
+ * @cmd: the command of its messages
+ * @dev_attr: its dev-index attribute, the dump's filter
+ * @list: snapshots the objects of a NIC (snode_ep_list() and the like)
+ * @fill: puts the attributes of one object
+ */
+struct snode_nl_obj_kind {
+	u8 cmd;
+	int dev_attr;
+	u32 (*list)(struct snode_dev *sdev, struct snode_obj_entry *entries,
+		    u32 max, const struct snode_viewer *viewer);
+	int (*fill)(struct sk_buff *skb, struct snode_dev *sdev,
+		    const struct snode_obj_entry *e);
+};
+
+static const struct snode_nl_obj_kind snode_nl_eps = {
+	.cmd = SNODE_NL_CMD_ENDPOINT_GET,
+	.dev_attr = SNODE_A_ENDPOINT_DEV_INDEX,
+	.list = snode_ep_list,
+	.fill = snode_nl_ep_fill,
+};
+
+static const struct snode_nl_obj_kind snode_nl_queues = {
+	.cmd = SNODE_NL_CMD_QUEUE_GET,
+	.dev_attr = SNODE_A_QUEUE_DEV_INDEX,
+	.list = snode_dma_list_queues,
+	.fill = snode_nl_queue_fill,
+};
+
+/* Emit the objects of @sdev from ctx->pos on. */
+static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
+			      struct snode_dev *sdev,
+			      const struct snode_nl_obj_kind *kind,
+			      const struct snode_viewer *viewer)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_obj_entry *entries;
+	void *hdr;
+	u32 n;
+	int ret = 0;
+
+	/* a snapshot per skb: the tables may change in between */
+	n = kind->list(sdev, NULL, 0, viewer);
+	if (ctx->pos >= n)
+		return 0;
+	entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL);
+	if (!entries)
+		return -ENOMEM;
+	n = min(n, kind->list(sdev, entries, n, viewer));
+	for (; ctx->pos < n; ctx->pos++) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &snode_nl_family,
+				  NLM_F_MULTI, kind->cmd);
+		if (!hdr) {
+			ret = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		ret = kind->fill(skb, sdev, &entries[ctx->pos]);
+		if (ret) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	kvfree(entries);
+	return ret;
+}
+
+/*
+ * Dump the endpoints or DMA queues of every NIC, or of the one the filter
+ * names. Each skb takes a new snapshot of the NIC it continues with; only
+ * NIC arrivals and departures flag NLM_F_DUMP_INTR.
+ */
+static int snode_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb,
+			     const struct snode_nl_obj_kind *kind)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_viewer viewer;
+	struct snode_nl_dev *nd;
+	unsigned long last;
+	int ret;
+
+	ret = snode_nl_dump_filter(cb, kind->dev_attr, &last);
+	if (ret)
+		return ret;
+	snode_nl_viewer(cb, &viewer);
+	cb->seq = atomic_read(&snode_nl_dev_gen);
+	for (; (nd = snode_nl_hold_next(&ctx->index, last));
+	     snode_nl_put(nd), ctx->index++, ctx->pos = 0) {
+		ret = snode_nl_obj_table(skb, cb, nd->sdev, kind, &viewer);
+		if (ret) {
+			snode_nl_put(nd);
+			break;
+		}
+	}
+	if (ret == -EMSGSIZE && skb->len)
+		return skb->len;
+	return ret;
+}
+
+static int snode_nl_endpoint_get_dumpit(struct sk_buff *skb,
+					struct netlink_callback *cb)
+{
+	return snode_nl_obj_dump(skb, cb, &snode_nl_eps);
+}
+
+static int snode_nl_queue_get_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	return snode_nl_obj_dump(skb, cb, &snode_nl_queues);
+}
+
+/* ------------------------------------------------------------------ */
+/* counters                                                            */
+
+/* Ask the NIC for its counters and put them; a negative errno if it fails. */
+static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_dev *sdev,
+			       u32 portid, u32 seq, int flags,
+			       struct netlink_callback *cb)
+{
+	static const struct {
+		int attr;
+		size_t off;
+	} hw[] = {
+#define SNODE_NL_STAT(a, f) \
+	{ SNODE_A_STATS_##a, offsetof(struct snode_hw_stats, f) }
+		SNODE_NL_STAT(ADMIN_CMDS, admin_cmds),
+		SNODE_NL_STAT(EVENTS, events),
+		SNODE_NL_STAT(EVENTS_DROPPED, events_dropped),
+		SNODE_NL_STAT(ACCESS_VIOLATIONS, access_violations),
+		SNODE_NL_STAT(MSGS_SENT, msgs_sent),
+		SNODE_NL_STAT(MSGS_RECEIVED, msgs_received),
+		SNODE_NL_STAT(MSGS_REJECTED, msgs_rejected),
+		SNODE_NL_STAT(DMA_REQS, dma_reqs),
+		SNODE_NL_STAT(DMA_BYTES, dma_bytes),
+		SNODE_NL_STAT(DMA_ERRORS, dma_errors),
+		SNODE_NL_STAT(ATT_SETS, att_sets),
+		SNODE_NL_STAT(ATT_REVOKES, att_revokes),
+		SNODE_NL_STAT(RESETS, resets),
+#undef SNODE_NL_STAT
+	};
+	struct snode_dev_stats st;
+	unsigned int i;
+	void *hdr;
+	int ret;
+
+	ret = snode_dev_stats(sdev, &st);
+	if (ret)
+		return ret;
+	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
+			  SNODE_NL_CMD_STATS_GET);
+	if (!hdr)
+		return -EMSGSIZE;
+	if (cb)
+		genl_dump_check_consistent(cb, hdr);
+	if (nla_put_u32(skb, SNODE_A_STATS_DEV_INDEX, sdev->index) ||
+	    nla_put_u64_64bit(skb, SNODE_A_STATS_SEND_RETRIES, st.send_retries,
+			      SNODE_A_STATS_PAD))
+		goto nla_put_failure;
+	for (i = 0; i < ARRAY_SIZE(hw); i++) {
+		__le64 *v = (void *)&st.hw + hw[i].off;
+
+		if (nla_put_u64_64bit(skb, hw[i].attr, le64_to_cpu(*v),
+				      SNODE_A_STATS_PAD))
+			goto nla_put_failure;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+
+nla_put_failure:
+	genlmsg_cancel(skb, hdr);
+	return -EMSGSIZE;
+}
+
+static int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct snode_nl_dev *nd;
+	struct sk_buff *msg;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	nd = snode_nl_dev_get(info, SNODE_A_STATS_DEV_INDEX);
+	if (IS_ERR(nd)) {
+		ret = PTR_ERR(nd);
+	} else {
+		ret = snode_nl_stats_fill(msg, nd->sdev, info->snd_portid,
+					  info->snd_seq, 0, NULL);
+		snode_nl_put(nd);
+	}
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return snode_nl_reply(msg, info);
+}
+
+/*
+ * Every NIC's counters; a NIC that cannot answer (being reset, dead) is
+ * left out of the dump, as a get of it reports the error.
+ */
+static int snode_nl_stats_get_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_nl_dev *nd;
+	int ret = 0;
+
+	cb->seq = atomic_read(&snode_nl_dev_gen);
+	for (; (nd = snode_nl_hold_next(&ctx->index, ULONG_MAX));
+	     snode_nl_put(nd), ctx->index++) {
+		ret = snode_nl_stats_fill(skb, nd->sdev,
+					  NETLINK_CB(cb->skb).portid,
+					  cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		if (ret == -EMSGSIZE || ret == -ENOMEM || ret == -EINTR) {
+			snode_nl_put(nd);
+			break;
+		}
+		ret = 0;
 	}
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
@@ -987,9 +1291,9 @@ void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
 	void *hdr;
 
 	static const u8 cmds[SNODE_LINK_NTF_NR] = {
-		[SNODE_LINK_NTF_STATE] = SNODE_CMD_LINK_STATE_NTF,
-		[SNODE_LINK_NTF_BER] = SNODE_CMD_LINK_BER_NTF,
-		[SNODE_LINK_NTF_ISOLATION] = SNODE_CMD_LINK_ISOLATION_NTF,
+		[SNODE_LINK_NTF_STATE] = SNODE_NL_CMD_LINK_STATE_NTF,
+		[SNODE_LINK_NTF_BER] = SNODE_NL_CMD_LINK_BER_NTF,
+		[SNODE_LINK_NTF_ISOLATION] = SNODE_NL_CMD_LINK_ISOLATION_NTF,
 	};
 
 	hdr = snode_nl_ntf_start(&skb, sdev, cmds[kind], meta);
@@ -1036,7 +1340,7 @@ void snode_nl_node_ntf(struct snode_dev *sdev, u32 id,
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_NODE_STATE_NTF, meta);
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_NODE_STATE_NTF, meta);
 	if (!hdr)
 		return;
 	nest = nla_nest_start(skb, SNODE_A_EVENT_NODE);
@@ -1077,7 +1381,7 @@ void snode_nl_revoked_ntf(struct snode_dev *sdev, u32 att_index, u32 reason,
 	struct nlattr *nest;
 	void *hdr;
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_WINDOW_REVOKED_NTF, meta);
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_WINDOW_REVOKED_NTF, meta);
 	if (!hdr)
 		return;
 	nest = nla_nest_start(skb, SNODE_A_EVENT_WINDOW);
@@ -1112,7 +1416,7 @@ void snode_nl_access_ntf(struct snode_dev *sdev, u64 offset, bool write,
 	struct sk_buff *skb;
 	void *hdr;
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_ACCESS_VIOLATION_NTF,
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_ACCESS_VIOLATION_NTF,
 				 meta);
 	if (!hdr)
 		return;
@@ -1145,7 +1449,7 @@ void snode_nl_thermal_ntf(struct snode_dev *sdev, s32 temp, u32 power,
 	BUILD_BUG_ON(SNODE_ALARM_TEMP_CRIT != SNODE_THERMAL_ALARM_TEMP_CRIT);
 	BUILD_BUG_ON(SNODE_ALARM_POWER_MAX != SNODE_THERMAL_ALARM_POWER_MAX);
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_CMD_THERMAL_NTF, meta);
+	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_THERMAL_NTF, meta);
 	if (!hdr)
 		return;
 	if (nla_put_s32(skb, SNODE_A_EVENT_TEMP, temp) ||
@@ -1208,61 +1512,93 @@ static const struct nla_policy snode_window_get_nl_policy[SNODE_A_WINDOW_DEV_IND
 	[SNODE_A_WINDOW_DEV_INDEX] = { .type = NLA_U32, },
 };
 
+/* endpoint-get, queue-get and stats-get: an optional or required dev-index */
+static const struct nla_policy snode_endpoint_get_nl_policy[SNODE_A_ENDPOINT_DEV_INDEX + 1] = {
+	[SNODE_A_ENDPOINT_DEV_INDEX] = { .type = NLA_U32, },
+};
+
+static const struct nla_policy snode_queue_get_nl_policy[SNODE_A_QUEUE_DEV_INDEX + 1] = {
+	[SNODE_A_QUEUE_DEV_INDEX] = { .type = NLA_U32, },
+};
+
+static const struct nla_policy snode_stats_get_nl_policy[SNODE_A_STATS_DEV_INDEX + 1] = {
+	[SNODE_A_STATS_DEV_INDEX] = { .type = NLA_U32, },
+};
+
 static const struct genl_ops snode_nl_ops[] = {
 	{
-		.cmd		= SNODE_CMD_DEV_GET,
+		.cmd		= SNODE_NL_CMD_DEV_GET,
 		.doit		= snode_nl_dev_get_doit,
 		.dumpit		= snode_nl_dev_get_dumpit,
 		.policy		= snode_dev_get_nl_policy,
 		.maxattr	= SNODE_A_DEV_INDEX,
 	},
 	{
-		.cmd		= SNODE_CMD_DEV_SET,
+		.cmd		= SNODE_NL_CMD_DEV_SET,
 		.doit		= snode_nl_dev_set_doit,
 		.policy		= snode_dev_set_nl_policy,
 		.maxattr	= SNODE_A_DEV_BER_THRESHOLD,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
-		.cmd		= SNODE_CMD_LINK_GET,
+		.cmd		= SNODE_NL_CMD_LINK_GET,
 		.doit		= snode_nl_link_get_doit,
 		.dumpit		= snode_nl_link_get_dumpit,
 		.policy		= snode_link_get_nl_policy,
 		.maxattr	= SNODE_A_LINK_PORT,
 	},
 	{
-		.cmd		= SNODE_CMD_LINK_SET,
+		.cmd		= SNODE_NL_CMD_LINK_SET,
 		.doit		= snode_nl_link_set_doit,
 		.policy		= snode_link_set_nl_policy,
 		.maxattr	= SNODE_A_LINK_ISOLATE_WINDOW,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
-		.cmd		= SNODE_CMD_LINK_RESET,
+		.cmd		= SNODE_NL_CMD_LINK_RESET,
 		.doit		= snode_nl_link_reset_doit,
 		.policy		= snode_link_port_nl_policy,
 		.maxattr	= SNODE_A_LINK_PORT,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
-		.cmd		= SNODE_CMD_LINK_CLEAR,
+		.cmd		= SNODE_NL_CMD_LINK_CLEAR,
 		.doit		= snode_nl_link_clear_doit,
 		.policy		= snode_link_port_nl_policy,
 		.maxattr	= SNODE_A_LINK_PORT,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{
-		.cmd		= SNODE_CMD_NODE_GET,
+		.cmd		= SNODE_NL_CMD_NODE_GET,
 		.doit		= snode_nl_node_get_doit,
 		.dumpit		= snode_nl_node_get_dumpit,
 		.policy		= snode_node_get_nl_policy,
 		.maxattr	= SNODE_A_NODE_ID,
 	},
 	{
-		.cmd		= SNODE_CMD_WINDOW_GET,
+		.cmd		= SNODE_NL_CMD_WINDOW_GET,
 		.dumpit		= snode_nl_window_get_dumpit,
 		.policy		= snode_window_get_nl_policy,
 		.maxattr	= SNODE_A_WINDOW_DEV_INDEX,
+	},
+	{
+		.cmd		= SNODE_NL_CMD_ENDPOINT_GET,
+		.dumpit		= snode_nl_endpoint_get_dumpit,
+		.policy		= snode_endpoint_get_nl_policy,
+		.maxattr	= SNODE_A_ENDPOINT_DEV_INDEX,
+	},
+	{
+		.cmd		= SNODE_NL_CMD_QUEUE_GET,
+		.dumpit		= snode_nl_queue_get_dumpit,
+		.policy		= snode_queue_get_nl_policy,
+		.maxattr	= SNODE_A_QUEUE_DEV_INDEX,
+	},
+	{
+		.cmd		= SNODE_NL_CMD_STATS_GET,
+		.doit		= snode_nl_stats_get_doit,
+		.dumpit		= snode_nl_stats_get_dumpit,
+		.policy		= snode_stats_get_nl_policy,
+		.maxattr	= SNODE_A_STATS_DEV_INDEX,
 	},
 };
 

@@ -22,8 +22,6 @@
 #include "hw.h"
 
 struct snode_link;
-struct snode_msg_entry;
-struct snode_mem_entry;
 struct snode_msg_dev;
 struct snode_dma_dev;
 struct snode_devlink;
@@ -414,19 +412,114 @@ struct snode_ioctl_op {
 	}
 
 /**
- * struct snode_ucmd_list - the listing a list ioctl asked for
- * @entries: the user's array
- * @entry_size: the size of an entry as the user knows it
- * @count: in: room in @entries; out: entries that exist
- * @size: the size of an entry as the kernel knows it
- * @min_size: the size of the first version of the entry
+ * enum snode_mem_list_type - the global-memory tables a listing reads
+ * @SNODE_MEM_LIST_ALLOCS: pool allocations
+ * @SNODE_MEM_LIST_EXPORTS: exports of this node
+ * @SNODE_MEM_LIST_IMPORTS: imports on this node
+ * @SNODE_MEM_LIST_ATT: address-translation entries in use
  */
-struct snode_ucmd_list {
-	u64 entries;
-	u32 entry_size;
-	u32 count;
-	size_t size;
-	size_t min_size;
+enum snode_mem_list_type {
+	SNODE_MEM_LIST_ALLOCS = 1,
+	SNODE_MEM_LIST_EXPORTS,
+	SNODE_MEM_LIST_IMPORTS,
+	SNODE_MEM_LIST_ATT,
+};
+
+/**
+ * enum snode_entry_flags - what a listing entry says beyond its values
+ * @SNODE_ENTRY_WRITE: read-write (exports, imports, ATT entries)
+ * @SNODE_ENTRY_NODES: an export that admits only a set of nodes
+ * @SNODE_ENTRY_ZERO_PAGE: an import that maps zeros once revoked
+ * @SNODE_ENTRY_KEY: the key may be shown to the reader
+ * @SNODE_ENTRY_OWN: the object belongs to the reading process
+ * @SNODE_ENTRY_HIDDEN: another user's object: owner details and pool
+ *                      offsets are withheld
+ * @SNODE_ENTRY_DEAD: an endpoint the NIC lost in a reset or unbind
+ */
+enum snode_entry_flags {
+	SNODE_ENTRY_WRITE = BIT(0),
+	SNODE_ENTRY_NODES = BIT(1),
+	SNODE_ENTRY_ZERO_PAGE = BIT(2),
+	SNODE_ENTRY_KEY = BIT(3),
+	SNODE_ENTRY_OWN = BIT(4),
+	SNODE_ENTRY_HIDDEN = BIT(5),
+	SNODE_ENTRY_DEAD = BIT(6),
+};
+
+/**
+ * struct snode_mem_entry - a snapshot of one global-memory object, for
+ *                          the netlink family's window dumps
+ * @flags: enum snode_entry_flags
+ * @state: enum snode_window_state
+ * @reason: an import's enum snode_revoke_reason
+ * @node: allocations and exports: this node; imports and ATT entries: the
+ *        exporter's node
+ * @export_id: exports, imports, ATT entries
+ * @att_index: imports and ATT entries; else U32_MAX
+ * @epoch: imports and ATT entries: epoch of the mapping
+ * @key: the key, if @flags has SNODE_ENTRY_KEY
+ * @offset: allocations and exports: offset in the pool; imports and ATT
+ *          entries: offset inside the export (0 if hidden)
+ * @length: bytes
+ * @aperture_offset: imports and ATT entries: offset in the aperture
+ * @pid: the owner's process id in the reader's pid namespace, 0 if none
+ *       or hidden
+ * @comm: the owner's command name at creation
+ */
+struct snode_mem_entry {
+	u32 flags;
+	u32 state;
+	u32 reason;
+	u32 node;
+	u32 export_id;
+	u32 att_index;
+	u32 epoch;
+	u64 key;
+	u64 offset;
+	u64 length;
+	u64 aperture_offset;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+};
+
+/**
+ * struct snode_obj_entry - a snapshot of one endpoint or DMA queue, for
+ *                          the netlink family's dumps
+ * @flags: enum snode_entry_flags
+ * @id: endpoint id; a DMA queue's number
+ * @vector: an endpoint's interrupt vector
+ * @entries: an endpoint's ring slots; a DMA queue's depth
+ * @pending: messages waiting to be read; copies in flight
+ * @key: an endpoint's key, if @flags has SNODE_ENTRY_KEY
+ * @count: messages read; copies completed
+ * @bytes: payload bytes read; bytes copied
+ * @errors: sends from the endpoint that failed; copies that failed
+ * @pid: the owner's process id in the reader's pid namespace, 0 if hidden
+ * @comm: the owner's command name at creation
+ */
+struct snode_obj_entry {
+	u32 flags;
+	u32 id;
+	u32 vector;
+	u32 entries;
+	u32 pending;
+	u64 key;
+	u64 count;
+	u64 bytes;
+	u64 errors;
+	pid_t pid;
+	char comm[TASK_COMM_LEN];
+};
+
+/**
+ * struct snode_dev_stats - the NIC's counters and the driver's own
+ * @hw: the STATS command's answer
+ * @send_retries: sends the driver repeated because the destination's ring
+ *                was full
+ */
+struct snode_dev_stats {
+	struct snode_hw_stats hw;
+	u64 send_retries;
 };
 
 /* main.c */
@@ -448,8 +541,7 @@ long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
 int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len);
 int snode_ucmd_install_fd(struct snode_ucmd *ucmd, size_t cmd_len,
 			  struct file *file, int fd, int ret);
-int snode_ucmd_list(struct snode_ucmd_list *list,
-		    u32 (*fill)(void *ctx, void *buf, u32 max), void *ctx);
+int snode_dev_stats(struct snode_dev *sdev, struct snode_dev_stats *st);
 
 /* pci.c */
 int snode_pci_init(void);
@@ -518,8 +610,8 @@ int snode_ioctl_mem_free(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_unexport(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_import(struct snode_ucmd *ucmd);
-int snode_ioctl_mem_list(struct snode_ucmd *ucmd);
 unsigned int snode_mem_gen(struct snode_dev *sdev);
+u64 snode_mem_pool_free(struct snode_dev *sdev);
 /**
  * struct snode_viewer - who reads a listing
  * @uid: the reader's effective uid
@@ -545,7 +637,6 @@ int snode_owner_charge(struct snode_owner *owner, struct snode_file *sfile,
 bool snode_owner_visible(const struct snode_owner *owner,
 			 const struct snode_viewer *viewer);
 bool snode_owner_may_see(const struct snode_owner *owner);
-void snode_viewer_current(struct snode_viewer *viewer);
 
 u32 snode_mem_list(struct snode_dev *sdev, u32 type,
 		   struct snode_mem_entry *out, u32 max,
@@ -586,8 +677,8 @@ void __snode_msg_reset_prepare(struct snode_dev *sdev);
 void __snode_msg_reset_done(struct snode_dev *sdev);
 int snode_ioctl_ep_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_msg_send(struct snode_ucmd *ucmd);
-u32 snode_ep_list(struct snode_dev *sdev, struct snode_msg_entry *entries,
-		  u32 max);
+u32 snode_ep_list(struct snode_dev *sdev, struct snode_obj_entry *entries,
+		  u32 max, const struct snode_viewer *viewer);
 u64 snode_msg_send_retries(struct snode_dev *sdev);
 
 /* dma.c: the DMA engine */
@@ -596,7 +687,8 @@ void snode_dma_free(struct snode_dev *sdev);
 void __snode_dma_start(struct snode_dev *sdev);
 void __snode_dma_stop(struct snode_dev *sdev, int err);
 u32 snode_dma_list_queues(struct snode_dev *sdev,
-			  struct snode_msg_entry *entries, u32 max);
+			  struct snode_obj_entry *entries, u32 max,
+			  const struct snode_viewer *viewer);
 int snode_ioctl_dma_open(struct snode_ucmd *ucmd);
 
 /* debugfs.c */

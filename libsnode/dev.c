@@ -161,9 +161,3 @@ SNODE_EXPORT int snode_dev_get_info(struct snode_dev *dev,
 {
 	return lsn_dev_ioctl_sized(dev, SNODE_IOCTL_INFO, info, size);
 }
-
-SNODE_EXPORT int snode_dev_get_stats(struct snode_dev *dev,
-				     struct snode_stats *stats, size_t size)
-{
-	return lsn_dev_ioctl_sized(dev, SNODE_IOCTL_STATS, stats, size);
-}

@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * libsnode snapshots: the one iterator behind every list of the API (ioctl
- * listings and netlink dumps alike) and the one count-then-fetch helper of
- * the list ioctls. A snapshot is an array of entries at the size the caller
+ * libsnode snapshots: the one iterator behind every list of the API (all
+ * netlink dumps). A snapshot is an array of entries at the size the caller
  * was compiled with; the caller owns it and frees it.
  */
 #include <errno.h>
@@ -10,9 +9,6 @@
 #include <string.h>
 
 #include "private.h"
-
-/* A listing that keeps growing between count and fetch gives up after this. */
-#define LSN_LIST_TRIES	8
 
 struct lsn_iter *lsn_iter_new(size_t entry_size)
 {
@@ -85,30 +81,4 @@ void lsn_iter_free(struct lsn_iter *it)
 		return;
 	free(it->entries);
 	free(it);
-}
-
-int lsn_ioctl_list(struct snode_dev *dev, unsigned long cmd, void *arg,
-		   __u32 *count, __u64 *entries, struct lsn_iter *it)
-{
-	unsigned int tries;
-	uint32_t room = 0;
-	int ret;
-
-	/* count, then fetch; again if entries appeared in between */
-	for (tries = 0; tries < LSN_LIST_TRIES; tries++) {
-		ret = lsn_iter_reserve(it, room);
-		if (ret)
-			return ret;
-		*count = room;
-		*entries = room ? (uintptr_t)it->entries : 0;
-		ret = lsn_dev_ioctl(dev, cmd, arg);
-		if (ret < 0)
-			return ret;
-		if (*count <= room) {
-			it->count = *count;
-			return (int)it->count;
-		}
-		room = *count;
-	}
-	return -EAGAIN;
 }

@@ -213,11 +213,11 @@ void snode_window_iter_free(struct snode_window_iter *iter);
 
 /*
  * Events of the "events" multicast group: a tagged union. The common part
- * says which event (type, a SNODE_CMD_*_NTF) happened where and when; the
+ * says which event (type, a SNODE_NL_CMD_*_NTF) happened where and when; the
  * member of the union named after the type holds the rest. Fields the
  * kernel did not send are 0 (SNODE_NONE for ports and peers).
  */
-struct snode_event_node {		/* SNODE_CMD_NODE_STATE_NTF */
+struct snode_event_node {		/* SNODE_NL_CMD_NODE_STATE_NTF */
 	uint32_t id;
 	unsigned int state;		/* enum snode_node_state */
 	uint32_t route_port;		/* SNODE_NONE: no route */
@@ -225,7 +225,7 @@ struct snode_event_node {		/* SNODE_CMD_NODE_STATE_NTF */
 	uint32_t prev_route_port;
 };
 
-struct snode_event_window {		/* SNODE_CMD_WINDOW_REVOKED_NTF */
+struct snode_event_window {		/* SNODE_NL_CMD_WINDOW_REVOKED_NTF */
 	unsigned int att_index;
 	uint32_t node;			/* the exporting node */
 	uint32_t export_id;
@@ -233,19 +233,19 @@ struct snode_event_window {		/* SNODE_CMD_WINDOW_REVOKED_NTF */
 	unsigned int reason;		/* enum snode_revoke_reason */
 };
 
-struct snode_event_access {		/* SNODE_CMD_ACCESS_VIOLATION_NTF */
+struct snode_event_access {		/* SNODE_NL_CMD_ACCESS_VIOLATION_NTF */
 	uint64_t offset;
 	int write;
 };
 
-struct snode_event_thermal {		/* SNODE_CMD_THERMAL_NTF */
+struct snode_event_thermal {		/* SNODE_NL_CMD_THERMAL_NTF */
 	int32_t temp;			/* milli-degC */
 	uint32_t power;			/* mW */
 	uint32_t alarm;			/* enum snode_thermal_alarm */
 };
 
 struct snode_event {
-	unsigned int type;		/* SNODE_CMD_*_NTF: the union's tag */
+	unsigned int type;		/* SNODE_NL_CMD_*_NTF: the union's tag */
 	unsigned int dev_index;
 	char dev_name[32];
 	uint64_t timestamp;		/* CLOCK_REALTIME, ns */
@@ -253,7 +253,7 @@ struct snode_event {
 	uint32_t suppressed;		/* folded in by the rate limit */
 	/* anonymous (C11); __extension__ lets C99 -pedantic builds take it */
 	__extension__ union {
-		/* SNODE_CMD_LINK_STATE_NTF, _LINK_BER_NTF, _LINK_ISOLATION_NTF */
+		/* SNODE_NL_CMD_LINK_STATE_NTF, _LINK_BER_NTF, _LINK_ISOLATION_NTF */
 		struct snode_link_info link;
 		struct snode_event_node node;
 		struct snode_event_window window;
@@ -323,6 +323,189 @@ int snode_import_get_fd(struct snode_import *imp);
 uint64_t snode_import_get_length(struct snode_import *imp);
 int snode_import_status(struct snode_import *imp,
 			struct snode_import_status *status, size_t size);
+
+/*
+ * Listings of global memory, endpoints and DMA queues, and the NIC's
+ * counters: the kernel's netlink dumps (window-get, endpoint-get,
+ * queue-get, stats-get), in the library's layout of its first version.
+ */
+/**
+ * enum snode_mem_list_type - what snode_mem_list() lists
+ * @SNODE_MEM_LIST_ALLOCS: pool allocations
+ * @SNODE_MEM_LIST_EXPORTS: exports of this node
+ * @SNODE_MEM_LIST_IMPORTS: imports on this node
+ * @SNODE_MEM_LIST_ATT: address-translation entries in use
+ */
+enum snode_mem_list_type {
+	SNODE_MEM_LIST_ALLOCS = 1,
+	SNODE_MEM_LIST_EXPORTS = 2,
+	SNODE_MEM_LIST_IMPORTS = 3,
+	SNODE_MEM_LIST_ATT = 4,
+};
+
+/**
+ * enum snode_mem_entry_flags - flags of struct snode_mem_entry
+ * @SNODE_MEM_ENTRY_WRITE: read-write (exports, imports, ATT entries)
+ * @SNODE_MEM_ENTRY_NODES: the export admits only a set of nodes
+ * @SNODE_MEM_ENTRY_ZERO_PAGE: the import maps zeros once revoked
+ * @SNODE_MEM_ENTRY_KEY: @key is valid; keys are shown to their owner and
+ *                       to CAP_SYS_ADMIN only
+ * @SNODE_MEM_ENTRY_OWN: the entry belongs to the calling process
+ * @SNODE_MEM_ENTRY_HIDDEN: the entry belongs to another user: @pid,
+ *                          @comm and @offset are withheld (0); they are
+ *                          shown to the owning uid and to CAP_NET_ADMIN
+ */
+enum snode_mem_entry_flags {
+	SNODE_MEM_ENTRY_WRITE = 1 << 0,
+	SNODE_MEM_ENTRY_NODES = 1 << 1,
+	SNODE_MEM_ENTRY_ZERO_PAGE = 1 << 2,
+	SNODE_MEM_ENTRY_KEY = 1 << 3,
+	SNODE_MEM_ENTRY_OWN = 1 << 4,
+	SNODE_MEM_ENTRY_HIDDEN = 1 << 5,
+};
+
+/**
+ * struct snode_mem_entry - one entry of snode_mem_list()
+ * @type: enum snode_mem_list_type
+ * @flags: enum snode_mem_entry_flags
+ * @state: enum snode_window_state (<linux/snode_nl.h>)
+ * @reason: an import's enum snode_revoke_reason (<linux/snode_nl.h>)
+ * @node: allocations and exports: this node; imports and ATT entries: the
+ *        exporter's node
+ * @export_id: exports, imports, ATT entries
+ * @att_index: imports and ATT entries; else 0xffffffff
+ * @epoch: imports and ATT entries: epoch of the mapping
+ * @key: the key, if @flags has SNODE_MEM_ENTRY_KEY; else 0
+ * @offset: allocations and exports: offset in the pool; imports and ATT
+ *          entries: offset inside the export
+ * @length: bytes
+ * @aperture_offset: imports and ATT entries: offset of the window in the
+ *                   NIC's aperture
+ * @pid: the owner's process id in the caller's pid namespace, 0 if none
+ * @__reserved: 0
+ * @comm: the owner's command name at creation, NUL terminated
+ */
+struct snode_mem_entry {
+	__u32 type;
+	__u32 flags;
+	__u32 state;
+	__u32 reason;
+	__u32 node;
+	__u32 export_id;
+	__u32 att_index;
+	__u32 epoch;
+	__aligned_u64 key;
+	__aligned_u64 offset;
+	__aligned_u64 length;
+	__aligned_u64 aperture_offset;
+	__s32 pid;
+	__u32 __reserved;
+	char comm[16];
+};
+
+/**
+ * enum snode_msg_list_type - what snode_msg_list() lists
+ * @SNODE_MSG_LIST_ENDPOINTS: message endpoints of this node
+ * @SNODE_MSG_LIST_DMA_QUEUES: DMA queues of this node
+ */
+enum snode_msg_list_type {
+	SNODE_MSG_LIST_ENDPOINTS = 1,
+	SNODE_MSG_LIST_DMA_QUEUES = 2,
+};
+
+/**
+ * enum snode_msg_entry_flags - flags of struct snode_msg_entry
+ * @SNODE_MSG_ENTRY_KEY: @key is valid; keys are shown to their owner and
+ *                       to CAP_SYS_ADMIN only
+ * @SNODE_MSG_ENTRY_OWN: the entry belongs to the calling process
+ * @SNODE_MSG_ENTRY_DEAD: the NIC was reset or unbound under it
+ * @SNODE_MSG_ENTRY_HIDDEN: the entry belongs to another user: @pid and
+ *                          @comm are withheld (0); they are shown to the
+ *                          owning uid and to CAP_NET_ADMIN
+ */
+enum snode_msg_entry_flags {
+	SNODE_MSG_ENTRY_KEY = 1 << 0,
+	SNODE_MSG_ENTRY_OWN = 1 << 1,
+	SNODE_MSG_ENTRY_DEAD = 1 << 2,
+	SNODE_MSG_ENTRY_HIDDEN = 1 << 3,
+};
+
+/**
+ * struct snode_msg_entry - one entry of snode_msg_list()
+ * @type: enum snode_msg_list_type
+ * @flags: enum snode_msg_entry_flags
+ * @id: endpoint id; for a DMA queue, a number unique on the NIC
+ * @vector: an endpoint's interrupt vector; else 0
+ * @entries: an endpoint's ring slots; a DMA queue's depth
+ * @pending: messages waiting to be read; copies in flight
+ * @key: an endpoint's key, if @flags has SNODE_MSG_ENTRY_KEY; else 0
+ * @count: messages read from the endpoint; copies completed
+ * @bytes: payload bytes read; bytes copied
+ * @errors: sends from the endpoint that failed; copies that failed
+ * @pid: the owner's process id in the caller's pid namespace, 0 if none
+ * @__reserved: 0
+ * @comm: the owner's command name at creation, NUL terminated
+ */
+struct snode_msg_entry {
+	__u32 type;
+	__u32 flags;
+	__u32 id;
+	__u32 vector;
+	__u32 entries;
+	__u32 pending;
+	__aligned_u64 key;
+	__aligned_u64 count;
+	__aligned_u64 bytes;
+	__aligned_u64 errors;
+	__s32 pid;
+	__u32 __reserved;
+	char comm[16];
+};
+
+/**
+ * struct snode_stats - snode_dev_get_stats()
+ * @size: the size given to snode_dev_get_stats()
+ * @flags: 0
+ * @__reserved: 0
+ * @out_admin_cmds: admin commands the NIC executed
+ * @out_events: events it posted
+ * @out_events_dropped: events it dropped (queues off, queue write failed)
+ * @out_access_violations: aperture accesses no window granted
+ * @out_msgs_sent: messages this NIC tried to send
+ * @out_msgs_received: messages it wrote into its endpoints' rings
+ * @out_msgs_rejected: sends that failed plus deliveries it refused
+ * @out_dma_reqs: DMA descriptors it processed
+ * @out_dma_bytes: bytes its DMA engine copied
+ * @out_dma_errors: DMA descriptors that failed
+ * @out_att_sets: windows it set up
+ * @out_att_revokes: windows the fabric revoked
+ * @out_resets: resets of the NIC
+ * @out_send_retries: sends the driver repeated because the destination's
+ *                    ring was full
+ *
+ * The NIC's own counters (the netlink family's stats-get); they count since
+ * the NIC was powered on and survive resets. Per-link message and byte
+ * counters are in struct snode_link_info.
+ */
+struct snode_stats {
+	__u32 size;
+	__u32 flags;
+	__aligned_u64 __reserved;
+	__aligned_u64 out_admin_cmds;
+	__aligned_u64 out_events;
+	__aligned_u64 out_events_dropped;
+	__aligned_u64 out_access_violations;
+	__aligned_u64 out_msgs_sent;
+	__aligned_u64 out_msgs_received;
+	__aligned_u64 out_msgs_rejected;
+	__aligned_u64 out_dma_reqs;
+	__aligned_u64 out_dma_bytes;
+	__aligned_u64 out_dma_errors;
+	__aligned_u64 out_att_sets;
+	__aligned_u64 out_att_revokes;
+	__aligned_u64 out_resets;
+	__aligned_u64 out_send_retries;
+};
 
 /* A snapshot of SNODE_MEM_LIST_ALLOCS, _EXPORTS, _IMPORTS or _ATT. */
 struct snode_mem_iter;

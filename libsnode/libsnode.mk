@@ -51,7 +51,7 @@ all: libsnode
 libsnode: $(LIBSNODE_SO) $(LIBSNODE_A) $(LIBSNODE_DIR)/libsnode.pc
 
 $(LIBSNODE_DIR)/%.o: $(TOP)/libsnode/%.c $(wildcard $(TOP)/libsnode/*.h) \
-		     $(TOP)/uapi/linux/snode.h $(LIBSNODE_DIR)/flags
+		     $(UAPI_HDRS) $(LIBSNODE_DIR)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBSNODE_CFLAGS) -c -o $@ $<
 
@@ -111,7 +111,7 @@ $(LIBSNODE_THREAD_TEST): $(TOP)/libsnode/test/thread_test.c $(LIBSNODE_SO)
 		-Wl,-rpath,$(LIBSNODE_DIR) -l:$(LIBSNODE_SONAME)
 
 $(LIBSNODE_THREAD_TSAN): $(TOP)/libsnode/test/thread_test.c $(LIBSNODE_SRCS) \
-			 $(wildcard $(TOP)/libsnode/*.h) $(TOP)/uapi/linux/snode.h
+			 $(wildcard $(TOP)/libsnode/*.h) $(UAPI_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBSNODE_TEST_CFLAGS) -fsanitize=thread \
 		$(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null) \

@@ -324,31 +324,6 @@ SNODE_EXPORT int snode_handle_from_str(const char *str,
 
 /* ---- listings -------------------------------------------------------------- */
 
-SNODE_EXPORT int snode_mem_list(struct snode_dev *dev, unsigned int type,
-				size_t entry_size, struct snode_mem_iter **out)
-{
-	struct snode_mem_list cmd = {
-		.size = sizeof(cmd),
-		.type = type,
-		.entry_size = (uint32_t)entry_size,
-	};
-	struct lsn_iter *it = lsn_iter_new(entry_size);
-	int ret;
-
-	if (!it)
-		return entry_size ? -ENOMEM : -EINVAL;
-	ret = lsn_ioctl_list(dev, SNODE_IOCTL_MEM_LIST, &cmd, &cmd.count,
-			     &cmd.entries, it);
-	if (ret < 0) {
-		lsn_iter_free(it);
-		return ret;
-	}
-	it->pool_size = cmd.out_pool_size;
-	it->pool_free = cmd.out_pool_free;
-	*out = (struct snode_mem_iter *)it;
-	return ret;
-}
-
 LSN_ITER_FUNCS(mem, snode_mem_entry)
 
 SNODE_EXPORT void snode_mem_iter_get_pool(struct snode_mem_iter *iter,

@@ -142,27 +142,4 @@ SNODE_EXPORT int snode_msg_send(struct snode_dev *dev,
 			timeout_ms);
 }
 
-SNODE_EXPORT int snode_msg_list(struct snode_dev *dev, unsigned int type,
-				size_t entry_size, struct snode_msg_iter **out)
-{
-	struct snode_msg_list cmd = {
-		.size = sizeof(cmd),
-		.type = type,
-		.entry_size = (uint32_t)entry_size,
-	};
-	struct lsn_iter *it = lsn_iter_new(entry_size);
-	int ret;
-
-	if (!it)
-		return entry_size ? -ENOMEM : -EINVAL;
-	ret = lsn_ioctl_list(dev, SNODE_IOCTL_MSG_LIST, &cmd, &cmd.count,
-			     &cmd.entries, it);
-	if (ret < 0) {
-		lsn_iter_free(it);
-		return ret;
-	}
-	*out = (struct snode_msg_iter *)it;
-	return ret;
-}
-
 LSN_ITER_FUNCS(msg, snode_msg_entry)

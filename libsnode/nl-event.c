@@ -43,9 +43,9 @@ static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 	ev->suppressed = lsn_nl_u32(tb, SNODE_A_EVENT_SUPPRESSED, 0);
 
 	switch (ev->type) {
-	case SNODE_CMD_LINK_STATE_NTF:
-	case SNODE_CMD_LINK_BER_NTF:
-	case SNODE_CMD_LINK_ISOLATION_NTF:
+	case SNODE_NL_CMD_LINK_STATE_NTF:
+	case SNODE_NL_CMD_LINK_BER_NTF:
+	case SNODE_NL_CMD_LINK_ISOLATION_NTF:
 		if (tb[SNODE_A_EVENT_LINK]) {
 			struct nlattr *lt[SNODE_A_LINK_MAX + 1];
 
@@ -57,7 +57,7 @@ static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 		ev->link.dev_index = ev->dev_index;
 		memcpy(ev->link.dev_name, ev->dev_name, sizeof(ev->dev_name));
 		break;
-	case SNODE_CMD_NODE_STATE_NTF:
+	case SNODE_NL_CMD_NODE_STATE_NTF:
 		ev->node.route_port = SNODE_NONE;
 		ev->node.prev_route_port = SNODE_NONE;
 		if (tb[SNODE_A_EVENT_NODE]) {
@@ -78,7 +78,7 @@ static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 					   SNODE_NONE);
 		}
 		break;
-	case SNODE_CMD_WINDOW_REVOKED_NTF:
+	case SNODE_NL_CMD_WINDOW_REVOKED_NTF:
 		if (tb[SNODE_A_EVENT_WINDOW]) {
 			struct nlattr *wt[SNODE_A_WINDOW_MAX + 1];
 
@@ -95,11 +95,11 @@ static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 				lsn_nl_u32(wt, SNODE_A_WINDOW_REVOKE_REASON, 0);
 		}
 		break;
-	case SNODE_CMD_ACCESS_VIOLATION_NTF:
+	case SNODE_NL_CMD_ACCESS_VIOLATION_NTF:
 		ev->access.offset = lsn_nl_u64(tb, SNODE_A_EVENT_ACCESS_OFFSET);
 		ev->access.write = !!tb[SNODE_A_EVENT_ACCESS_WRITE];
 		break;
-	case SNODE_CMD_THERMAL_NTF:
+	case SNODE_NL_CMD_THERMAL_NTF:
 		if (tb[SNODE_A_EVENT_TEMP])
 			ev->thermal.temp =
 				(int32_t)nla_get_u32(tb[SNODE_A_EVENT_TEMP]);

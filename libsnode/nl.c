@@ -352,7 +352,7 @@ SNODE_EXPORT int snode_dev_get_status(struct snode_dev *dev,
 		.maxattr = SNODE_A_DEV_MAX,
 	};
 
-	ret = lsn_nl_request(dev->ctx, SNODE_CMD_DEV_GET, 0, lsn_nl_fill_obj,
+	ret = lsn_nl_request(dev->ctx, SNODE_NL_CMD_DEV_GET, 0, lsn_nl_fill_obj,
 			     &o, &req, NULL);
 	if (ret < 0)
 		return ret;
@@ -372,7 +372,7 @@ SNODE_EXPORT int snode_dev_set_ber_threshold(struct snode_dev *dev,
 	};
 	struct lsn_nl_req req = { .maxattr = SNODE_A_DEV_MAX };
 
-	return lsn_nl_request(dev->ctx, SNODE_CMD_DEV_SET, 0,
+	return lsn_nl_request(dev->ctx, SNODE_NL_CMD_DEV_SET, 0,
 				lsn_nl_fill_obj, &o, &req, NULL);
 }
 
@@ -464,7 +464,7 @@ SNODE_EXPORT int snode_link_list(struct snode_ctx *ctx, int dev_index,
 		.dev_index = dev_index,
 	};
 
-	return lsn_nl_list(ctx, SNODE_CMD_LINK_GET, 1, &o, SNODE_A_LINK_MAX,
+	return lsn_nl_list(ctx, SNODE_NL_CMD_LINK_GET, 1, &o, SNODE_A_LINK_MAX,
 			   lsn_nl_parse_link, info_size,
 			   (struct lsn_iter **)iter);
 }
@@ -485,7 +485,7 @@ SNODE_EXPORT int snode_link_get(struct snode_ctx *ctx, unsigned int dev_index,
 	struct lsn_iter *it;
 	int ret;
 
-	ret = lsn_nl_list(ctx, SNODE_CMD_LINK_GET, 0, &o, SNODE_A_LINK_MAX,
+	ret = lsn_nl_list(ctx, SNODE_NL_CMD_LINK_GET, 0, &o, SNODE_A_LINK_MAX,
 			  lsn_nl_parse_link, sizeof(struct snode_link_info),
 			  &it);
 	if (ret < 0)
@@ -520,7 +520,7 @@ SNODE_EXPORT int snode_link_set_state(struct snode_ctx *ctx,
 		.has_u32 = 1,
 	};
 
-	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
+	return lsn_nl_link_op(ctx, SNODE_NL_CMD_LINK_SET, &o);
 }
 
 SNODE_EXPORT int snode_link_set_ber_threshold(struct snode_ctx *ctx,
@@ -535,7 +535,7 @@ SNODE_EXPORT int snode_link_set_ber_threshold(struct snode_ctx *ctx,
 		.has_u64 = 1,
 	};
 
-	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_SET, &o);
+	return lsn_nl_link_op(ctx, SNODE_NL_CMD_LINK_SET, &o);
 }
 
 /* The whole policy in one link-set: what is not given is no limit. */
@@ -579,7 +579,7 @@ SNODE_EXPORT int snode_link_set_auto_isolate(struct snode_ctx *ctx,
 	};
 	struct lsn_nl_req req = { .maxattr = SNODE_A_LINK_MAX };
 
-	return lsn_nl_request(ctx, SNODE_CMD_LINK_SET, 0, lsn_nl_fill_isolate,
+	return lsn_nl_request(ctx, SNODE_NL_CMD_LINK_SET, 0, lsn_nl_fill_isolate,
 			      &p, &req, NULL);
 }
 
@@ -588,7 +588,7 @@ SNODE_EXPORT int snode_link_reset(struct snode_ctx *ctx,
 {
 	struct lsn_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
 
-	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_RESET, &o);
+	return lsn_nl_link_op(ctx, SNODE_NL_CMD_LINK_RESET, &o);
 }
 
 SNODE_EXPORT int snode_link_clear(struct snode_ctx *ctx,
@@ -596,7 +596,7 @@ SNODE_EXPORT int snode_link_clear(struct snode_ctx *ctx,
 {
 	struct lsn_nl_obj o = { .dev_index = (int)dev_index, .sub = port };
 
-	return lsn_nl_link_op(ctx, SNODE_CMD_LINK_CLEAR, &o);
+	return lsn_nl_link_op(ctx, SNODE_NL_CMD_LINK_CLEAR, &o);
 }
 
 /* ------------------------------------------------------------------ */
@@ -624,7 +624,7 @@ SNODE_EXPORT int snode_node_list(struct snode_ctx *ctx, int dev_index,
 		.dev_index = dev_index,
 	};
 
-	return lsn_nl_list(ctx, SNODE_CMD_NODE_GET, 1, &o, SNODE_A_NODE_MAX,
+	return lsn_nl_list(ctx, SNODE_NL_CMD_NODE_GET, 1, &o, SNODE_A_NODE_MAX,
 			   lsn_nl_parse_node, info_size,
 			   (struct lsn_iter **)iter);
 }
@@ -665,9 +665,259 @@ SNODE_EXPORT int snode_window_list(struct snode_ctx *ctx, int dev_index,
 		.dev_index = dev_index,
 	};
 
-	return lsn_nl_list(ctx, SNODE_CMD_WINDOW_GET, 1, &o,
+	return lsn_nl_list(ctx, SNODE_NL_CMD_WINDOW_GET, 1, &o,
 			   SNODE_A_WINDOW_MAX, lsn_nl_parse_window, info_size,
 			   (struct lsn_iter **)iter);
 }
 
 LSN_ITER_FUNCS(window, snode_window_info)
+
+/* ------------------------------------------------------------------ */
+/* listings of one NIC, in the layout of the library's first version  */
+
+/* A listing of one kind of window into a snapshot of snode_mem_entry. */
+struct lsn_nl_mem {
+	struct lsn_iter *it;
+	unsigned int type;	/* enum snode_mem_list_type */
+	uint32_t kind;		/* the window kind it lists */
+};
+
+static void lsn_nl_reset_mem(struct lsn_nl_req *req)
+{
+	struct lsn_nl_mem *l = req->arg;
+
+	lsn_iter_clear(l->it);
+}
+
+static int lsn_nl_parse_mem(struct lsn_nl_req *req, struct nlattr **tb)
+{
+	static const struct {
+		uint32_t window;
+		uint32_t entry;
+	} flags[] = {
+		{ SNODE_WINDOW_FLAGS_OWN, SNODE_MEM_ENTRY_OWN },
+		{ SNODE_WINDOW_FLAGS_NODES, SNODE_MEM_ENTRY_NODES },
+		{ SNODE_WINDOW_FLAGS_ZERO_PAGE, SNODE_MEM_ENTRY_ZERO_PAGE },
+		{ SNODE_WINDOW_FLAGS_HIDDEN, SNODE_MEM_ENTRY_HIDDEN },
+	};
+	struct lsn_nl_mem *l = req->arg;
+	uint32_t kind = lsn_nl_u32(tb, SNODE_A_WINDOW_KIND, SNODE_NONE);
+	uint32_t wflags = lsn_nl_u32(tb, SNODE_A_WINDOW_FLAGS, 0);
+	int pool = kind == SNODE_WINDOW_KIND_EXPORT ||
+		   kind == SNODE_WINDOW_KIND_ALLOC;
+	struct snode_mem_entry e;
+	unsigned int i;
+
+	if (kind != l->kind)
+		return 0;
+	memset(&e, 0, sizeof(e));
+	e.type = l->type;
+	e.state = lsn_nl_u32(tb, SNODE_A_WINDOW_STATE, 0);
+	e.reason = lsn_nl_u32(tb, SNODE_A_WINDOW_REVOKE_REASON, 0);
+	e.node = lsn_nl_u32(tb, SNODE_A_WINDOW_NODE, SNODE_NONE);
+	e.epoch = lsn_nl_u32(tb, SNODE_A_WINDOW_EPOCH, 0);
+	e.length = lsn_nl_u64(tb, SNODE_A_WINDOW_LENGTH);
+	if (kind == SNODE_WINDOW_KIND_EXPORT)
+		e.export_id = lsn_nl_u32(tb, SNODE_A_WINDOW_INDEX, 0);
+	else
+		e.export_id = lsn_nl_u32(tb, SNODE_A_WINDOW_EXPORT_ID, 0);
+	if (pool) {
+		e.att_index = SNODE_NONE;
+		e.offset = lsn_nl_u64(tb, SNODE_A_WINDOW_OFFSET);
+	} else {
+		e.att_index = lsn_nl_u32(tb, SNODE_A_WINDOW_INDEX, SNODE_NONE);
+		e.offset = lsn_nl_u64(tb, SNODE_A_WINDOW_EXPORT_OFFSET);
+		e.aperture_offset = lsn_nl_u64(tb, SNODE_A_WINDOW_OFFSET);
+	}
+	if (lsn_nl_u32(tb, SNODE_A_WINDOW_PERM, 0) & SNODE_WINDOW_PERM_WRITE)
+		e.flags |= SNODE_MEM_ENTRY_WRITE;
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (wflags & flags[i].window)
+			e.flags |= flags[i].entry;
+	if (tb[SNODE_A_WINDOW_KEY]) {
+		e.key = nla_get_u64(tb[SNODE_A_WINDOW_KEY]);
+		e.flags |= SNODE_MEM_ENTRY_KEY;
+	}
+	e.pid = (int)lsn_nl_u32(tb, SNODE_A_WINDOW_PID, 0);
+	lsn_nl_str(tb, SNODE_A_WINDOW_COMM, e.comm, sizeof(e.comm));
+	return lsn_iter_append(l->it, &e, sizeof(e));
+}
+
+static int lsn_nl_parse_pool(struct lsn_nl_req *req, struct nlattr **tb)
+{
+	struct lsn_iter *it = req->arg;
+
+	it->pool_size = lsn_nl_u64(tb, SNODE_A_DEV_POOL_SIZE);
+	it->pool_free = lsn_nl_u64(tb, SNODE_A_DEV_POOL_FREE);
+	return 0;
+}
+
+SNODE_EXPORT int snode_mem_list(struct snode_dev *dev, unsigned int type,
+				size_t entry_size, struct snode_mem_iter **out)
+{
+	static const uint32_t kinds[] = {
+		[SNODE_MEM_LIST_ALLOCS] = SNODE_WINDOW_KIND_ALLOC,
+		[SNODE_MEM_LIST_EXPORTS] = SNODE_WINDOW_KIND_EXPORT,
+		[SNODE_MEM_LIST_IMPORTS] = SNODE_WINDOW_KIND_IMPORT,
+		[SNODE_MEM_LIST_ATT] = SNODE_WINDOW_KIND_ATT,
+	};
+	struct lsn_nl_obj o = {
+		.dev_attr = SNODE_A_WINDOW_DEV_INDEX,
+		.dev_index = dev->index,
+	};
+	struct lsn_nl_mem l = { .type = type };
+	struct lsn_nl_req req = {
+		.parse = lsn_nl_parse_mem,
+		.arg = &l,
+		.maxattr = SNODE_A_WINDOW_MAX,
+	};
+	int ret;
+
+	/* the first version's entry at least, as the ioctl took it */
+	if (type < SNODE_MEM_LIST_ALLOCS || type > SNODE_MEM_LIST_ATT ||
+	    entry_size < sizeof(struct snode_mem_entry))
+		return -EINVAL;
+	l.kind = kinds[type];
+	l.it = lsn_iter_new(entry_size);
+	if (!l.it)
+		return entry_size ? -ENOMEM : -EINVAL;
+	ret = lsn_nl_request(dev->ctx, SNODE_NL_CMD_WINDOW_GET, 1,
+			     lsn_nl_fill_obj, &o, &req, lsn_nl_reset_mem);
+	if (ret >= 0) {
+		struct lsn_nl_req dreq = {
+			.parse = lsn_nl_parse_pool,
+			.arg = l.it,
+			.maxattr = SNODE_A_DEV_MAX,
+		};
+
+		o.dev_attr = SNODE_A_DEV_INDEX;
+		ret = lsn_nl_request(dev->ctx, SNODE_NL_CMD_DEV_GET, 0,
+				     lsn_nl_fill_obj, &o, &dreq, NULL);
+	}
+	if (ret < 0) {
+		lsn_iter_free(l.it);
+		return ret;
+	}
+	*out = (struct snode_mem_iter *)l.it;
+	return (int)l.it->count;
+}
+
+static uint32_t lsn_nl_msg_flags(uint32_t f)
+{
+	return (f & SNODE_OBJ_FLAGS_OWN ? SNODE_MSG_ENTRY_OWN : 0) |
+	       (f & SNODE_OBJ_FLAGS_DEAD ? SNODE_MSG_ENTRY_DEAD : 0) |
+	       (f & SNODE_OBJ_FLAGS_HIDDEN ? SNODE_MSG_ENTRY_HIDDEN : 0);
+}
+
+static int lsn_nl_parse_ep(struct lsn_nl_req *req, struct nlattr **tb)
+{
+	struct snode_msg_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.type = SNODE_MSG_LIST_ENDPOINTS;
+	e.flags = lsn_nl_msg_flags(lsn_nl_u32(tb, SNODE_A_ENDPOINT_FLAGS, 0));
+	e.id = lsn_nl_u32(tb, SNODE_A_ENDPOINT_ID, 0);
+	e.vector = lsn_nl_u32(tb, SNODE_A_ENDPOINT_VECTOR, 0);
+	e.entries = lsn_nl_u32(tb, SNODE_A_ENDPOINT_ENTRIES, 0);
+	e.pending = lsn_nl_u32(tb, SNODE_A_ENDPOINT_PENDING, 0);
+	if (tb[SNODE_A_ENDPOINT_KEY]) {
+		e.key = nla_get_u64(tb[SNODE_A_ENDPOINT_KEY]);
+		e.flags |= SNODE_MSG_ENTRY_KEY;
+	}
+	e.count = lsn_nl_u64(tb, SNODE_A_ENDPOINT_MSGS);
+	e.bytes = lsn_nl_u64(tb, SNODE_A_ENDPOINT_BYTES);
+	e.errors = lsn_nl_u64(tb, SNODE_A_ENDPOINT_ERRORS);
+	e.pid = (int)lsn_nl_u32(tb, SNODE_A_ENDPOINT_PID, 0);
+	lsn_nl_str(tb, SNODE_A_ENDPOINT_COMM, e.comm, sizeof(e.comm));
+	return lsn_iter_append(req->arg, &e, sizeof(e));
+}
+
+static int lsn_nl_parse_queue(struct lsn_nl_req *req, struct nlattr **tb)
+{
+	struct snode_msg_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.type = SNODE_MSG_LIST_DMA_QUEUES;
+	e.flags = lsn_nl_msg_flags(lsn_nl_u32(tb, SNODE_A_QUEUE_FLAGS, 0));
+	e.id = lsn_nl_u32(tb, SNODE_A_QUEUE_ID, 0);
+	e.entries = lsn_nl_u32(tb, SNODE_A_QUEUE_DEPTH, 0);
+	e.pending = lsn_nl_u32(tb, SNODE_A_QUEUE_INFLIGHT, 0);
+	e.count = lsn_nl_u64(tb, SNODE_A_QUEUE_COMPLETED);
+	e.bytes = lsn_nl_u64(tb, SNODE_A_QUEUE_BYTES);
+	e.errors = lsn_nl_u64(tb, SNODE_A_QUEUE_ERRORS);
+	e.pid = (int)lsn_nl_u32(tb, SNODE_A_QUEUE_PID, 0);
+	lsn_nl_str(tb, SNODE_A_QUEUE_COMM, e.comm, sizeof(e.comm));
+	return lsn_iter_append(req->arg, &e, sizeof(e));
+}
+
+SNODE_EXPORT int snode_msg_list(struct snode_dev *dev, unsigned int type,
+				size_t entry_size, struct snode_msg_iter **out)
+{
+	struct lsn_nl_obj o = { .dev_index = dev->index };
+
+	if (entry_size < sizeof(struct snode_msg_entry))
+		return -EINVAL;
+	if (type == SNODE_MSG_LIST_ENDPOINTS) {
+		o.dev_attr = SNODE_A_ENDPOINT_DEV_INDEX;
+		return lsn_nl_list(dev->ctx, SNODE_NL_CMD_ENDPOINT_GET, 1, &o,
+				   SNODE_A_ENDPOINT_MAX, lsn_nl_parse_ep,
+				   entry_size, (struct lsn_iter **)out);
+	}
+	if (type == SNODE_MSG_LIST_DMA_QUEUES) {
+		o.dev_attr = SNODE_A_QUEUE_DEV_INDEX;
+		return lsn_nl_list(dev->ctx, SNODE_NL_CMD_QUEUE_GET, 1, &o,
+				   SNODE_A_QUEUE_MAX, lsn_nl_parse_queue,
+				   entry_size, (struct lsn_iter **)out);
+	}
+	return -EINVAL;
+}
+
+static int lsn_nl_parse_stats(struct lsn_nl_req *req, struct nlattr **tb)
+{
+	struct snode_stats *st = req->arg;
+
+	st->out_admin_cmds = lsn_nl_u64(tb, SNODE_A_STATS_ADMIN_CMDS);
+	st->out_events = lsn_nl_u64(tb, SNODE_A_STATS_EVENTS);
+	st->out_events_dropped = lsn_nl_u64(tb, SNODE_A_STATS_EVENTS_DROPPED);
+	st->out_access_violations =
+		lsn_nl_u64(tb, SNODE_A_STATS_ACCESS_VIOLATIONS);
+	st->out_msgs_sent = lsn_nl_u64(tb, SNODE_A_STATS_MSGS_SENT);
+	st->out_msgs_received = lsn_nl_u64(tb, SNODE_A_STATS_MSGS_RECEIVED);
+	st->out_msgs_rejected = lsn_nl_u64(tb, SNODE_A_STATS_MSGS_REJECTED);
+	st->out_dma_reqs = lsn_nl_u64(tb, SNODE_A_STATS_DMA_REQS);
+	st->out_dma_bytes = lsn_nl_u64(tb, SNODE_A_STATS_DMA_BYTES);
+	st->out_dma_errors = lsn_nl_u64(tb, SNODE_A_STATS_DMA_ERRORS);
+	st->out_att_sets = lsn_nl_u64(tb, SNODE_A_STATS_ATT_SETS);
+	st->out_att_revokes = lsn_nl_u64(tb, SNODE_A_STATS_ATT_REVOKES);
+	st->out_resets = lsn_nl_u64(tb, SNODE_A_STATS_RESETS);
+	st->out_send_retries = lsn_nl_u64(tb, SNODE_A_STATS_SEND_RETRIES);
+	return 0;
+}
+
+SNODE_EXPORT int snode_dev_get_stats(struct snode_dev *dev,
+				     struct snode_stats *stats, size_t size)
+{
+	struct snode_stats st;
+	struct lsn_nl_obj o = {
+		.dev_attr = SNODE_A_STATS_DEV_INDEX,
+		.dev_index = dev->index,
+	};
+	struct lsn_nl_req req = {
+		.parse = lsn_nl_parse_stats,
+		.arg = &st,
+		.maxattr = SNODE_A_STATS_MAX,
+	};
+	int ret;
+
+	/* the first version's size: the structure has not grown since */
+	if (size < sizeof(st))
+		return -EINVAL;
+	memset(&st, 0, sizeof(st));
+	ret = lsn_nl_request(dev->ctx, SNODE_NL_CMD_STATS_GET, 0,
+			     lsn_nl_fill_obj, &o, &req, NULL);
+	if (ret < 0)
+		return ret;
+	st.size = (uint32_t)size;
+	lsn_copy_out(stats, size, &st, sizeof(st));
+	return 0;
+}

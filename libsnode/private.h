@@ -127,9 +127,6 @@ LSN_HIDDEN void lsn_iter_free(struct lsn_iter *it);
  * its count and entries fields at @count and @entries; entries are fetched
  * at the iterator's entry size (the kernel zero-fills what it does not know).
  */
-LSN_HIDDEN int lsn_ioctl_list(struct snode_dev *dev, unsigned long cmd,
-			      void *arg, __u32 *count, __u64 *entries,
-			      struct lsn_iter *it);
 
 /* nl.c */
 LSN_HIDDEN void lsn_nl_free(struct snode_ctx *ctx);

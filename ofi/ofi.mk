@@ -23,7 +23,7 @@ all: ofi
 ofi: $(OFI_PROV) $(OFI_TEST) $(OFI_STAGE)/libsnode-fi.so $(OFI_STAGE)/ofi_test
 
 $(OFI_DIR)/%.o: $(TOP)/ofi/%.c $(TOP)/ofi/snode_fi.h $(TOP)/libsnode/libsnode.h \
-		$(TOP)/uapi/linux/snode.h $(LIBSNODE_DIR)/flags
+		$(UAPI_HDRS) $(LIBSNODE_DIR)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(OFI_CFLAGS) -pthread -c -o $@ $<
 

@@ -182,7 +182,7 @@ static void note_revoke(int fd, const char *who)
 		errors++;
 		return;
 	}
-	if (st.out_state == SNODE_IMPORT_REVOKED && st.out_reason < 8)
+	if (st.out_state == SNODE_WINDOW_STATE_REVOKED && st.out_reason < 8)
 		revokes[st.out_reason]++;
 	printf("event %s revoked state %u reason %u\n", who, st.out_state,
 	       st.out_reason);

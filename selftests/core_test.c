@@ -309,6 +309,33 @@ TEST_F(core, unknown_ioctl)
 	EXPECT_ERRNO(ENOTTY, ioctl(self->fd, _IO('x', SNODE_CMD_INFO), &info));
 }
 
+/*
+ * The listings of the first version (MEM_LIST, MSG_LIST, STATS) are netlink
+ * dumps now; their numbers stay unused, whatever the argument.
+ */
+TEST_F(core, removed_listing_ioctls)
+{
+	static const unsigned int nrs[] = {
+		__SNODE_CMD_REMOVED_MEM_LIST,
+		__SNODE_CMD_REMOVED_MSG_LIST,
+		__SNODE_CMD_REMOVED_STATS,
+	};
+	uint8_t buf[4096] = { 0 };
+	unsigned int i;
+
+	/* the first version's numbers, so a rebuilt header cannot move them */
+	EXPECT_EQ(0x87, __SNODE_CMD_REMOVED_MEM_LIST);
+	EXPECT_EQ(0x8a, __SNODE_CMD_REMOVED_MSG_LIST);
+	EXPECT_EQ(0x8d, __SNODE_CMD_REMOVED_STATS);
+	*(uint32_t *)buf = 40;
+	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
+		EXPECT_ERRNO(ENOTTY, ioctl(self->fd, _IO(SNODE_TYPE, nrs[i]),
+					   buf));
+		EXPECT_ERRNO(ENOTTY, ioctl(self->fd, _IO(SNODE_TYPE, nrs[i]),
+					   NULL));
+	}
+}
+
 /* The general rules for every ioctl of /dev/snodeN, from one table. */
 TEST_F(core, abi_every_ioctl)
 {

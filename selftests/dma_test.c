@@ -30,6 +30,7 @@
 
 #include "kselftest_harness.h"
 #include "snode_test.h"
+#include "snode_nl.h"
 
 #define SNODE_DEV	"/dev/snode0"
 #define SIM_NODE	2
@@ -691,31 +692,26 @@ TEST_F(dma, queue_depth)
 
 TEST_F(dma, list_and_stats)
 {
-	struct snode_stats a = { .size = sizeof(a) }, b = { .size = sizeof(b) };
-	struct snode_msg_entry e[16];
-	struct snode_msg_list l = {
-		.size = sizeof(l),
-		.type = SNODE_MSG_LIST_DMA_QUEUES,
-		.entry_size = sizeof(e[0]),
-		.count = 16,
-		.entries = (uintptr_t)e,
-	};
+	struct stats_arg a, b;
+	struct obj_ent e[16];
 	uint8_t *buf = buffer(MB);
+	uint32_t n = 16;
 	int i, own = 0;
 
 	ASSERT_NE(NULL, buf);
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_STATS, &a));
+	ASSERT_EQ(0, stats_get(self->fd, &a));
 	test_dma_copy(SNODE_DMA_FROM_GLOBAL, self->rw, 0, buf, MB);
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_STATS, &b));
-	EXPECT_LE(a.out_dma_bytes + MB, b.out_dma_bytes);
-	EXPECT_LT(a.out_dma_reqs, b.out_dma_reqs);
+	ASSERT_EQ(0, stats_get(self->fd, &b));
+	EXPECT_LE(a.v[SNODE_A_STATS_DMA_BYTES] + MB,
+		  b.v[SNODE_A_STATS_DMA_BYTES]);
+	EXPECT_LT(a.v[SNODE_A_STATS_DMA_REQS], b.v[SNODE_A_STATS_DMA_REQS]);
 
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_MSG_LIST, &l));
-	for (i = 0; i < (int)l.count && i < 16; i++) {
-		if (!(e[i].flags & SNODE_MSG_ENTRY_OWN))
+	ASSERT_EQ(0, obj_list(self->fd, OBJ_LIST_DMA_QUEUES, e, &n));
+	for (i = 0; i < (int)n && i < 16; i++) {
+		if (!(e[i].flags & OBJ_ENT_OWN))
 			continue;
 		own++;
-		EXPECT_EQ(SNODE_MSG_LIST_DMA_QUEUES, e[i].type);
+		EXPECT_EQ(OBJ_LIST_DMA_QUEUES, e[i].type);
 		EXPECT_EQ(64, e[i].entries);
 		EXPECT_EQ(0, e[i].pending);
 		EXPECT_EQ(1, e[i].count);
@@ -817,7 +813,7 @@ static int revoke_attempt(struct __test_metadata *_metadata, int fd, int q)
 	EXPECT_EQ(1, poll(&(struct pollfd){ .fd = ifd, .events = POLLIN | POLLPRI },
 			  1, 5000));
 	ASSERT_EQ(0, ioctl(ifd, SNODE_IOCTL_IMPORT_STATUS, &st));
-	EXPECT_EQ(SNODE_IMPORT_REVOKED, st.out_state);
+	EXPECT_EQ(SNODE_WINDOW_STATE_REVOKED, st.out_state);
 	/* nothing beyond the window was written */
 	for (i = 0; i < (int)guard; i++)
 		ASSERT_EQ(0x11, pool[win_len + i]);

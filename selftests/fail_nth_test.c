@@ -166,7 +166,7 @@ static int nl_state(struct nl *nl, uint32_t dev, struct node_state *s)
 
 	if (!t)
 		return -ENOMEM;
-	req_init(&r, nl->family, SNODE_CMD_DEV_GET, 0);
+	req_init(&r, nl->family, SNODE_NL_CMD_DEV_GET, 0);
 	req_u32(&r, SNODE_A_DEV_INDEX, dev);
 	ret = nl_do(nl, &r, BUF_LEN, dev_cb, t);
 	if (!ret && t->n != 1)
@@ -174,7 +174,7 @@ static int nl_state(struct nl *nl, uint32_t dev, struct node_state *s)
 	if (!ret) {
 		s->dev_threshold = t->dev[0].threshold;
 		t->n = 0;
-		req_init(&r, nl->family, SNODE_CMD_LINK_GET, NLM_F_DUMP);
+		req_init(&r, nl->family, SNODE_NL_CMD_LINK_GET, NLM_F_DUMP);
 		req_u32(&r, SNODE_A_LINK_DEV_INDEX, dev);
 		ret = nl_do(nl, &r, BUF_LEN, link_cb, t);
 	}
@@ -191,29 +191,28 @@ static int nl_state(struct nl *nl, uint32_t dev, struct node_state *s)
 static int node_state(int fd, struct nl *nl, uint32_t dev,
 		      struct node_state *s)
 {
-	struct snode_mem_list ml;
-	struct snode_msg_list gl;
+	struct list_arg l;
 	uint32_t t;
+	int ret;
 
+	/* the dumps on sockets of their own, without faults */
 	memset(s, 0, sizeof(*s));
-	for (t = SNODE_MEM_LIST_ALLOCS; t <= SNODE_MEM_LIST_ATT; t++) {
-		memset(&ml, 0, sizeof(ml));
-		ml.size = sizeof(ml);
-		ml.type = t;
-		ml.entry_size = sizeof(struct snode_mem_entry);
-		if (ioctl(fd, SNODE_IOCTL_MEM_LIST, &ml))
-			return -errno;
-		s->mem[t] = ml.count;
-		s->pool_free = ml.out_pool_free;
+	for (t = MEM_LIST_ALLOCS; t <= MEM_LIST_ATT; t++) {
+		memset(&l, 0, sizeof(l));
+		l.type = t;
+		ret = snode_list(fd, true, &l);
+		if (ret)
+			return ret;
+		s->mem[t] = l.n;
+		s->pool_free = l.pool_free;
 	}
-	for (t = SNODE_MSG_LIST_ENDPOINTS; t <= SNODE_MSG_LIST_DMA_QUEUES; t++) {
-		memset(&gl, 0, sizeof(gl));
-		gl.size = sizeof(gl);
-		gl.type = t;
-		gl.entry_size = sizeof(struct snode_msg_entry);
-		if (ioctl(fd, SNODE_IOCTL_MSG_LIST, &gl))
-			return -errno;
-		s->msg[t] = gl.count;
+	for (t = OBJ_LIST_ENDPOINTS; t <= OBJ_LIST_DMA_QUEUES; t++) {
+		memset(&l, 0, sizeof(l));
+		l.type = t;
+		ret = snode_list(fd, false, &l);
+		if (ret)
+			return ret;
+		s->msg[t] = l.n;
 	}
 	return nl_state(nl, dev, s);
 }
@@ -244,7 +243,7 @@ struct ctx {
 	struct link_ent link[NTH_PORTS];	/* its links, by a dump */
 	uint64_t own_threshold;	/* the last port's own (0: the NIC's) */
 	/* entries of each dump, [cmd][filtered by snode0] */
-	unsigned int count[SNODE_CMD_WINDOW_GET + 1][2];
+	unsigned int count[SNODE_NL_CMD_MAX + 1][2];
 	/* the replies of the operation, checked by its callback */
 	unsigned int got;
 	uint32_t last_dev, last_id;
@@ -347,13 +346,6 @@ static int op_info(struct ctx *c)
 	return ioctl(c->fd, SNODE_IOCTL_INFO, &i) ? -errno : 0;
 }
 
-static int op_stats(struct ctx *c)
-{
-	struct snode_stats s = { .size = sizeof(s) };
-
-	return ioctl(c->fd, SNODE_IOCTL_STATS, &s) ? -errno : 0;
-}
-
 static int op_mem_alloc_4k(struct ctx *c)
 {
 	return do_alloc(c->fd, SZ_4K, &c->new_alloc);
@@ -397,58 +389,6 @@ static int op_import_status(struct ctx *c)
 	struct snode_import_status s = { .size = sizeof(s) };
 
 	return ioctl(c->import_fd, SNODE_IOCTL_IMPORT_STATUS, &s) ? -errno : 0;
-}
-
-static int mem_list(struct ctx *c, uint32_t type)
-{
-	struct snode_mem_entry e[8];
-	struct snode_mem_list l = {
-		.size = sizeof(l), .type = type, .entry_size = sizeof(e[0]),
-		.count = 8, .entries = (uintptr_t)e,
-	};
-
-	return ioctl(c->fd, SNODE_IOCTL_MEM_LIST, &l) ? -errno : 0;
-}
-
-static int op_mem_list_allocs(struct ctx *c)
-{
-	return mem_list(c, SNODE_MEM_LIST_ALLOCS);
-}
-
-static int op_mem_list_exports(struct ctx *c)
-{
-	return mem_list(c, SNODE_MEM_LIST_EXPORTS);
-}
-
-static int op_mem_list_imports(struct ctx *c)
-{
-	return mem_list(c, SNODE_MEM_LIST_IMPORTS);
-}
-
-static int op_mem_list_att(struct ctx *c)
-{
-	return mem_list(c, SNODE_MEM_LIST_ATT);
-}
-
-static int msg_list(struct ctx *c, uint32_t type)
-{
-	struct snode_msg_entry e[8];
-	struct snode_msg_list l = {
-		.size = sizeof(l), .type = type, .entry_size = sizeof(e[0]),
-		.count = 8, .entries = (uintptr_t)e,
-	};
-
-	return ioctl(c->fd, SNODE_IOCTL_MSG_LIST, &l) ? -errno : 0;
-}
-
-static int op_msg_list_eps(struct ctx *c)
-{
-	return msg_list(c, SNODE_MSG_LIST_ENDPOINTS);
-}
-
-static int op_msg_list_dma(struct ctx *c)
-{
-	return msg_list(c, SNODE_MSG_LIST_DMA_QUEUES);
 }
 
 static int op_ep_alloc(struct ctx *c)
@@ -584,7 +524,7 @@ static int nth_dev_cb(const struct msg *m, void *arg)
 	struct ctx *c = arg;
 
 	c->got++;
-	if (m->cmd != SNODE_CMD_DEV_GET || !has_attrs(m, dev_attrs))
+	if (m->cmd != SNODE_NL_CMD_DEV_GET || !has_attrs(m, dev_attrs))
 		return -EPROTO;
 	if (get_u32(m, SNODE_A_DEV_INDEX) == c->dev.index &&
 	    get_u64(m, SNODE_A_DEV_BER_THRESHOLD) != c->dev.threshold)
@@ -598,7 +538,7 @@ static int nth_link_cb(const struct msg *m, void *arg)
 	uint32_t dev, port;
 
 	c->got++;
-	if (m->cmd != SNODE_CMD_LINK_GET || !has_attrs(m, link_attrs))
+	if (m->cmd != SNODE_NL_CMD_LINK_GET || !has_attrs(m, link_attrs))
 		return -EPROTO;
 	dev = get_u32(m, SNODE_A_LINK_DEV_INDEX);
 	port = get_u32(m, SNODE_A_LINK_PORT);
@@ -621,7 +561,7 @@ static int nth_node_cb(const struct msg *m, void *arg)
 	uint32_t dev, id;
 
 	c->got++;
-	if (m->cmd != SNODE_CMD_NODE_GET || !has_attrs(m, node_attrs))
+	if (m->cmd != SNODE_NL_CMD_NODE_GET || !has_attrs(m, node_attrs))
 		return -EPROTO;
 	dev = get_u32(m, SNODE_A_NODE_DEV_INDEX);
 	id = get_u32(m, SNODE_A_NODE_ID);
@@ -638,7 +578,20 @@ static int nth_window_cb(const struct msg *m, void *arg)
 	struct ctx *c = arg;
 
 	c->got++;
-	if (m->cmd != SNODE_CMD_WINDOW_GET || !has_attrs(m, window_attrs))
+	if (m->cmd != SNODE_NL_CMD_WINDOW_GET || !has_attrs(m, window_attrs))
+		return -EPROTO;
+	return 0;
+}
+
+/* endpoint, queue and stats dumps and gets: the command and the NIC */
+static int nth_obj_cb(const struct msg *m, void *arg)
+{
+	struct ctx *c = arg;
+
+	c->got++;
+	if ((m->cmd != SNODE_NL_CMD_ENDPOINT_GET &&
+	     m->cmd != SNODE_NL_CMD_QUEUE_GET &&
+	     m->cmd != SNODE_NL_CMD_STATS_GET) || !m->tb[1])
 		return -EPROTO;
 	return 0;
 }
@@ -646,11 +599,15 @@ static int nth_window_cb(const struct msg *m, void *arg)
 static msg_fn nth_cb(uint8_t cmd)
 {
 	switch (cmd) {
-	case SNODE_CMD_DEV_GET:
+	case SNODE_NL_CMD_ENDPOINT_GET:
+	case SNODE_NL_CMD_QUEUE_GET:
+	case SNODE_NL_CMD_STATS_GET:
+		return nth_obj_cb;
+	case SNODE_NL_CMD_DEV_GET:
 		return nth_dev_cb;
-	case SNODE_CMD_LINK_GET:
+	case SNODE_NL_CMD_LINK_GET:
 		return nth_link_cb;
-	case SNODE_CMD_NODE_GET:
+	case SNODE_NL_CMD_NODE_GET:
 		return nth_node_cb;
 	default:
 		return nth_window_cb;
@@ -684,8 +641,11 @@ static int nl_dump_all(struct ctx *c, uint8_t cmd, int filter)
 
 	req_init(&r, c->nl.family, cmd, NLM_F_DUMP);
 	if (filter)
-		req_u32(&r, cmd == SNODE_CMD_LINK_GET ? SNODE_A_LINK_DEV_INDEX :
-			cmd == SNODE_CMD_NODE_GET ? SNODE_A_NODE_DEV_INDEX :
+		req_u32(&r, cmd == SNODE_NL_CMD_LINK_GET ? SNODE_A_LINK_DEV_INDEX :
+			cmd == SNODE_NL_CMD_NODE_GET ? SNODE_A_NODE_DEV_INDEX :
+			cmd == SNODE_NL_CMD_ENDPOINT_GET ?
+			SNODE_A_ENDPOINT_DEV_INDEX :
+			cmd == SNODE_NL_CMD_QUEUE_GET ? SNODE_A_QUEUE_DEV_INDEX :
 			SNODE_A_WINDOW_DEV_INDEX, c->dev.index);
 	return nl_call(c, &r);
 }
@@ -703,32 +663,32 @@ static int op_nl_dev_get(struct ctx *c)
 {
 	struct req r;
 
-	req_init(&r, c->nl.family, SNODE_CMD_DEV_GET, 0);
+	req_init(&r, c->nl.family, SNODE_NL_CMD_DEV_GET, 0);
 	req_u32(&r, SNODE_A_DEV_INDEX, c->dev.index);
 	return nl_get(c, &r);
 }
 
 static int op_nl_dev_dump(struct ctx *c)
 {
-	return nl_dump(c, SNODE_CMD_DEV_GET, 0);
+	return nl_dump(c, SNODE_NL_CMD_DEV_GET, 0);
 }
 
 static int op_nl_link_get(struct ctx *c)
 {
 	struct req r;
 
-	req_link(&r, c->nl.family, SNODE_CMD_LINK_GET, c->dev.index, c->port);
+	req_link(&r, c->nl.family, SNODE_NL_CMD_LINK_GET, c->dev.index, c->port);
 	return nl_get(c, &r);
 }
 
 static int op_nl_link_dump(struct ctx *c)
 {
-	return nl_dump(c, SNODE_CMD_LINK_GET, 0);
+	return nl_dump(c, SNODE_NL_CMD_LINK_GET, 0);
 }
 
 static int op_nl_link_dump_dev(struct ctx *c)
 {
-	return nl_dump(c, SNODE_CMD_LINK_GET, 1);
+	return nl_dump(c, SNODE_NL_CMD_LINK_GET, 1);
 }
 
 /* The node itself: on a one-node fabric the only one a get surely finds. */
@@ -736,7 +696,7 @@ static int op_nl_node_get(struct ctx *c)
 {
 	struct req r;
 
-	req_init(&r, c->nl.family, SNODE_CMD_NODE_GET, 0);
+	req_init(&r, c->nl.family, SNODE_NL_CMD_NODE_GET, 0);
 	req_u32(&r, SNODE_A_NODE_DEV_INDEX, c->dev.index);
 	req_u32(&r, SNODE_A_NODE_ID, c->dev.node_id);
 	return nl_get(c, &r);
@@ -744,23 +704,59 @@ static int op_nl_node_get(struct ctx *c)
 
 static int op_nl_node_dump(struct ctx *c)
 {
-	return nl_dump(c, SNODE_CMD_NODE_GET, 0);
+	return nl_dump(c, SNODE_NL_CMD_NODE_GET, 0);
 }
 
 static int op_nl_node_dump_dev(struct ctx *c)
 {
-	return nl_dump(c, SNODE_CMD_NODE_GET, 1);
+	return nl_dump(c, SNODE_NL_CMD_NODE_GET, 1);
 }
 
 /* P_IMPORT: an export, an import and its ATT entry to list */
 static int op_nl_window_dump(struct ctx *c)
 {
-	return nl_dump(c, SNODE_CMD_WINDOW_GET, 0);
+	return nl_dump(c, SNODE_NL_CMD_WINDOW_GET, 0);
 }
 
 static int op_nl_window_dump_dev(struct ctx *c)
 {
-	return nl_dump(c, SNODE_CMD_WINDOW_GET, 1);
+	return nl_dump(c, SNODE_NL_CMD_WINDOW_GET, 1);
+}
+
+/* P_EP | P_DMA: an endpoint and a DMA queue to list */
+static int op_nl_endpoint_dump(struct ctx *c)
+{
+	return nl_dump(c, SNODE_NL_CMD_ENDPOINT_GET, 0);
+}
+
+static int op_nl_endpoint_dump_dev(struct ctx *c)
+{
+	return nl_dump(c, SNODE_NL_CMD_ENDPOINT_GET, 1);
+}
+
+static int op_nl_queue_dump(struct ctx *c)
+{
+	return nl_dump(c, SNODE_NL_CMD_QUEUE_GET, 0);
+}
+
+static int op_nl_queue_dump_dev(struct ctx *c)
+{
+	return nl_dump(c, SNODE_NL_CMD_QUEUE_GET, 1);
+}
+
+/* the NIC's counters: an admin command (STATS) per NIC */
+static int op_nl_stats_get(struct ctx *c)
+{
+	struct req r;
+
+	req_init(&r, c->nl.family, SNODE_NL_CMD_STATS_GET, 0);
+	req_u32(&r, SNODE_A_STATS_DEV_INDEX, c->dev.index);
+	return nl_get(c, &r);
+}
+
+static int op_nl_stats_dump(struct ctx *c)
+{
+	return nl_dump(c, SNODE_NL_CMD_STATS_GET, 0);
 }
 
 /* The admin operations, with arguments that change nothing (or are undone). */
@@ -770,7 +766,7 @@ static int op_nl_dev_set(struct ctx *c)
 {
 	struct req r;
 
-	req_init(&r, c->nl.family, SNODE_CMD_DEV_SET, 0);
+	req_init(&r, c->nl.family, SNODE_NL_CMD_DEV_SET, 0);
 	req_u32(&r, SNODE_A_DEV_INDEX, c->dev.index);
 	req_u64(&r, SNODE_A_DEV_BER_THRESHOLD, c->dev.threshold);
 	return nl_call(c, &r);
@@ -784,7 +780,7 @@ static int op_nl_link_set(struct ctx *c)
 {
 	struct req r;
 
-	req_link(&r, c->nl.family, SNODE_CMD_LINK_SET, c->dev.index, c->port);
+	req_link(&r, c->nl.family, SNODE_NL_CMD_LINK_SET, c->dev.index, c->port);
 	req_u32(&r, SNODE_A_LINK_ADMIN_STATE, c->link[c->port].admin);
 	req_u64(&r, SNODE_A_LINK_BER_THRESHOLD, c->own_threshold);
 	req_u32(&r, SNODE_A_LINK_AUTO_ISOLATE, 0);
@@ -801,7 +797,7 @@ static int op_nl_link_reset(struct ctx *c)
 {
 	struct req r;
 
-	req_link(&r, c->nl.family, SNODE_CMD_LINK_RESET, c->dev.index, c->port);
+	req_link(&r, c->nl.family, SNODE_NL_CMD_LINK_RESET, c->dev.index, c->port);
 	return nl_call(c, &r);
 }
 
@@ -813,7 +809,7 @@ static int op_nl_link_clear(struct ctx *c)
 {
 	struct req r;
 
-	req_link(&r, c->nl.family, SNODE_CMD_LINK_CLEAR, c->dev.index, c->port);
+	req_link(&r, c->nl.family, SNODE_NL_CMD_LINK_CLEAR, c->dev.index, c->port);
 	return nl_call(c, &r);
 }
 
@@ -842,7 +838,7 @@ static int nl_snode0(struct nl *nl, struct dev_ent *out)
 
 	if (!t)
 		return -ENOMEM;
-	ret = dump(nl, SNODE_CMD_DEV_GET, BUF_LEN, dev_cb, t);
+	ret = dump(nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb, t);
 	for (i = 0; !ret && i < t->n; i++)
 		if (!strcmp(t->dev[i].name, "snode0"))
 			break;
@@ -900,7 +896,7 @@ static int nl_prep(struct ctx *c)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	req_init(&r, c->nl.family, SNODE_CMD_LINK_GET, NLM_F_DUMP);
+	req_init(&r, c->nl.family, SNODE_NL_CMD_LINK_GET, NLM_F_DUMP);
 	req_u32(&r, SNODE_A_LINK_DEV_INDEX, c->dev.index);
 	ret = nl_do(&c->nl, &r, BUF_LEN, link_cb, t);
 	if (!ret && t->n != c->dev.nports)
@@ -912,13 +908,18 @@ static int nl_prep(struct ctx *c)
 	if (ret)
 		return ret;
 
-	ret = nl_count(c, SNODE_CMD_DEV_GET, 0) ?:
-	      nl_count(c, SNODE_CMD_LINK_GET, 0) ?:
-	      nl_count(c, SNODE_CMD_LINK_GET, 1) ?:
-	      nl_count(c, SNODE_CMD_NODE_GET, 0) ?:
-	      nl_count(c, SNODE_CMD_NODE_GET, 1) ?:
-	      nl_count(c, SNODE_CMD_WINDOW_GET, 0) ?:
-	      nl_count(c, SNODE_CMD_WINDOW_GET, 1);
+	ret = nl_count(c, SNODE_NL_CMD_DEV_GET, 0) ?:
+	      nl_count(c, SNODE_NL_CMD_LINK_GET, 0) ?:
+	      nl_count(c, SNODE_NL_CMD_LINK_GET, 1) ?:
+	      nl_count(c, SNODE_NL_CMD_NODE_GET, 0) ?:
+	      nl_count(c, SNODE_NL_CMD_NODE_GET, 1) ?:
+	      nl_count(c, SNODE_NL_CMD_WINDOW_GET, 0) ?:
+	      nl_count(c, SNODE_NL_CMD_WINDOW_GET, 1) ?:
+	      nl_count(c, SNODE_NL_CMD_ENDPOINT_GET, 0) ?:
+	      nl_count(c, SNODE_NL_CMD_ENDPOINT_GET, 1) ?:
+	      nl_count(c, SNODE_NL_CMD_QUEUE_GET, 0) ?:
+	      nl_count(c, SNODE_NL_CMD_QUEUE_GET, 1) ?:
+	      nl_count(c, SNODE_NL_CMD_STATS_GET, 0);
 	if (ret)
 		return ret;
 	memset(nl_buf, 0, sizeof(nl_buf));
@@ -1084,7 +1085,6 @@ FIXTURE_VARIANT(fail_nth) {
 
 OP(open, op_open, 0);
 OP(info, op_info, 0);
-OP(stats, op_stats, 0);
 OP(mem_alloc_4k, op_mem_alloc_4k, 0);
 OP(mem_alloc_2m, op_mem_alloc_2m, 0);
 OP(mem_free, op_mem_free, P_ALLOC);
@@ -1092,15 +1092,9 @@ OP(mem_export, op_mem_export, P_ALLOC);
 OP(mem_unexport, op_mem_unexport, P_EXPORT);
 OP(mem_import, op_mem_import, P_EXPORT);
 OP(import_status, op_import_status, P_IMPORT);
-OP(mem_list_allocs, op_mem_list_allocs, P_IMPORT);
-OP(mem_list_exports, op_mem_list_exports, P_IMPORT);
-OP(mem_list_imports, op_mem_list_imports, P_IMPORT);
-OP(mem_list_att, op_mem_list_att, P_IMPORT);
 OP(ep_alloc, op_ep_alloc, 0);
 OP(msg_send, op_msg_send, P_EP);
 OP(msg_send_from_ep, op_msg_send_ep, P_EP);
-OP(msg_list_endpoints, op_msg_list_eps, P_EP | P_DMA);
-OP(msg_list_dma_queues, op_msg_list_dma, P_EP | P_DMA);
 OP(dma_open, op_dma_open, 0);
 OP(dma_to_global, op_dma_to_global, P_IMPORT | P_DMA);
 OP(dma_from_global, op_dma_from_global, P_IMPORT | P_DMA);
@@ -1124,6 +1118,12 @@ NL_OP(nl_node_dump, op_nl_node_dump, 0);
 NL_OP(nl_node_dump_dev, op_nl_node_dump_dev, 0);
 NL_OP(nl_window_dump, op_nl_window_dump, P_IMPORT);
 NL_OP(nl_window_dump_dev, op_nl_window_dump_dev, P_IMPORT);
+NL_OP(nl_endpoint_dump, op_nl_endpoint_dump, P_EP | P_DMA);
+NL_OP(nl_endpoint_dump_dev, op_nl_endpoint_dump_dev, P_EP | P_DMA);
+NL_OP(nl_queue_dump, op_nl_queue_dump, P_EP | P_DMA);
+NL_OP(nl_queue_dump_dev, op_nl_queue_dump_dev, P_EP | P_DMA);
+NL_OP(nl_stats_get, op_nl_stats_get, 0);
+NL_OP(nl_stats_dump, op_nl_stats_dump, 0);
 NL_OP(nl_dev_set, op_nl_dev_set, 0);
 NL_OP(nl_link_set, op_nl_link_set, 0);
 NL_OP(nl_link_reset, op_nl_link_reset, 0);

@@ -35,6 +35,7 @@
 
 #include "kselftest_harness.h"
 #include "snode_test.h"
+#include "snode_nl.h"
 
 #define SNODE_DEV	"/dev/snode0"
 #define SNODE_DELAY	"/sys/kernel/debug/snode/delay/"
@@ -59,23 +60,17 @@ static int reset_nic(void)
 	return write_file(SNODE_RESET, "1");
 }
 
-/* DMA queues of this process that MSG_LIST shows, or -1. */
+/* DMA queues of this process that the queue dump shows, or -1. */
 static int own_dma_queues(int fd)
 {
-	struct snode_msg_entry e[64];
-	struct snode_msg_list l = {
-		.size = sizeof(l),
-		.type = SNODE_MSG_LIST_DMA_QUEUES,
-		.entry_size = sizeof(e[0]),
-		.count = 64,
-		.entries = (uintptr_t)e,
-	};
+	struct obj_ent e[64];
+	uint32_t n = 64;
 	int i, own = 0;
 
 	memset(e, 0, sizeof(e));
-	if (ioctl(fd, SNODE_IOCTL_MSG_LIST, &l))
+	if (obj_list(fd, OBJ_LIST_DMA_QUEUES, e, &n))
 		return -1;
-	for (i = 0; i < (int)l.count && i < 64; i++)
+	for (i = 0; i < (int)n && i < 64; i++)
 		own += e[i].pid == getpid();
 	return own;
 }
@@ -304,16 +299,12 @@ TEST_F(life, dma_wait_timeout)
 
 #define SLOT_HOLDERS	63	/* the driver's SNODE_AQ_MAX_INFLIGHT */
 
-/* ATT entries of the NIC that MEM_LIST shows, or -1. */
+/* ATT entries of the NIC that the window dump shows, or -1. */
 static int att_entries(int fd)
 {
-	struct snode_mem_list l = {
-		.size = sizeof(l),
-		.type = SNODE_MEM_LIST_ATT,
-		.entry_size = sizeof(struct snode_mem_entry),
-	};
+	uint32_t n = 0;
 
-	return ioctl(fd, SNODE_IOCTL_MEM_LIST, &l) ? -1 : (int)l.count;
+	return mem_list(fd, MEM_LIST_ATT, NULL, &n) ? -1 : (int)n;
 }
 
 /* The admin queue's commands in flight (debugfs "queues"), or -1. */

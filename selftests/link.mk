@@ -4,8 +4,9 @@
 # Makefile (TOP, BUILD, YNL_DIR, LINUX_SOURCE_STAMP_6_12 defined).
 #
 # Targets:
-#   nl-check    the netlink block of uapi/linux/snode.h is what the kernel's
-#               ynl-gen-c.py renders from Documentation/netlink/specs/snode.yaml
+#   nl-check    uapi/linux/snode_nl.h is exactly what the kernel's ynl-gen-c.py
+#               renders from Documentation/netlink/specs/snode.yaml
+#   nl-gen      render uapi/linux/snode_nl.h from the spec (after changing it)
 #   ynl-stage   a minimal python3 and YNL's cli.py with the spec, staged for
 #               the guests at build/stage/common/usr/lib/snode/ynl/, so that
 #               selftests/vm/link.sh can read the family from the spec alone
@@ -21,28 +22,38 @@ YNL_DIR      ?= $(BUILD)/linux-source-6.12/tools/net/ynl
 YNL_STAGE    := $(BUILD)/stage/common/usr/lib/snode/ynl
 NL_CHECK_DIR := $(BUILD)/nl-check
 
-.PHONY: nl-check ynl-stage devlink-stage bench-link
+.PHONY: nl-check nl-gen ynl-stage devlink-stage bench-link
 
 # ynl-gen-c.py looks for the schema next to specs/ and for MAINTAINERS above
-# it, as in a kernel tree; a scratch tree gives it both. The schema is not
-# fetched, so the spec is checked by the generator's own parsing.
-nl-check: $(NL_SPEC) $(TOP)/uapi/linux/snode.h $(LINUX_SOURCE_STAMP_6_12)
-	@rm -rf $(NL_CHECK_DIR) && mkdir -p $(NL_CHECK_DIR)/specs
-	@cp $(NL_SPEC) $(NL_CHECK_DIR)/specs/snode.yaml
-	@echo '{}' > $(NL_CHECK_DIR)/genetlink.yaml
+# it, as in a kernel tree; a scratch tree gives it both, with the spec at the
+# path the generated header names. The schema is not fetched, so the spec is
+# checked by the generator's own parsing.
+NL_UAPI := $(TOP)/uapi/linux/snode_nl.h
+
+define nl_render
+	@rm -rf $(NL_CHECK_DIR) && mkdir -p $(NL_CHECK_DIR)/Documentation/netlink/specs
+	@cp $(NL_SPEC) $(NL_CHECK_DIR)/Documentation/netlink/specs/snode.yaml
+	@echo '{}' > $(NL_CHECK_DIR)/Documentation/netlink/genetlink.yaml
 	@touch $(NL_CHECK_DIR)/MAINTAINERS
 	@python3 $(YNL_DIR)/ynl-gen-c.py --mode uapi --header \
-		--spec $(NL_CHECK_DIR)/specs/snode.yaml -o $(NL_CHECK_DIR)/snode.h
-	@sed -n '/^#define SNODE_FAMILY_NAME/,/^#endif/p' $(NL_CHECK_DIR)/snode.h | \
-		sed '$$d' | sed -e :a -e '/^\n*$$/{$$d;N;ba' -e '}' > $(NL_CHECK_DIR)/gen.txt
-	@sed -n '/^\/\* BEGIN YNL snode.yaml \*\//,/^\/\* END YNL snode.yaml \*\//p' \
-		$(TOP)/uapi/linux/snode.h | sed '1d;$$d' > $(NL_CHECK_DIR)/uapi.txt
-	@if diff -u $(NL_CHECK_DIR)/gen.txt $(NL_CHECK_DIR)/uapi.txt; then \
-		echo "nl-check: uapi/linux/snode.h matches snode.yaml"; \
+		--spec $(NL_CHECK_DIR)/Documentation/netlink/specs/snode.yaml \
+		-o $(NL_CHECK_DIR)/snode_nl.h
+endef
+
+nl-check: $(NL_SPEC) $(NL_UAPI) $(LINUX_SOURCE_STAMP_6_12)
+	$(nl_render)
+	@if diff -u $(NL_CHECK_DIR)/snode_nl.h $(NL_UAPI); then \
+		echo "nl-check: uapi/linux/snode_nl.h is what snode.yaml renders"; \
 	else \
-		echo "nl-check: uapi/linux/snode.h differs from what snode.yaml renders"; \
+		echo "nl-check: uapi/linux/snode_nl.h differs from what snode.yaml renders (make nl-gen)"; \
 		exit 1; \
 	fi
+
+# After a change of the spec: render uapi/linux/snode_nl.h from it.
+nl-gen: $(NL_SPEC) $(LINUX_SOURCE_STAMP_6_12)
+	$(nl_render)
+	@cp $(NL_CHECK_DIR)/snode_nl.h $(NL_UAPI)
+	@echo "nl-gen: uapi/linux/snode_nl.h rendered from snode.yaml"
 
 $(YNL_STAGE)/ynl-cli: $(NL_SPEC) $(TOP)/selftests/vm/ynl-stage.sh \
 		$(LINUX_SOURCE_STAMP_6_12)

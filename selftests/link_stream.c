@@ -67,7 +67,7 @@ static int import_state_settled(int fd, uint32_t *reason)
 	double until = now() + 2.0;
 	int state;
 
-	while ((state = import_state(fd, reason)) == SNODE_IMPORT_ACTIVE &&
+	while ((state = import_state(fd, reason)) == SNODE_WINDOW_STATE_ACTIVE &&
 	       now() < until)
 		usleep(1000);
 	return state;
@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 				foreign++;	/* neither our data nor a hole */
 		}
 		if (bad && import_state_settled(imp.out_fd, &reason) !=
-			   SNODE_IMPORT_ACTIVE) {
+			   SNODE_WINDOW_STATE_ACTIVE) {
 			/*
 			 * The revocation cut this round short: its reads are
 			 * undefined to the application, which learns of the
@@ -151,7 +151,7 @@ int main(int argc, char **argv)
 		}
 		mismatches += bad;
 		rounds++;
-		if (import_state(imp.out_fd, &reason) != SNODE_IMPORT_ACTIVE)
+		if (import_state(imp.out_fd, &reason) != SNODE_WINDOW_STATE_ACTIVE)
 			break;
 	}
 out:
@@ -160,6 +160,6 @@ out:
 	       (unsigned long long)rounds,
 	       (unsigned long long)(rounds * imp.length),
 	       (unsigned long long)mismatches,
-	       state == SNODE_IMPORT_ACTIVE ? "active" : "revoked", reason);
+	       state == SNODE_WINDOW_STATE_ACTIVE ? "active" : "revoked", reason);
 	return mismatches ? 1 : 0;
 }

@@ -43,6 +43,7 @@
 #include <linux/snode.h>
 
 #include "snode_utils.h"
+#include "snode_nl.h"
 
 #define SNODE_DEV	"/dev/snode0"
 
@@ -212,7 +213,7 @@ static int cmd_hold(int argc, char **argv)
 		       " zero" : "");
 	val = 1;
 	printf("store %s\n", probe(w, true, &val));
-	return st.out_state == SNODE_IMPORT_REVOKED ? 0 : 1;
+	return st.out_state == SNODE_WINDOW_STATE_REVOKED ? 0 : 1;
 }
 
 static int cmd_check(int argc, char **argv)
@@ -272,31 +273,30 @@ static int cmd_scale(int argc, char **argv)
 	return fd == -ENOSPC ? 0 : 1;
 }
 
-static uint32_t list_count(uint32_t type, struct snode_mem_list *out)
+static uint32_t list_count(uint32_t type, struct list_arg *out)
 {
-	struct snode_mem_list cmd = {
-		.size = sizeof(cmd),
-		.type = type,
-		.entry_size = sizeof(struct snode_mem_entry),
-	};
+	struct list_arg l = { .type = type };
+	int ret = snode_list(dev_fd, true, &l);
 
-	if (ioctl(dev_fd, SNODE_IOCTL_MEM_LIST, &cmd))
+	if (ret) {
+		errno = -ret;
 		die("list");
+	}
 	if (out)
-		*out = cmd;
-	return cmd.count;
+		*out = l;
+	return l.n;
 }
 
 static int cmd_stat(void)
 {
-	struct snode_mem_list l;
-	uint32_t imports = list_count(SNODE_MEM_LIST_IMPORTS, &l);
+	struct list_arg l;
+	uint32_t imports = list_count(MEM_LIST_IMPORTS, &l);
 
 	printf("pool %llu free %llu imports %u exports %u att %u\n",
-	       (unsigned long long)l.out_pool_size,
-	       (unsigned long long)l.out_pool_free, imports,
-	       list_count(SNODE_MEM_LIST_EXPORTS, NULL),
-	       list_count(SNODE_MEM_LIST_ATT, NULL));
+	       (unsigned long long)l.pool_size,
+	       (unsigned long long)l.pool_free, imports,
+	       list_count(MEM_LIST_EXPORTS, NULL),
+	       list_count(MEM_LIST_ATT, NULL));
 	return 0;
 }
 

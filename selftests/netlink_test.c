@@ -75,7 +75,7 @@ FIXTURE_SETUP(nl)
 	if (ret == -ENOENT)
 		SKIP(return, "the snode family is not registered (snode.ko not loaded)");
 	ASSERT_EQ(0, ret);
-	ASSERT_EQ(0, dump(&self->nl, SNODE_CMD_DEV_GET, BUF_LEN, dev_cb,
+	ASSERT_EQ(0, dump(&self->nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb,
 			  self->t));
 	if (!self->t->n)
 		SKIP(return, "no snode device");
@@ -135,19 +135,19 @@ TEST_F(nl, dev_get)
 	struct req r;
 
 	self->t->n = 0;
-	req_init(&r, self->nl.family, SNODE_CMD_DEV_GET, 0);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_DEV_GET, 0);
 	req_u32(&r, SNODE_A_DEV_INDEX, self->dev.index);
 	ASSERT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, dev_cb, self->t));
 	ASSERT_EQ(1, self->t->n);
 	EXPECT_STREQ(self->dev.name, self->t->dev[0].name);
 	EXPECT_EQ(self->dev.node_id, self->t->dev[0].node_id);
 
-	req_init(&r, self->nl.family, SNODE_CMD_DEV_GET, 0);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_DEV_GET, 0);
 	req_u32(&r, SNODE_A_DEV_INDEX, 999);
 	EXPECT_EQ(-ENODEV, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 	EXPECT_STREQ("no such snode device", self->nl.extack);
 
-	req_init(&r, self->nl.family, SNODE_CMD_DEV_GET, 0);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_DEV_GET, 0);
 	EXPECT_EQ(-EINVAL, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 }
 
@@ -157,8 +157,8 @@ TEST_F(nl, link_dump_complete)
 	struct table *devs = calloc(1, sizeof(*devs));
 	unsigned int i, d, k = 0;
 
-	ASSERT_EQ(0, dump(&self->nl, SNODE_CMD_DEV_GET, BUF_LEN, dev_cb, devs));
-	ASSERT_EQ(0, dump(&self->nl, SNODE_CMD_LINK_GET, BUF_LEN, link_cb,
+	ASSERT_EQ(0, dump(&self->nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb, devs));
+	ASSERT_EQ(0, dump(&self->nl, SNODE_NL_CMD_LINK_GET, BUF_LEN, link_cb,
 			  self->t));
 	for (d = 0; d < devs->n; d++) {
 		for (i = 0; i < devs->dev[d].nports; i++, k++) {
@@ -184,7 +184,7 @@ TEST_F(nl, link_get_matches_dump)
 {
 	unsigned int i;
 
-	ASSERT_EQ(0, dump(&self->nl, SNODE_CMD_LINK_GET, BUF_LEN, link_cb,
+	ASSERT_EQ(0, dump(&self->nl, SNODE_NL_CMD_LINK_GET, BUF_LEN, link_cb,
 			  self->t));
 	for (i = 0; i < self->t->n; i++) {
 		struct link_ent *l = &self->t->link[i], g;
@@ -211,12 +211,12 @@ TEST_F(nl, link_get_errors)
 	EXPECT_EQ(-ENODEV, link_get(&self->nl, 999, 0, &l));
 	EXPECT_STREQ("no such snode device", self->nl.extack);
 
-	req_init(&r, self->nl.family, SNODE_CMD_LINK_GET, 0);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_LINK_GET, 0);
 	req_u32(&r, SNODE_A_LINK_DEV_INDEX, self->dev.index);
 	EXPECT_EQ(-EINVAL, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 
 	/* a dump filtered by a NIC that does not exist */
-	req_init(&r, self->nl.family, SNODE_CMD_LINK_GET, NLM_F_DUMP);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_LINK_GET, NLM_F_DUMP);
 	req_u32(&r, SNODE_A_LINK_DEV_INDEX, 999);
 	EXPECT_EQ(-ENODEV, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 	EXPECT_STREQ("no such snode device", self->nl.extack);
@@ -240,7 +240,7 @@ TEST_F(nl, node_dump_spans_buffers)
 	ASSERT_EQ(0, nl_open(&small));
 	small.family = self->nl.family;
 	for (tries = 0; tries < 5; tries++) {
-		ASSERT_EQ(0, dump(&small, SNODE_CMD_NODE_GET, 4096, node_cb,
+		ASSERT_EQ(0, dump(&small, SNODE_NL_CMD_NODE_GET, 4096, node_cb,
 				  self->t));
 		if (!small.intr)
 			break;
@@ -264,7 +264,7 @@ TEST_F(nl, node_dump_spans_buffers)
 		}
 	}
 
-	ASSERT_EQ(0, dump(&self->nl, SNODE_CMD_NODE_GET, BUF_LEN, node_cb, big));
+	ASSERT_EQ(0, dump(&self->nl, SNODE_NL_CMD_NODE_GET, BUF_LEN, node_cb, big));
 	if (!self->nl.intr) {
 		ASSERT_EQ(self->t->n, big->n);
 		for (i = 0; i < big->n; i++) {
@@ -280,11 +280,11 @@ TEST_F(nl, node_get)
 	struct table *one = calloc(1, sizeof(*one));
 	struct req r;
 
-	ASSERT_EQ(0, dump(&self->nl, SNODE_CMD_NODE_GET, BUF_LEN, node_cb,
+	ASSERT_EQ(0, dump(&self->nl, SNODE_NL_CMD_NODE_GET, BUF_LEN, node_cb,
 			  self->t));
 	if (!self->t->n)
 		SKIP(free(one); return, "no other node in the fabric");
-	req_init(&r, self->nl.family, SNODE_CMD_NODE_GET, 0);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_NODE_GET, 0);
 	req_u32(&r, SNODE_A_NODE_DEV_INDEX, self->t->node[0].dev);
 	req_u32(&r, SNODE_A_NODE_ID, self->t->node[0].id);
 	ASSERT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, node_cb, one));
@@ -292,7 +292,7 @@ TEST_F(nl, node_get)
 	EXPECT_EQ(self->t->node[0].id, one->node[0].id);
 	EXPECT_EQ(self->t->node[0].state, one->node[0].state);
 
-	req_init(&r, self->nl.family, SNODE_CMD_NODE_GET, 0);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_NODE_GET, 0);
 	req_u32(&r, SNODE_A_NODE_DEV_INDEX, self->dev.index);
 	req_u32(&r, SNODE_A_NODE_ID, self->dev.max_nodes);
 	EXPECT_EQ(-ENOENT, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
@@ -323,7 +323,7 @@ TEST_F(nl, link_set_needs_something)
 {
 	struct req r;
 
-	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, self->dev.index, 0);
+	req_link(&r, self->nl.family, SNODE_NL_CMD_LINK_SET, self->dev.index, 0);
 	EXPECT_EQ(-EINVAL, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 	/* the policy's range check */
 	EXPECT_EQ(-ERANGE, link_set_u32(&self->nl, self->dev.index, 0,
@@ -362,11 +362,11 @@ TEST_F(nl, link_auto_isolate_policy)
 	/* the policy's ranges */
 	EXPECT_EQ(-ERANGE, link_set_u32(&self->nl, dev, port,
 					SNODE_A_LINK_AUTO_ISOLATE, 2));
-	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_link(&r, self->nl.family, SNODE_NL_CMD_LINK_SET, dev, port);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 65);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_WINDOW, 60);
 	EXPECT_EQ(-ERANGE, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
-	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_link(&r, self->nl.family, SNODE_NL_CMD_LINK_SET, dev, port);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 5);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_WINDOW, 86401);
 	EXPECT_EQ(-ERANGE, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
@@ -374,7 +374,7 @@ TEST_F(nl, link_auto_isolate_policy)
 	EXPECT_EQ(0, l.iso_on);
 
 	/* a policy far from anything the emulated link does (BER 0.5) */
-	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_link(&r, self->nl.family, SNODE_NL_CMD_LINK_SET, dev, port);
 	req_u32(&r, SNODE_A_LINK_AUTO_ISOLATE, 1);
 	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 500000000000000000ULL);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 64);
@@ -395,7 +395,7 @@ TEST_F(nl, link_auto_isolate_policy)
 	EXPECT_EQ(0, l.iso_window);
 	EXPECT_EQ(500000000000000000ULL, l.iso_ber);
 	/* ... and the last limit cannot go while it is on */
-	req_link(&r, self->nl.family, SNODE_CMD_LINK_SET, dev, port);
+	req_link(&r, self->nl.family, SNODE_NL_CMD_LINK_SET, dev, port);
 	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 0);
 	EXPECT_EQ(-EINVAL, nl_do(&self->nl, &r, BUF_LEN, NULL, NULL));
 	ASSERT_EQ(0, link_set_u32(&self->nl, dev, port,
@@ -421,7 +421,7 @@ TEST_F(nl, link_down_up_notified)
 	ASSERT_EQ(0, link_set_u32(&self->nl, dev, port,
 				  SNODE_A_LINK_ADMIN_STATE,
 				  SNODE_LINK_ADMIN_STATE_DOWN));
-	ASSERT_EQ(1, nl_wait_event(&ev, SNODE_CMD_LINK_STATE_NTF, port, 10000,
+	ASSERT_EQ(1, nl_wait_event(&ev, SNODE_NL_CMD_LINK_STATE_NTF, port, 10000,
 				   &m, self->buf));
 	EXPECT_NE(NULL, m.tb[SNODE_A_EVENT_TIMESTAMP]);
 	EXPECT_NE(NULL, m.tb[SNODE_A_EVENT_HW_TIMESTAMP]);
@@ -435,7 +435,7 @@ TEST_F(nl, link_down_up_notified)
 	ASSERT_EQ(0, link_set_u32(&self->nl, dev, port,
 				  SNODE_A_LINK_ADMIN_STATE,
 				  SNODE_LINK_ADMIN_STATE_UP));
-	ASSERT_EQ(1, nl_wait_event(&ev, SNODE_CMD_LINK_STATE_NTF, port, 10000,
+	ASSERT_EQ(1, nl_wait_event(&ev, SNODE_NL_CMD_LINK_STATE_NTF, port, 10000,
 				   &m, self->buf));
 	ASSERT_EQ(0, wait_oper(&self->nl, dev, port, SNODE_LINK_OPER_STATE_UP,
 			       5000));
@@ -453,7 +453,7 @@ TEST_F(nl, link_reset_and_clear)
 	int i;
 
 	ASSERT_EQ(0, link_get(&self->nl, dev, port, &before));
-	ASSERT_EQ(0, link_op(&self->nl, SNODE_CMD_LINK_RESET, dev, port));
+	ASSERT_EQ(0, link_op(&self->nl, SNODE_NL_CMD_LINK_RESET, dev, port));
 	for (i = 0; i < 50; i++) {
 		ASSERT_EQ(0, link_get(&self->nl, dev, port, &after));
 		if (after.recoveries > before.recoveries &&
@@ -464,7 +464,7 @@ TEST_F(nl, link_reset_and_clear)
 	EXPECT_EQ(before.recoveries + 1, after.recoveries);
 	EXPECT_EQ(SNODE_LINK_OPER_STATE_UP, after.oper);
 
-	ASSERT_EQ(0, link_op(&self->nl, SNODE_CMD_LINK_CLEAR, dev, port));
+	ASSERT_EQ(0, link_op(&self->nl, SNODE_NL_CMD_LINK_CLEAR, dev, port));
 	for (i = 0; i < 50; i++) {
 		ASSERT_EQ(0, link_get(&self->nl, dev, port, &after));
 		if (!after.recoveries)
@@ -496,13 +496,13 @@ TEST_F(nl, unprivileged_reads_but_cannot_change)
 		if (setgroups(0, NULL) || setgid(UNPRIV_UID) ||
 		    setuid(UNPRIV_UID))
 			_exit(10);
-		if (dump(&self->nl, SNODE_CMD_DEV_GET, BUF_LEN, dev_cb, self->t) ||
+		if (dump(&self->nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb, self->t) ||
 		    !self->t->n)
 			_exit(11);
-		if (dump(&self->nl, SNODE_CMD_LINK_GET, BUF_LEN, link_cb,
+		if (dump(&self->nl, SNODE_NL_CMD_LINK_GET, BUF_LEN, link_cb,
 			 self->t) || !self->t->n)
 			_exit(12);
-		if (dump(&self->nl, SNODE_CMD_NODE_GET, BUF_LEN, node_cb,
+		if (dump(&self->nl, SNODE_NL_CMD_NODE_GET, BUF_LEN, node_cb,
 			 self->t))
 			_exit(13);
 		if (link_get(&self->nl, dev, port, &l))
@@ -512,13 +512,13 @@ TEST_F(nl, unprivileged_reads_but_cannot_change)
 			_exit(20);
 		if (link_set_threshold(&self->nl, dev, port, 1) != -EPERM)
 			_exit(21);
-		if (link_op(&self->nl, SNODE_CMD_LINK_RESET, dev, port) != -EPERM)
+		if (link_op(&self->nl, SNODE_NL_CMD_LINK_RESET, dev, port) != -EPERM)
 			_exit(22);
-		if (link_op(&self->nl, SNODE_CMD_LINK_CLEAR, dev, port) != -EPERM)
+		if (link_op(&self->nl, SNODE_NL_CMD_LINK_CLEAR, dev, port) != -EPERM)
 			_exit(23);
 		if (dev_set_threshold(&self->nl, dev, 1) != -EPERM)
 			_exit(24);
-		req_init(&r, self->nl.family, SNODE_CMD_DEV_GET, 0);
+		req_init(&r, self->nl.family, SNODE_NL_CMD_DEV_GET, 0);
 		/* events name other users' objects: CAP_NET_ADMIN only */
 		if (nl_subscribe(&self->nl) != -EPERM)
 			_exit(30);
@@ -539,7 +539,7 @@ static int window_cb(const struct msg *m, void *arg)
 {
 	struct window_arg *w = arg;
 
-	if (m->cmd != SNODE_CMD_WINDOW_GET)
+	if (m->cmd != SNODE_NL_CMD_WINDOW_GET)
 		return -EPROTO;
 	w->n++;
 	if (get_u32(m, SNODE_A_WINDOW_KIND) == SNODE_WINDOW_KIND_IMPORT &&
@@ -581,7 +581,7 @@ TEST_F(nl, window_dump_shows_import)
 		SKIP(close(fd); return, "no export 0 on node 1 to import (%s)",
 		     strerror(errno));
 
-	req_init(&r, self->nl.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_WINDOW_GET, NLM_F_DUMP);
 	req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, self->dev.index);
 	ASSERT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, window_cb, &w));
 	EXPECT_TRUE(w.found);
@@ -593,6 +593,7 @@ TEST_F(nl, window_dump_shows_import)
 struct hidden_arg {
 	unsigned int n;
 	unsigned int leaks;
+	unsigned int hidden;	/* windows flagged hidden */
 };
 
 /* Count windows, and those that show an owner or a pool offset. */
@@ -600,14 +601,18 @@ static int window_hidden_cb(const struct msg *m, void *arg)
 {
 	struct hidden_arg *h = arg;
 
-	if (m->cmd != SNODE_CMD_WINDOW_GET)
+	if (m->cmd != SNODE_NL_CMD_WINDOW_GET)
 		return -EPROTO;
 	h->n++;
 	if (m->tb[SNODE_A_WINDOW_PID] || m->tb[SNODE_A_WINDOW_COMM] ||
-	    m->tb[SNODE_A_WINDOW_EXPORT_OFFSET] ||
-	    (get_u32(m, SNODE_A_WINDOW_KIND) == SNODE_WINDOW_KIND_EXPORT &&
+	    m->tb[SNODE_A_WINDOW_EXPORT_OFFSET] || m->tb[SNODE_A_WINDOW_KEY] ||
+	    ((get_u32(m, SNODE_A_WINDOW_KIND) == SNODE_WINDOW_KIND_EXPORT ||
+	      get_u32(m, SNODE_A_WINDOW_KIND) == SNODE_WINDOW_KIND_ALLOC) &&
 	     m->tb[SNODE_A_WINDOW_OFFSET]))
 		h->leaks++;
+	if (m->tb[SNODE_A_WINDOW_FLAGS] &&
+	    (get_u32(m, SNODE_A_WINDOW_FLAGS) & SNODE_WINDOW_FLAGS_HIDDEN))
+		h->hidden++;
 	return 0;
 }
 
@@ -638,7 +643,7 @@ static int window_dump_as(struct nl *parent, uint32_t dev, uid_t uid,
 				_exit(11);
 			nl.family = parent->family;
 		}
-		req_init(&r, nl.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+		req_init(&r, nl.family, SNODE_NL_CMD_WINDOW_GET, NLM_F_DUMP);
 		req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, dev);
 		_exit(nl_do(&nl, &r, BUF_LEN, window_hidden_cb, h) ? 12 : 0);
 	}
@@ -677,14 +682,17 @@ TEST_F(nl, window_dump_hides_other_users_owners)
 
 	ASSERT_EQ(0, window_dump_as(&self->nl, self->dev.index, 0, false, &h));
 	EXPECT_GE(h.leaks, 2);	/* the import and its ATT entry */
+	EXPECT_EQ(0, h.hidden);
 	ASSERT_EQ(0, window_dump_as(&self->nl, self->dev.index, UNPRIV_UID,
 				    true, &h));
 	EXPECT_GE(h.n, 2);
 	EXPECT_EQ(0, h.leaks);
+	EXPECT_GE(h.hidden, 2);
 	ASSERT_EQ(0, window_dump_as(&self->nl, self->dev.index, UNPRIV_UID,
 				    false, &h));
 	EXPECT_GE(h.n, 2);
 	EXPECT_EQ(0, h.leaks);
+	EXPECT_GE(h.hidden, 2);
 	close(imp.out_fd);
 	close(fd);
 }
@@ -720,7 +728,7 @@ TEST_F(nl, slow_nic_does_not_serialise_family)
 	usleep(500 * 1000);	/* the child is inside LINK_GET now */
 	t0 = now_ms();
 	self->t->n = 0;
-	req_init(&r, self->nl.family, SNODE_CMD_DEV_GET, 0);
+	req_init(&r, self->nl.family, SNODE_NL_CMD_DEV_GET, 0);
 	req_u32(&r, SNODE_A_DEV_INDEX, self->dev.index);
 	EXPECT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, dev_cb, self->t));
 	took = now_ms() - t0;
@@ -792,7 +800,7 @@ TEST_F(nl, window_dump_flags_change)
 	ASSERT_EQ(0, nl_open(&small));
 	small.family = self->nl.family;
 	for (tries = 0; tries < 5; tries++) {
-		req_init(&r, small.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+		req_init(&r, small.family, SNODE_NL_CMD_WINDOW_GET, NLM_F_DUMP);
 		req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, self->dev.index);
 		a.n = 0;
 		ASSERT_EQ(0, nl_do(&small, &r, 4096, intr_cb, &a));
@@ -804,7 +812,7 @@ TEST_F(nl, window_dump_flags_change)
 	TH_LOG("%u windows in %u buffers", a.n, small.recvs);
 
 	a.close_fd = fds[DUMP_IMPORTS - 1];
-	req_init(&r, small.family, SNODE_CMD_WINDOW_GET, NLM_F_DUMP);
+	req_init(&r, small.family, SNODE_NL_CMD_WINDOW_GET, NLM_F_DUMP);
 	req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, self->dev.index);
 	ASSERT_EQ(0, nl_do(&small, &r, 4096, intr_cb, &a));
 	EXPECT_TRUE(small.intr);

@@ -75,7 +75,7 @@ $(SELFTESTS_OUT)/kselftest-list.txt: $(TOP)/selftests/selftests.mk
 
 $(SELFTESTS_OUT)/%: $(TOP)/selftests/%.c $(TOP)/selftests/snode_test.h \
 		$(TOP)/selftests/snode_utils.h $(TOP)/selftests/snode_nl.h \
-		$(TOP)/uapi/linux/snode.h $(LINUX_SOURCE_STAMP_6_1)
+		$(UAPI_HDRS) $(LINUX_SOURCE_STAMP_6_1)
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTESTS_CFLAGS) -o $@ $<
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -400,7 +401,7 @@ static inline int dev_cb(const struct msg *m, void *arg)
 	struct table *t = arg;
 	struct dev_ent *d;
 
-	if (m->cmd != SNODE_CMD_DEV_GET || t->n >= TEST_MAX_DEVS)
+	if (m->cmd != SNODE_NL_CMD_DEV_GET || t->n >= TEST_MAX_DEVS)
 		return -EPROTO;
 	d = &t->dev[t->n++];
 	d->index = get_u32(m, SNODE_A_DEV_INDEX);
@@ -443,7 +444,7 @@ static inline int link_cb(const struct msg *m, void *arg)
 {
 	struct table *t = arg;
 
-	if (m->cmd != SNODE_CMD_LINK_GET || t->n >= TEST_MAX_LINKS)
+	if (m->cmd != SNODE_NL_CMD_LINK_GET || t->n >= TEST_MAX_LINKS)
 		return -EPROTO;
 	link_fill(&t->link[t->n++], m);
 	return 0;
@@ -454,7 +455,7 @@ static inline int node_cb(const struct msg *m, void *arg)
 	struct table *t = arg;
 	struct node_ent *e;
 
-	if (m->cmd != SNODE_CMD_NODE_GET || t->n >= TEST_MAX_NODES)
+	if (m->cmd != SNODE_NL_CMD_NODE_GET || t->n >= TEST_MAX_NODES)
 		return -EPROTO;
 	e = &t->node[t->n++];
 	e->dev = get_u32(m, SNODE_A_NODE_DEV_INDEX);
@@ -481,7 +482,7 @@ static inline int link_get(struct nl *nl, uint32_t dev, uint32_t port,
 	struct req r;
 	int ret;
 
-	req_link(&r, nl->family, SNODE_CMD_LINK_GET, dev, port);
+	req_link(&r, nl->family, SNODE_NL_CMD_LINK_GET, dev, port);
 	ret = nl_do(nl, &r, BUF_LEN, link_cb, t);
 	if (!ret && t->n != 1)
 		ret = -EPROTO;
@@ -505,7 +506,7 @@ static inline int link_set_u32(struct nl *nl, uint32_t dev, uint32_t port,
 {
 	struct req r;
 
-	req_link(&r, nl->family, SNODE_CMD_LINK_SET, dev, port);
+	req_link(&r, nl->family, SNODE_NL_CMD_LINK_SET, dev, port);
 	req_u32(&r, attr, v);
 	return nl_do(nl, &r, BUF_LEN, NULL, NULL);
 }
@@ -515,7 +516,7 @@ static inline int link_set_threshold(struct nl *nl, uint32_t dev,
 {
 	struct req r;
 
-	req_link(&r, nl->family, SNODE_CMD_LINK_SET, dev, port);
+	req_link(&r, nl->family, SNODE_NL_CMD_LINK_SET, dev, port);
 	req_u64(&r, SNODE_A_LINK_BER_THRESHOLD, v);
 	return nl_do(nl, &r, BUF_LEN, NULL, NULL);
 }
@@ -524,7 +525,7 @@ static inline int dev_set_threshold(struct nl *nl, uint32_t dev, uint64_t v)
 {
 	struct req r;
 
-	req_init(&r, nl->family, SNODE_CMD_DEV_SET, 0);
+	req_init(&r, nl->family, SNODE_NL_CMD_DEV_SET, 0);
 	req_u32(&r, SNODE_A_DEV_INDEX, dev);
 	req_u64(&r, SNODE_A_DEV_BER_THRESHOLD, v);
 	return nl_do(nl, &r, BUF_LEN, NULL, NULL);
@@ -542,6 +543,324 @@ static inline int wait_oper(struct nl *nl, uint32_t dev, uint32_t port,
 		usleep(100 * 1000);
 	}
 	return -ETIMEDOUT;
+}
+
+/*
+ * Listings of one NIC, as the ioctls of the first version gave them and
+ * netlink dumps give them now (window-get, endpoint-get, queue-get): one
+ * flat entry per object, with the fields the tests check.
+ */
+enum mem_list_type {
+	MEM_LIST_ALLOCS = 1,
+	MEM_LIST_EXPORTS,
+	MEM_LIST_IMPORTS,
+	MEM_LIST_ATT,
+};
+
+enum mem_ent_flags {
+	MEM_ENT_WRITE = 1 << 0,
+	MEM_ENT_NODES = 1 << 1,
+	MEM_ENT_ZERO_PAGE = 1 << 2,
+	MEM_ENT_KEY = 1 << 3,
+	MEM_ENT_OWN = 1 << 4,
+	MEM_ENT_HIDDEN = 1 << 5,
+};
+
+struct mem_ent {
+	uint32_t type, flags, state, reason, node, export_id, att_index, epoch;
+	uint64_t key, offset, length, aperture_offset;
+	int pid;
+	char comm[16];
+};
+
+enum obj_list_type {
+	OBJ_LIST_ENDPOINTS = 1,
+	OBJ_LIST_DMA_QUEUES,
+};
+
+enum obj_ent_flags {
+	OBJ_ENT_KEY = 1 << 0,
+	OBJ_ENT_OWN = 1 << 1,
+	OBJ_ENT_DEAD = 1 << 2,
+	OBJ_ENT_HIDDEN = 1 << 3,
+};
+
+struct obj_ent {
+	uint32_t type, flags, id, vector, entries, pending;
+	uint64_t key, count, bytes, errors;
+	int pid;
+	char comm[16];
+};
+
+/* Where a listing's callback puts entries: at most @max, @n counts all. */
+struct list_arg {
+	uint32_t type;
+	void *e;
+	uint32_t max, n;
+	uint64_t pool_size, pool_free;
+};
+
+static inline void get_str(const struct msg *m, int attr, char *buf,
+			   size_t len)
+{
+	buf[0] = '\0';
+	if (m->tb[attr])
+		snprintf(buf, len, "%s", (char *)nla_data(m->tb[attr]));
+}
+
+static inline uint32_t get_u32_or(const struct msg *m, int attr,
+				  uint32_t dflt)
+{
+	return m->tb[attr] ? get_u32(m, attr) : dflt;
+}
+
+static inline uint64_t get_u64_or0(const struct msg *m, int attr)
+{
+	return m->tb[attr] ? get_u64(m, attr) : 0;
+}
+
+static inline int mem_ent_cb(const struct msg *m, void *arg)
+{
+	static const uint32_t kinds[] = {
+		[MEM_LIST_ALLOCS] = SNODE_WINDOW_KIND_ALLOC,
+		[MEM_LIST_EXPORTS] = SNODE_WINDOW_KIND_EXPORT,
+		[MEM_LIST_IMPORTS] = SNODE_WINDOW_KIND_IMPORT,
+		[MEM_LIST_ATT] = SNODE_WINDOW_KIND_ATT,
+	};
+	struct list_arg *l = arg;
+	uint32_t kind = get_u32(m, SNODE_A_WINDOW_KIND);
+	uint32_t wf = get_u32_or(m, SNODE_A_WINDOW_FLAGS, 0);
+	bool pool = kind == SNODE_WINDOW_KIND_EXPORT ||
+		    kind == SNODE_WINDOW_KIND_ALLOC;
+	struct mem_ent *e;
+
+	if (m->cmd != SNODE_NL_CMD_WINDOW_GET)
+		return -EPROTO;
+	if (kind != kinds[l->type] || l->n++ >= l->max || !l->e)
+		return 0;
+	e = (struct mem_ent *)l->e + l->n - 1;
+	memset(e, 0, sizeof(*e));
+	e->type = l->type;
+	e->state = get_u32_or(m, SNODE_A_WINDOW_STATE, 0);
+	e->reason = get_u32_or(m, SNODE_A_WINDOW_REVOKE_REASON, 0);
+	e->node = get_u32(m, SNODE_A_WINDOW_NODE);
+	e->epoch = get_u32_or(m, SNODE_A_WINDOW_EPOCH, 0);
+	e->length = get_u64_or0(m, SNODE_A_WINDOW_LENGTH);
+	e->export_id = kind == SNODE_WINDOW_KIND_EXPORT ?
+		       get_u32(m, SNODE_A_WINDOW_INDEX) :
+		       get_u32_or(m, SNODE_A_WINDOW_EXPORT_ID, 0);
+	if (pool) {
+		e->att_index = UINT32_MAX;
+		e->offset = get_u64_or0(m, SNODE_A_WINDOW_OFFSET);
+	} else {
+		e->att_index = get_u32(m, SNODE_A_WINDOW_INDEX);
+		e->offset = get_u64_or0(m, SNODE_A_WINDOW_EXPORT_OFFSET);
+		e->aperture_offset = get_u64_or0(m, SNODE_A_WINDOW_OFFSET);
+	}
+	if (get_u32_or(m, SNODE_A_WINDOW_PERM, 0) & SNODE_WINDOW_PERM_WRITE)
+		e->flags |= MEM_ENT_WRITE;
+	if (wf & SNODE_WINDOW_FLAGS_NODES)
+		e->flags |= MEM_ENT_NODES;
+	if (wf & SNODE_WINDOW_FLAGS_ZERO_PAGE)
+		e->flags |= MEM_ENT_ZERO_PAGE;
+	if (wf & SNODE_WINDOW_FLAGS_OWN)
+		e->flags |= MEM_ENT_OWN;
+	if (wf & SNODE_WINDOW_FLAGS_HIDDEN)
+		e->flags |= MEM_ENT_HIDDEN;
+	if (m->tb[SNODE_A_WINDOW_KEY]) {
+		e->key = get_u64(m, SNODE_A_WINDOW_KEY);
+		e->flags |= MEM_ENT_KEY;
+	}
+	e->pid = (int)get_u32_or(m, SNODE_A_WINDOW_PID, 0);
+	get_str(m, SNODE_A_WINDOW_COMM, e->comm, sizeof(e->comm));
+	return 0;
+}
+
+static inline int obj_ent_cb(const struct msg *m, void *arg)
+{
+	struct list_arg *l = arg;
+	bool ep = l->type == OBJ_LIST_ENDPOINTS;
+	struct obj_ent *e;
+	uint32_t f;
+
+	if (m->cmd != (ep ? SNODE_NL_CMD_ENDPOINT_GET : SNODE_NL_CMD_QUEUE_GET))
+		return -EPROTO;
+	if (l->n++ >= l->max || !l->e)
+		return 0;
+	e = (struct obj_ent *)l->e + l->n - 1;
+	memset(e, 0, sizeof(*e));
+	e->type = l->type;
+	if (ep) {
+		f = get_u32_or(m, SNODE_A_ENDPOINT_FLAGS, 0);
+		e->id = get_u32(m, SNODE_A_ENDPOINT_ID);
+		e->vector = get_u32(m, SNODE_A_ENDPOINT_VECTOR);
+		e->entries = get_u32(m, SNODE_A_ENDPOINT_ENTRIES);
+		e->pending = get_u32(m, SNODE_A_ENDPOINT_PENDING);
+		if (m->tb[SNODE_A_ENDPOINT_KEY]) {
+			e->key = get_u64(m, SNODE_A_ENDPOINT_KEY);
+			e->flags |= OBJ_ENT_KEY;
+		}
+		e->count = get_u64(m, SNODE_A_ENDPOINT_MSGS);
+		e->bytes = get_u64(m, SNODE_A_ENDPOINT_BYTES);
+		e->errors = get_u64(m, SNODE_A_ENDPOINT_ERRORS);
+		e->pid = (int)get_u32_or(m, SNODE_A_ENDPOINT_PID, 0);
+		get_str(m, SNODE_A_ENDPOINT_COMM, e->comm, sizeof(e->comm));
+	} else {
+		f = get_u32_or(m, SNODE_A_QUEUE_FLAGS, 0);
+		e->id = get_u32(m, SNODE_A_QUEUE_ID);
+		e->entries = get_u32(m, SNODE_A_QUEUE_DEPTH);
+		e->pending = get_u32(m, SNODE_A_QUEUE_INFLIGHT);
+		e->count = get_u64(m, SNODE_A_QUEUE_COMPLETED);
+		e->bytes = get_u64(m, SNODE_A_QUEUE_BYTES);
+		e->errors = get_u64(m, SNODE_A_QUEUE_ERRORS);
+		e->pid = (int)get_u32_or(m, SNODE_A_QUEUE_PID, 0);
+		get_str(m, SNODE_A_QUEUE_COMM, e->comm, sizeof(e->comm));
+	}
+	if (f & SNODE_OBJ_FLAGS_OWN)
+		e->flags |= OBJ_ENT_OWN;
+	if (f & SNODE_OBJ_FLAGS_DEAD)
+		e->flags |= OBJ_ENT_DEAD;
+	if (f & SNODE_OBJ_FLAGS_HIDDEN)
+		e->flags |= OBJ_ENT_HIDDEN;
+	return 0;
+}
+
+static inline int pool_cb(const struct msg *m, void *arg)
+{
+	struct list_arg *l = arg;
+
+	l->pool_size = get_u64_or0(m, SNODE_A_DEV_POOL_SIZE);
+	l->pool_free = get_u64_or0(m, SNODE_A_DEV_POOL_FREE);
+	return 0;
+}
+
+/* The index N of the /dev/snodeN that @fd is open on, or -1. */
+static inline int fd_dev_index(int fd)
+{
+	struct snode_info info = { .size = sizeof(info) };
+
+	return ioctl(fd, SNODE_IOCTL_INFO, &info) ? -1 : (int)info.out_index;
+}
+
+/*
+ * List one table of the NIC that @fd is open on: @l->type is a
+ * MEM_LIST_* (@mem) or OBJ_LIST_*; up to @l->max entries go to @l->e, and
+ * @l->n is the number that exist. Dumps the family on a socket of its own
+ * (so a caller's ioctl fd is all a test needs). 0 or a negative errno.
+ */
+static inline int snode_list(int fd, bool mem, struct list_arg *l)
+{
+	int dev = fd_dev_index(fd);
+	struct nl nl;
+	struct req r;
+	int ret;
+
+	if (dev < 0)
+		return -errno;
+	if (mem ? l->type < MEM_LIST_ALLOCS || l->type > MEM_LIST_ATT :
+		  l->type < OBJ_LIST_ENDPOINTS || l->type > OBJ_LIST_DMA_QUEUES)
+		return -EINVAL;
+	ret = nl_open(&nl);
+	if (!ret)
+		ret = nl_resolve(&nl);
+	if (ret) {
+		close(nl.fd);
+		return ret;
+	}
+	l->n = 0;
+	if (mem) {
+		req_init(&r, nl.family, SNODE_NL_CMD_WINDOW_GET, NLM_F_DUMP);
+		req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, (uint32_t)dev);
+		ret = nl_do(&nl, &r, BUF_LEN, mem_ent_cb, l);
+		if (!ret) {
+			req_init(&r, nl.family, SNODE_NL_CMD_DEV_GET, 0);
+			req_u32(&r, SNODE_A_DEV_INDEX, (uint32_t)dev);
+			ret = nl_do(&nl, &r, BUF_LEN, pool_cb, l);
+		}
+	} else {
+		bool ep = l->type == OBJ_LIST_ENDPOINTS;
+
+		req_init(&r, nl.family, ep ? SNODE_NL_CMD_ENDPOINT_GET :
+					     SNODE_NL_CMD_QUEUE_GET, NLM_F_DUMP);
+		req_u32(&r, ep ? SNODE_A_ENDPOINT_DEV_INDEX :
+				 SNODE_A_QUEUE_DEV_INDEX, (uint32_t)dev);
+		ret = nl_do(&nl, &r, BUF_LEN, obj_ent_cb, l);
+	}
+	close(nl.fd);
+	return ret;
+}
+
+/* snode_list() of the memory table @type: 0 and *count set, or -1 (errno). */
+static inline int mem_list(int fd, uint32_t type, struct mem_ent *e,
+			   uint32_t *count)
+{
+	struct list_arg l = { .type = type, .e = e, .max = e ? *count : 0 };
+	int ret = snode_list(fd, true, &l);
+
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	*count = l.n;
+	return 0;
+}
+
+/* snode_list() of endpoints or DMA queues: 0 and *count set, or -1. */
+static inline int obj_list(int fd, uint32_t type, struct obj_ent *e,
+			   uint32_t *count)
+{
+	struct list_arg l = { .type = type, .e = e, .max = e ? *count : 0 };
+	int ret = snode_list(fd, false, &l);
+
+	if (ret) {
+		errno = -ret;
+		return -1;
+	}
+	*count = l.n;
+	return 0;
+}
+
+/* The NIC's counters (stats-get) by attribute (dev-index too); UINT64_MAX
+ * if absent. */
+struct stats_arg {
+	uint64_t v[SNODE_A_STATS_MAX + 1];
+};
+
+static inline int stats_cb(const struct msg *m, void *arg)
+{
+	struct stats_arg *st = arg;
+	int i;
+
+	if (m->cmd != SNODE_NL_CMD_STATS_GET)
+		return -EPROTO;
+	st->v[SNODE_A_STATS_DEV_INDEX] = m->tb[SNODE_A_STATS_DEV_INDEX] ?
+		get_u32(m, SNODE_A_STATS_DEV_INDEX) : UINT64_MAX;
+	for (i = SNODE_A_STATS_DEV_INDEX + 1; i <= SNODE_A_STATS_MAX; i++)
+		if (i != SNODE_A_STATS_PAD)
+			st->v[i] = get_u64(m, i);
+	return 0;
+}
+
+/* The counters of the NIC that @fd is open on: 0 or a negative errno. */
+static inline int stats_get(int fd, struct stats_arg *st)
+{
+	int dev = fd_dev_index(fd);
+	struct nl nl;
+	struct req r;
+	int ret;
+
+	if (dev < 0)
+		return -errno;
+	ret = nl_open(&nl);
+	if (!ret)
+		ret = nl_resolve(&nl);
+	if (!ret) {
+		req_init(&r, nl.family, SNODE_NL_CMD_STATS_GET, 0);
+		req_u32(&r, SNODE_A_STATS_DEV_INDEX, (uint32_t)dev);
+		ret = nl_do(&nl, &r, BUF_LEN, stats_cb, st);
+	}
+	close(nl.fd);
+	return ret;
 }
 
 #endif /* SNODE_NL_H */

@@ -303,22 +303,16 @@ static const struct snode_abi_op snode_abi_ops[] = {
 	SNODE_ABI_OP(SNODE_IOCTL_IMPORT_STATUS, SNODE_FD_IMPORT,
 		     snode_import_status, __reserved,
 		     SNODE_ABI_RES(snode_import_status)),
-	SNODE_ABI_OP(SNODE_IOCTL_MEM_LIST, SNODE_FD_DEV, snode_mem_list,
-		     out_pool_free, SNODE_ABI_RES(snode_mem_list)),
 	SNODE_ABI_OP(SNODE_IOCTL_EP_ALLOC, SNODE_FD_DEV, snode_ep_alloc,
 		     out_key, SNODE_ABI_NO_RES),
 	SNODE_ABI_OP(SNODE_IOCTL_MSG_SEND, SNODE_FD_DEV, snode_msg_send,
 		     payload, SNODE_ABI_NO_RES),
 	SNODE_ABI_OP(SNODE_IOCTL_MSG_SEND, SNODE_FD_EP, snode_msg_send,
 		     payload, SNODE_ABI_NO_RES),
-	SNODE_ABI_OP(SNODE_IOCTL_MSG_LIST, SNODE_FD_DEV, snode_msg_list,
-		     entries, SNODE_ABI_RES(snode_msg_list)),
 	SNODE_ABI_OP(SNODE_IOCTL_DMA_OPEN, SNODE_FD_DEV, snode_dma_open,
 		     out_fd, SNODE_ABI_NO_RES),
 	SNODE_ABI_OP(SNODE_IOCTL_DMA_SUBMIT, SNODE_FD_DMA, snode_dma_submit,
 		     __reserved, SNODE_ABI_RES(snode_dma_submit)),
-	SNODE_ABI_OP(SNODE_IOCTL_STATS, SNODE_FD_DEV, snode_stats,
-		     out_send_retries, SNODE_ABI_RES(snode_stats)),
 };
 
 /* Room for any structure plus a tail of a whole page */
@@ -418,8 +412,14 @@ static inline void snode_abi_check_others(struct __test_metadata *_metadata,
 		EXPECT_ABI_ERRNO(ENOTTY, fd, &other, buf, "not this type's ioctl");
 	}
 	snode_abi_arg(buf, sizeof(struct snode_info));
-	bogus.cmd = _IO(SNODE_TYPE, SNODE_CMD_STATS + 1);
+	bogus.cmd = _IO(SNODE_TYPE, __SNODE_CMD_REMOVED_STATS + 1);
 	EXPECT_ABI_ERRNO(ENOTTY, fd, &bogus, buf, "number past the last");
+	bogus.cmd = _IO(SNODE_TYPE, __SNODE_CMD_REMOVED_MEM_LIST);
+	EXPECT_ABI_ERRNO(ENOTTY, fd, &bogus, buf, "removed MEM_LIST");
+	bogus.cmd = _IO(SNODE_TYPE, __SNODE_CMD_REMOVED_MSG_LIST);
+	EXPECT_ABI_ERRNO(ENOTTY, fd, &bogus, buf, "removed MSG_LIST");
+	bogus.cmd = _IO(SNODE_TYPE, __SNODE_CMD_REMOVED_STATS);
+	EXPECT_ABI_ERRNO(ENOTTY, fd, &bogus, buf, "removed STATS");
 	bogus.cmd = _IO(SNODE_TYPE, SNODE_CMD_BASE - 1);
 	EXPECT_ABI_ERRNO(ENOTTY, fd, &bogus, buf, "number below the first");
 	bogus.cmd = _IO('x', SNODE_CMD_INFO);

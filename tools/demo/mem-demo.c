@@ -116,7 +116,7 @@ static int demo_import(struct snode_dev *dev, const char *str)
 	snode_import_status(imp, &st, sizeof(st));
 	printf("node %u: the window was revoked (reason %u: %s); an access now gets SIGBUS\n",
 	       me, st.out_reason,
-	       st.out_reason == SNODE_IMPORT_REASON_UNEXPORT ?
+	       st.out_reason == SNODE_REVOKE_REASON_UNEXPORT ?
 	       "the exporter withdrew it" : "see <linux/snode.h>");
 	snode_import_close(imp);
 	return 0;

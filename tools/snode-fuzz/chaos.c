@@ -94,8 +94,6 @@ static const int e_msg[] = { GEN, EPERM, EACCES, ENOSPC, EBUSY, ENXIO,
 			     EINTR, EMFILE, ENFILE, ENOMEM, 0 };
 static const int e_dma[] = { GEN, EPERM, EBADF, EROFS, ECONNRESET, EBUSY, EMFILE,
 			     ENFILE, ENOMEM, ETIMEDOUT, EINTR, 0 };
-static const int e_list[] = { GEN, ENOMEM, 0 };
-static const int e_stats[] = { GEN, ETIMEDOUT, 0 };
 
 static bool in_set(int e, const int *set)
 {
@@ -134,20 +132,14 @@ static const struct cmdd cmds[] = {
 	{ SNODE_IOCTL_IMPORT_STATUS, "IMPORT_STATUS",
 	  sizeof(struct snode_import_status),
 	  RSV(snode_import_status, __reserved), 0, e_gen, FT_IMPORT, false },
-	{ SNODE_IOCTL_MEM_LIST, "MEM_LIST", sizeof(struct snode_mem_list),
-	  RSV(snode_mem_list, __reserved), 0, e_list, FT_DEV, false },
 	{ SNODE_IOCTL_EP_ALLOC, "EP_ALLOC", sizeof(struct snode_ep_alloc),
 	  -1, 0, 7, e_msg, FT_DEV, true },
 	{ SNODE_IOCTL_MSG_SEND, "MSG_SEND", sizeof(struct snode_msg_send),
 	  -1, 0, 1, e_msg, FT_DEV, true },
-	{ SNODE_IOCTL_MSG_LIST, "MSG_LIST", sizeof(struct snode_msg_list),
-	  RSV(snode_msg_list, __reserved), 0, e_list, FT_DEV, false },
 	{ SNODE_IOCTL_DMA_OPEN, "DMA_OPEN", sizeof(struct snode_dma_open),
 	  -1, 0, 1, e_dma, FT_DEV, true },
 	{ SNODE_IOCTL_DMA_SUBMIT, "DMA_SUBMIT", sizeof(struct snode_dma_submit),
 	  RSV(snode_dma_submit, __reserved), 1, e_dma, FT_DMA, false },
-	{ SNODE_IOCTL_STATS, "STATS", sizeof(struct snode_stats),
-	  RSV(snode_stats, __reserved), 0, e_stats, FT_DEV, false },
 };
 #define NCMDS (sizeof(cmds) / sizeof(cmds[0]))
 
@@ -355,35 +347,7 @@ static void fill(struct fz_ctx *c, struct tbl *t, struct call *k)
 	}
 	case SNODE_IOCTL_IMPORT_STATUS:
 	case SNODE_IOCTL_INFO:
-	case SNODE_IOCTL_STATS:
 		break;
-	case SNODE_IOCTL_MEM_LIST:
-	case SNODE_IOCTL_MSG_LIST: {
-		struct snode_mem_list *a = (void *)b;	/* same head */
-		bool mem = k->d->nr == SNODE_IOCTL_MEM_LIST;
-		size_t es = mem ? sizeof(struct snode_mem_entry) :
-			    sizeof(struct snode_msg_entry);
-
-		a->type = (uint32_t)fz_below(c, mem ? 6 : 4);
-		if (!a->type || a->type > (mem ? 4U : 2U))
-			invalid(k, "unknown type");
-		a->entry_size = (uint32_t)es;
-		if (fz_chance(c, 15))
-			a->entry_size = (uint32_t)(es + 8 * fz_below(c, 8));
-		if (fz_chance(c, 5)) {
-			a->entry_size = (uint32_t)fz_rand(c);
-		}
-		a->count = (uint32_t)fz_below(c, 8);
-		if (fz_chance(c, 5))
-			a->count = (uint32_t)fz_rand(c);
-		a->entries = (uintptr_t)t->dbuf;
-		/* never let the kernel write past dbuf into our memory */
-		if ((uint64_t)a->count * a->entry_size > FZ_DBUF)
-			a->entries = (uintptr_t)(t->abuf + 8192);
-		if (fz_chance(c, 3))
-			a->entries = 0;
-		break;
-	}
 	case SNODE_IOCTL_EP_ALLOC: {
 		struct snode_ep_alloc *a = (void *)b;
 
@@ -726,13 +690,17 @@ static void op_bad_nr(struct fz_ctx *c, struct tbl *t)
 {
 	static const unsigned long nrs[] = {
 		_IO(SNODE_TYPE, SNODE_CMD_BASE - 1),
-		_IO(SNODE_TYPE, SNODE_CMD_STATS + 1),
+		_IO(SNODE_TYPE, __SNODE_CMD_REMOVED_STATS + 1),
 		_IO(SNODE_TYPE, 0xff),
 		_IO('M', SNODE_CMD_BASE),
 		_IOR(SNODE_TYPE, SNODE_CMD_INFO, int),
+		/* the listing ioctls of the first version, now netlink */
+		_IO(SNODE_TYPE, __SNODE_CMD_REMOVED_MEM_LIST),
+		_IO(SNODE_TYPE, __SNODE_CMD_REMOVED_MSG_LIST),
+		_IO(SNODE_TYPE, __SNODE_CMD_REMOVED_STATS),
 	};
 	int fds[] = { t->dev_rw, t->dev_ro, t->ep_p, t->dma_p };
-	unsigned long nr = nrs[fz_below(c, 5)];
+	unsigned long nr = nrs[fz_below(c, 8)];
 	int fd = fds[fz_below(c, 4)];
 	long ret;
 

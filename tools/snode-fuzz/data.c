@@ -15,7 +15,7 @@
  * a re-import, must return exactly the last record written. The window may
  * be revoked at any time by the injected faults: a SIGBUS, a zero page or a
  * DMA ECONNRESET is accepted only if the import's fd then reports
- * SNODE_IMPORT_REVOKED (and polls EPOLLPRI | EPOLLERR); anything else is a
+ * SNODE_WINDOW_STATE_REVOKED (and polls EPOLLPRI | EPOLLERR); anything else is a
  * failure. With --sim it also checks the sim node's pattern.
  */
 #include <errno.h>
@@ -251,7 +251,7 @@ static bool revocation_arrives(struct dw *d, int fd,
 		 fd, FZ_REVOKE_LAG_MS);
 	ret = poll(&p, 1, FZ_REVOKE_LAG_MS);
 	fz_end(&d->c, ret, errno);
-	return import_state(d, fd, st) == SNODE_IMPORT_REVOKED;
+	return import_state(d, fd, st) == SNODE_WINDOW_STATE_REVOKED;
 }
 
 /*
@@ -264,7 +264,7 @@ static bool revoked(struct dw *d, int fd, bool need)
 	struct pollfd p = { .fd = fd, .events = POLLPRI };
 	int ret;
 
-	if (import_state(d, fd, &st) != SNODE_IMPORT_REVOKED) {
+	if (import_state(d, fd, &st) != SNODE_WINDOW_STATE_REVOKED) {
 		if (!need)
 			return false;
 		if (!revocation_arrives(d, fd, &st))
@@ -364,8 +364,8 @@ static void mismatch(struct dw *d, int imp, const unsigned char *img,
 	fz_end(&d->c, 0, 0);
 	fz_fail(&d->c, "page %u: %s read differs from the last record written (gen %" PRIu64 ") while the import is active: read magic 0x%" PRIx64 " page %u gen %" PRIu64 " seq %" PRIu64 "; 300 ms later the import is %s (reason %u)",
 		page, how, d->expect[page], h->magic, h->page, h->gen, h->seq,
-		state2 == SNODE_IMPORT_REVOKED ? "revoked" :
-		state2 == SNODE_IMPORT_ACTIVE ? "still active" : "unknown",
+		state2 == SNODE_WINDOW_STATE_REVOKED ? "revoked" :
+		state2 == SNODE_WINDOW_STATE_ACTIVE ? "still active" : "unknown",
 		reason2);
 }
 

@@ -47,8 +47,8 @@ static bool nl_err_ok(int e)
 
 static bool is_admin_cmd(uint8_t cmd)
 {
-	return cmd == SNODE_CMD_DEV_SET || cmd == SNODE_CMD_LINK_SET ||
-	       cmd == SNODE_CMD_LINK_RESET || cmd == SNODE_CMD_LINK_CLEAR;
+	return cmd == SNODE_NL_CMD_DEV_SET || cmd == SNODE_NL_CMD_LINK_SET ||
+	       cmd == SNODE_NL_CMD_LINK_RESET || cmd == SNODE_NL_CMD_LINK_CLEAR;
 }
 
 /* resolve the family id through the generic netlink controller */
@@ -171,7 +171,7 @@ static void op_raw(struct fz_ctx *c, struct fz_nl *nl)
 	struct nlmsghdr *h = (struct nlmsghdr *)m;
 	struct genlmsghdr *g = NLMSG_DATA(h);
 	size_t len = NLMSG_LENGTH(GENL_HDRLEN);
-	uint8_t cmd = (uint8_t)fz_below(c, 18);
+	uint8_t cmd = (uint8_t)fz_below(c, SNODE_NL_CMD_MAX + 3);
 	bool dump = fz_chance(c, 40);
 	int i, nattr = (int)fz_below(c, 6), ret, err = 0;
 	bool truncated = false;
@@ -238,8 +238,13 @@ static void op_lib_locked(struct fz_ctx *c, struct fz_nl *nl)
 {
 	unsigned int dev = fz_chance(c, 90) ? 0 : (unsigned int)fz_below(c, 4);
 	unsigned int port = (unsigned int)fz_below(c, 3);
-	int what = (int)fz_below(c, 7), ret;
+	int what = (int)fz_below(c, 10), ret;
 	struct snode_window_iter *windows;
+	struct snode_mem_iter *mems;
+	struct snode_msg_iter *msgs;
+	struct snode_dev *sdev;
+	struct snode_stats st;
+	unsigned int type;
 	struct snode_link_iter *links;
 	struct snode_node_iter *nodes;
 	bool admin = false;
@@ -275,6 +280,40 @@ static void op_lib_locked(struct fz_ctx *c, struct fz_nl *nl)
 					&windows);
 		if (ret >= 0)
 			snode_window_iter_free(windows);
+		break;
+	case 7:
+	case 8:
+	case 9:
+		/* the listings of one NIC, over window/endpoint/queue/stats-get */
+		sdev = snode_dev_get_first(nl->ctx);
+		if (!sdev)
+			return;
+		type = (unsigned int)fz_below(c, 6);
+		if (what == 7) {
+			fz_begin(c, "snode_mem_list(%u)", type);
+			ret = snode_mem_list(sdev, type,
+					     sizeof(struct snode_mem_entry), &mems);
+			if (ret >= 0)
+				snode_mem_iter_free(mems);
+			if ((type < SNODE_MEM_LIST_ALLOCS ||
+			     type > SNODE_MEM_LIST_ATT) && ret != -EINVAL)
+				fz_fail(c, "snode_mem_list(%u): %d, not EINVAL",
+					type, ret);
+		} else if (what == 8) {
+			type %= 4;
+			fz_begin(c, "snode_msg_list(%u)", type);
+			ret = snode_msg_list(sdev, type,
+					     sizeof(struct snode_msg_entry), &msgs);
+			if (ret >= 0)
+				snode_msg_iter_free(msgs);
+			if ((type < SNODE_MSG_LIST_ENDPOINTS ||
+			     type > SNODE_MSG_LIST_DMA_QUEUES) && ret != -EINVAL)
+				fz_fail(c, "snode_msg_list(%u): %d, not EINVAL",
+					type, ret);
+		} else {
+			fz_begin(c, "snode_dev_get_stats");
+			ret = snode_dev_get_stats(sdev, &st, sizeof(st));
+		}
 		break;
 	case 3:
 		if (fz_privileged)

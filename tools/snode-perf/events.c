@@ -45,7 +45,7 @@ static int events_cb(struct snode_ctx *ctx, const struct snode_event *ev,
 {
 	struct events_wait *w = arg;
 
-	if (ev->type == SNODE_CMD_LINK_STATE_NTF &&
+	if (ev->type == SNODE_NL_CMD_LINK_STATE_NTF &&
 	    ev->dev_index == w->dev_index && ev->link.port == w->port &&
 	    ev->link.oper_state == w->oper)
 		w->seen = true;

@@ -19,12 +19,12 @@ static void mem_help(FILE *f)
 static const char *mem_state_name(unsigned int state)
 {
 	static const char *const names[] = {
-		[SNODE_MEM_STATE_ACTIVE] = "active",
-		[SNODE_MEM_STATE_REVOKED] = "revoked",
-		[SNODE_MEM_STATE_FREED] = "freed",
-		[SNODE_MEM_STATE_PENDING] = "pending",
-		[SNODE_MEM_STATE_STALE] = "stale",
-		[SNODE_MEM_STATE_LOST] = "lost",
+		[SNODE_WINDOW_STATE_ACTIVE] = "active",
+		[SNODE_WINDOW_STATE_REVOKED] = "revoked",
+		[SNODE_WINDOW_STATE_FREED] = "freed",
+		[SNODE_WINDOW_STATE_PENDING] = "pending",
+		[SNODE_WINDOW_STATE_STALE] = "stale",
+		[SNODE_WINDOW_STATE_LOST] = "lost",
 	};
 
 	if (state < sizeof(names) / sizeof(names[0]) && names[state])
@@ -35,13 +35,13 @@ static const char *mem_state_name(unsigned int state)
 static const char *mem_reason_name(unsigned int reason)
 {
 	static const char *const names[] = {
-		[SNODE_IMPORT_REASON_NONE] = "none",
-		[SNODE_IMPORT_REASON_UNEXPORT] = "unexport",
-		[SNODE_IMPORT_REASON_EXPORTER_RESET] = "exporter-reset",
-		[SNODE_IMPORT_REASON_NODE_DEAD] = "node-dead",
-		[SNODE_IMPORT_REASON_UNREACHABLE] = "unreachable",
-		[SNODE_IMPORT_REASON_LOCAL_RESET] = "local-reset",
-		[SNODE_IMPORT_REASON_LOCAL_REMOVE] = "local-remove",
+		[SNODE_REVOKE_REASON_NONE] = "none",
+		[SNODE_REVOKE_REASON_UNEXPORT] = "unexport",
+		[SNODE_REVOKE_REASON_EXPORTER_RESET] = "exporter-reset",
+		[SNODE_REVOKE_REASON_NODE_DEAD] = "node-dead",
+		[SNODE_REVOKE_REASON_UNREACHABLE] = "unreachable",
+		[SNODE_REVOKE_REASON_LOCAL_RESET] = "local-reset",
+		[SNODE_REVOKE_REASON_LOCAL_REMOVE] = "local-remove",
 	};
 
 	if (reason < sizeof(names) / sizeof(names[0]))
@@ -103,7 +103,7 @@ static void mem_print_entry(unsigned int type, const struct snode_mem_entry *e)
 		print_u64("att_index", "  att %llu", e->att_index);
 		print_hex("aperture_offset", " aperture 0x%llx",
 			  e->aperture_offset);
-		if (e->state != SNODE_MEM_STATE_STALE) {
+		if (e->state != SNODE_WINDOW_STATE_STALE) {
 			print_u64("node", " node %llu", e->node);
 			print_u64("export_id", " export %llu", e->export_id);
 			print_u64("length", " length %llu", e->length);
@@ -113,7 +113,7 @@ static void mem_print_entry(unsigned int type, const struct snode_mem_entry *e)
 		break;
 	}
 	print_str("state", " %s", mem_state_name(e->state));
-	if (type == SNODE_MEM_LIST_IMPORTS && e->state == SNODE_MEM_STATE_REVOKED)
+	if (type == SNODE_MEM_LIST_IMPORTS && e->state == SNODE_WINDOW_STATE_REVOKED)
 		print_str("reason", " (%s)", mem_reason_name(e->reason));
 	if (type != SNODE_MEM_LIST_ATT)
 		mem_print_owner(e);

@@ -96,7 +96,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 	print_str("dev", "%s", ev->dev_name);
 
 	switch (ev->type) {
-	case SNODE_CMD_LINK_STATE_NTF:
+	case SNODE_NL_CMD_LINK_STATE_NTF:
 		print_str("event", " %s", "link-state");
 		print_u64("port", " port %llu", li->port);
 		print_str("state", " %s", link_oper_name(li->oper_state));
@@ -105,7 +105,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 			print_u64("peer_node", " peer node %llu", li->peer_node);
 		print_u64("down_events", " down_events %llu", li->down_events);
 		break;
-	case SNODE_CMD_LINK_BER_NTF:
+	case SNODE_NL_CMD_LINK_BER_NTF:
 		print_str("event", " %s", "link-ber");
 		print_u64("port", " port %llu", li->port);
 		print_str("alarm", " alarm %s", li->ber_alarm ? "raised" :
@@ -114,7 +114,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_double("ber_threshold", " threshold %.3g",
 			     snode_ber_to_double(li->ber_threshold));
 		break;
-	case SNODE_CMD_LINK_ISOLATION_NTF:
+	case SNODE_NL_CMD_LINK_ISOLATION_NTF:
 		print_str("event", " %s", "link-isolation");
 		print_u64("port", " port %llu", li->port);
 		print_str("isolation", " %s", link_isolation_name(li->isolation));
@@ -128,7 +128,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_u64("down_events", ", down_events %llu)",
 			  li->down_events);
 		break;
-	case SNODE_CMD_NODE_STATE_NTF:
+	case SNODE_NL_CMD_NODE_STATE_NTF:
 		print_str("event", " %s", "node-state");
 		print_u64("node", " node %llu", ev->node.id);
 		print_str("state", " %s", node_state_name(ev->node.state));
@@ -141,7 +141,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_text(")");
 		print_str("change", ": %s", monitor_node_change(ev));
 		break;
-	case SNODE_CMD_WINDOW_REVOKED_NTF:
+	case SNODE_NL_CMD_WINDOW_REVOKED_NTF:
 		print_str("event", " %s", "window-revoked");
 		print_u64("att_index", " att %llu", ev->window.att_index);
 		print_u64("node", " node %llu", ev->window.node);
@@ -150,13 +150,13 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_str("reason", " reason %s",
 			  monitor_revoke_reason(ev->window.reason));
 		break;
-	case SNODE_CMD_ACCESS_VIOLATION_NTF:
+	case SNODE_NL_CMD_ACCESS_VIOLATION_NTF:
 		print_str("event", " %s", "access-violation");
 		print_hex("aperture_offset", " aperture offset 0x%llx",
 			  ev->access.offset);
 		print_str("access", " %s", ev->access.write ? "write" : "read");
 		break;
-	case SNODE_CMD_THERMAL_NTF:
+	case SNODE_NL_CMD_THERMAL_NTF:
 		print_str("event", " %s", "thermal");
 		print_u64("temp", NULL, (uint64_t)(int64_t)ev->thermal.temp);
 		print_text(" temp %.1f C", ev->thermal.temp / 1000.0);

@@ -75,7 +75,7 @@ contents() {
 ARCH_OF=$ARCH
 check_contents() { if contents "$@"; then ok "$1 ships $(($# - 1)) expected files"; else not_ok "$1 contents"; fi; }
 check_contents libsnode1 "/usr/lib/$MA/libsnode.so.1"
-check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h \
+check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h /usr/include/linux/snode_nl.h \
 	"/usr/lib/$MA/libsnode.so" "/usr/lib/$MA/libsnode.a" "/usr/lib/$MA/pkgconfig/libsnode.pc" \
 	/usr/share/man/man3/snode_new.3.gz
 check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf /lib/udev/rules.d/60-snode.rules \
@@ -101,7 +101,8 @@ check_contents snode-selftests $KSFT/run_kselftest.sh $KSFT/kselftest-list.txt \
 	$KSFT/snode/mem_peer $KSFT/snode/config $KSFT/snode/settings
 ARCH_OF=all
 check_contents snode-dkms "/usr/src/snode-$VERSION/dkms.conf" "/usr/src/snode-$VERSION/Kbuild" \
-	"/usr/src/snode-$VERSION/driver/Kbuild" "/usr/src/snode-$VERSION/uapi/linux/snode.h"
+	"/usr/src/snode-$VERSION/driver/Kbuild" "/usr/src/snode-$VERSION/uapi/linux/snode.h" \
+	"/usr/src/snode-$VERSION/uapi/linux/snode_nl.h"
 
 if dpkg-deb -I "$(deb libsnode1 "$ARCH")" symbols >"$LOG" 2>&1 &&
 	grep -q "^ snode_new@LIBSNODE_1 " "$LOG"; then

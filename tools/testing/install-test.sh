@@ -39,7 +39,7 @@ check "make install without a kernel tree (DESTDIR, PREFIX=$P)" \
 
 missing=()
 want=(bin/snodectl bin/snode-perf lib/libsnode.so.1 lib/libsnode.so lib/libsnode.a
-	lib/pkgconfig/libsnode.pc include/libsnode.h include/linux/snode.h
+	lib/pkgconfig/libsnode.pc include/libsnode.h include/linux/snode.h include/linux/snode_nl.h
 	share/man/man8/snodectl.8 share/bash-completion/completions/snodectl
 	lib/udev/rules.d/60-snode.rules lib/sysusers.d/snode.conf
 	lib/systemd/system/snode-link-record.service
