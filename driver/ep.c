@@ -129,10 +129,14 @@ irqreturn_t snode_ep_irq(int irq, void *data)
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(ep, &vec->eps, vec_node) {
+		u32 waiting;
+
 		snode_debug_delay(SNODE_DELAY_EP_IRQ);
 		/* the ring is stable while the endpoint is on the list */
-		if (!snode_ep_avail(ep, ep->ring))
+		waiting = snode_ep_avail(ep, ep->ring);
+		if (!waiting)
 			continue;
+		trace_snode_msg_arrive(ep->sdev, ep->id, waiting);
 		if (ep->notify)
 			ep->notify(ep->notify_priv);
 		else

@@ -4,11 +4,9 @@
  */
 
 #include <linux/bitfield.h>
-#include <linux/debugfs.h>
+#include <linux/delay.h>
 #include <linux/interrupt.h>
-#include <linux/iopoll.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/uaccess.h>
 
 #include "msg.h"
@@ -143,6 +141,7 @@ static int snode_msg_xmit(struct snode_msg_dev *md,
 	if (ret)
 		goto out_unlock;
 	snode_msg_load(sdev, cmd, src_ep);
+	trace_snode_msg_submit(sdev, cmd->node, cmd->ep, src_ep, cmd->len);
 	snode_writel(sdev, SNODE_MSG_SEND_OFFSET, SNODE_MSG_SEND_GO);
 	ret = snode_msg_wait_idle(md, &status);
 	if (!ret)
@@ -233,171 +232,6 @@ int snode_msg_send(struct snode_msg_dev *md, struct snode_msg_send *cmd,
 u64 snode_msg_send_retries(struct snode_dev *sdev)
 {
 	return sdev->msg ? atomic64_read(&sdev->msg->send_retries) : 0;
-}
-
-/* ---- debugfs: the raw round trip ------------------------------------------- */
-
-static int snode_u64_cmp(const void *a, const void *b)
-{
-	u64 x = *(const u64 *)a, y = *(const u64 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void snode_msg_percentiles(u64 *samples, u32 n, u64 out[3])
-{
-	sort(samples, n, sizeof(*samples), snode_u64_cmp, NULL);
-	out[0] = samples[0];
-	out[1] = samples[n / 2];
-	out[2] = samples[min(n - 1, n * 99 / 100)];
-}
-
-/*
- * Round trips to the echo endpoint 0 of a simulated node, on the registers
- * alone: the baseline the driver's message path is measured against. The
- * echo comes back into a private endpoint whose tail word is polled.
- */
-static int snode_msg_raw_run(struct snode_msg_dev *md, u32 node, u32 count)
-{
-	struct snode_dev *sdev = md->sdev;
-	struct snode_msg_send cmd = { .node = node, .len = 8 };
-	u64 *ack, *rtt;
-	struct snode_ep *ep;
-	u32 i, status;
-	int ret;
-
-	ack = kvmalloc_array(count, sizeof(*ack), GFP_KERNEL);
-	rtt = kvmalloc_array(count, sizeof(*rtt), GFP_KERNEL);
-	if (!ack || !rtt) {
-		ret = -ENOMEM;
-		goto out_free;
-	}
-	ep = snode_ep_create(md, U32_MAX, SNODE_EP_ENTRIES_MIN,
-			     get_random_u64());
-	if (IS_ERR(ep)) {
-		ret = PTR_ERR(ep);
-		goto out_free;
-	}
-	/* off the vector's list: nobody is woken, the tail word is polled */
-	ret = snode_ep_set(md, ep, false);
-	if (ret)
-		goto out_destroy;
-	ret = snode_lock_live(sdev);
-	if (ret)
-		goto out_destroy;
-	/* the sim node echoes to src_ep with the key the sender used */
-	cmd.key = ep->key;
-
-	mutex_lock(&md->send_lock);
-	for (i = 0; i < count && !ret; i++) {
-		u32 head = ep->head, tail;
-		u64 t0, t1, t2;
-
-		memcpy(cmd.payload, &i, sizeof(i));
-		snode_msg_load(sdev, &cmd, ep->id);
-		t0 = ktime_get_ns();
-		snode_writel(sdev, SNODE_MSG_SEND_OFFSET, SNODE_MSG_SEND_GO);
-		ret = snode_msg_wait_idle(md, &status);
-		t1 = ktime_get_ns();
-		if (!ret)
-			ret = snode_status_to_errno(FIELD_GET(SNODE_MSG_STATUS_STATUS_MASK,
-							      status));
-		if (ret)
-			break;
-		ret = read_poll_timeout_atomic(le32_to_cpu, tail, tail != head,
-					       0, 2 * USEC_PER_SEC, false,
-					       READ_ONCE(*ep->ring->tail));
-		t2 = ktime_get_ns();
-		ep->head = tail;
-		snode_writel(sdev, SNODE_EP_HEAD_OFFSET,
-			     FIELD_PREP(SNODE_EP_HEAD_EP_MASK, ep->id) |
-			     FIELD_PREP(SNODE_EP_HEAD_INDEX_MASK, ep->head));
-		ack[i] = t1 - t0;
-		rtt[i] = t2 - t0;
-		cond_resched();
-	}
-	mutex_unlock(&md->send_lock);
-	snode_unlock_live(sdev);
-
-	if (!ret) {
-		mutex_lock(&md->lock);
-		md->raw.samples = count;
-		snode_msg_percentiles(ack, count, md->raw.ack);
-		snode_msg_percentiles(rtt, count, md->raw.rtt);
-		mutex_unlock(&md->lock);
-	}
-out_destroy:
-	snode_ep_destroy(md, ep);
-out_free:
-	kvfree(rtt);
-	kvfree(ack);
-	return ret;
-}
-
-static ssize_t snode_msg_raw_write(struct file *file, const char __user *ubuf,
-				   size_t count, loff_t *ppos)
-{
-	struct snode_msg_dev *md = file_inode(file)->i_private;
-	char buf[32];
-	u32 node, n;
-	int ret;
-
-	if (count >= sizeof(buf))
-		return -EINVAL;
-	if (copy_from_user(buf, ubuf, count))
-		return -EFAULT;
-	buf[count] = '\0';
-	if (sscanf(buf, "%u %u", &node, &n) != 2 || !n ||
-	    n > SNODE_MSG_RAW_MAX)
-		return -EINVAL;
-	ret = snode_msg_raw_run(md, node, n);
-	return ret ?: count;
-}
-
-static int snode_msg_raw_show(struct seq_file *s, void *unused)
-{
-	struct snode_msg_dev *md = s->private;
-
-	mutex_lock(&md->lock);
-	seq_printf(s, "samples %u\nack_ns %llu %llu %llu\nrtt_ns %llu %llu %llu\n",
-		   md->raw.samples, md->raw.ack[0], md->raw.ack[1],
-		   md->raw.ack[2], md->raw.rtt[0], md->raw.rtt[1],
-		   md->raw.rtt[2]);
-	mutex_unlock(&md->lock);
-	return 0;
-}
-
-static int snode_msg_raw_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, snode_msg_raw_show, inode->i_private);
-}
-
-static const struct file_operations snode_msg_raw_fops = {
-	.owner = THIS_MODULE,
-	.open = snode_msg_raw_open,
-	.read = seq_read,
-	.write = snode_msg_raw_write,
-	.llseek = seq_lseek,
-	.release = single_release,
-};
-
-/**
- * snode_msg_debugfs_add() - the message engine's debugfs files
- * @sdev: snode device with its debugfs directory
- *
- * ``msg_raw_rtt``: write "NODE COUNT" to time COUNT round trips to the echo
- * endpoint 0 of simulated node NODE through the registers alone; read
- * "samples N", "ack_ns MIN MEDIAN P99" (MSG_SEND until the sender's device
- * has the destination's answer) and "rtt_ns MIN MEDIAN P99" (until the echo
- * is in the ring).
- *
- * Context: Process context (probe).
- */
-void snode_msg_debugfs_add(struct snode_dev *sdev)
-{
-	if (sdev->msg && sdev->debugfs)
-		debugfs_create_file("msg_raw_rtt", 0600, sdev->debugfs,
-				    sdev->msg, &snode_msg_raw_fops);
 }
 
 /**

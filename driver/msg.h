@@ -24,8 +24,6 @@
 #define SNODE_MSG_TIMEOUT_DEFAULT_MS	1000
 #define SNODE_MSG_TIMEOUT_MAX_MS	60000
 #define SNODE_MSG_NR_VECS	(SNODE_VEC_EP_LAST - SNODE_VEC_EP_FIRST + 1)
-/* Samples the debugfs raw round trip takes at most. */
-#define SNODE_MSG_RAW_MAX	100000
 
 struct snode_msg_dev;
 
@@ -130,18 +128,6 @@ struct snode_ep {
 };
 
 /**
- * struct snode_msg_raw - results of the debugfs raw round trip
- * @samples: round trips measured
- * @ack: send to MSG_STATUS done, ns: min, median, 99th percentile
- * @rtt: send to the echo in the ring, ns: min, median, 99th percentile
- */
-struct snode_msg_raw {
-	u32 samples;
-	u64 ack[3];
-	u64 rtt[3];
-};
-
-/**
  * struct snode_msg_dev - the message engine of one NIC
  * @sdev: the device
  * @nr_ids: endpoint ids, from LIMITS2
@@ -151,13 +137,12 @@ struct snode_msg_raw {
  *             write until MSG_STATUS.BUSY clears
  * @send_wait: senders sleeping until the device answers
  * @send_retries: sends repeated because the destination's ring was full
- * @lock: protects @eps, @removed, @reset_seq, @stale, @raw and the members
+ * @lock: protects @eps, @removed, @reset_seq, @stale and the members
  *        of endpoints documented as protected by it
  * @eps: endpoint id -> endpoint, NULL when the id is free
  * @removed: the device was unbound; no ring is left
  * @reset_seq: resets the device came back from
  * @stale: rings the device may still write, freed after its next reset
- * @raw: results of the last debugfs raw round trip
  */
 struct snode_msg_dev {
 	struct snode_dev *sdev;
@@ -170,13 +155,12 @@ struct snode_msg_dev {
 	wait_queue_head_t send_wait;
 	atomic64_t send_retries;
 
-	/* protects the endpoint table, removed, reset_seq, stale and raw */
+	/* protects the endpoint table, removed, reset_seq and stale */
 	struct mutex lock;
 	struct snode_ep **eps;
 	bool removed;
 	u64 reset_seq;
 	struct list_head stale;
-	struct snode_msg_raw raw;
 };
 
 /* ep.c */

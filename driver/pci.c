@@ -404,7 +404,6 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return ret;
 	snode_mem_debugfs_add(sdev);
-	snode_msg_debugfs_add(sdev);
 
 	ret = snode_net_init(sdev);
 	if (ret)

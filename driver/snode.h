@@ -671,7 +671,6 @@ void snode_nl_exit(void);
 /* msg.c: message endpoints and sending */
 int snode_msg_init(struct snode_dev *sdev);
 void snode_msg_free(struct snode_dev *sdev);
-void snode_msg_debugfs_add(struct snode_dev *sdev);
 void snode_msg_send_irq(struct snode_dev *sdev);
 void __snode_msg_reset_prepare(struct snode_dev *sdev);
 void __snode_msg_reset_done(struct snode_dev *sdev);

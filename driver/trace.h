@@ -181,7 +181,35 @@ TRACE_EVENT(snode_dma_complete,
 		  __entry->status, __entry->bytes)
 );
 
-/* messages: snode_nic_msg_send / snode_nic_msg_deliver */
+/*
+ * messages: snode_nic_msg_send / snode_nic_msg_done / snode_nic_msg_deliver.
+ * A send is snode_msg_submit (MSG_SEND written) then snode_msg_send (the
+ * device answered); a message in a ring is snode_msg_arrive (the endpoint
+ * vector's interrupt found it), then snode_msg_recv (read off the ring).
+ */
+TRACE_EVENT(snode_msg_submit,
+	TP_PROTO(const struct snode_dev *sdev, u32 node, u32 ep, u32 src_ep,
+		 u32 len),
+	TP_ARGS(sdev, node, ep, src_ep, len),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, node)
+		__field(u32, ep)
+		__field(u32, src_ep)
+		__field(u32, len)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->node = node;
+		__entry->ep = ep;
+		__entry->src_ep = src_ep;
+		__entry->len = len;
+	),
+	TP_printk("snode%d to node %u ep %u from ep %u len %u",
+		  __entry->dev, __entry->node, __entry->ep, __entry->src_ep,
+		  __entry->len)
+);
+
 TRACE_EVENT(snode_msg_send,
 	TP_PROTO(const struct snode_dev *sdev, u32 node, u32 ep, u32 src_ep,
 		 u32 len, int err),
@@ -205,6 +233,23 @@ TRACE_EVENT(snode_msg_send,
 	TP_printk("snode%d to node %u ep %u from ep %u len %u err %d",
 		  __entry->dev, __entry->node, __entry->ep, __entry->src_ep,
 		  __entry->len, __entry->err)
+);
+
+TRACE_EVENT(snode_msg_arrive,
+	TP_PROTO(const struct snode_dev *sdev, u32 ep, u32 waiting),
+	TP_ARGS(sdev, ep, waiting),
+	TP_STRUCT__entry(
+		__field(int, dev)
+		__field(u32, ep)
+		__field(u32, waiting)
+	),
+	TP_fast_assign(
+		__entry->dev = sdev->index;
+		__entry->ep = ep;
+		__entry->waiting = waiting;
+	),
+	TP_printk("snode%d ep %u waiting %u", __entry->dev, __entry->ep,
+		  __entry->waiting)
 );
 
 TRACE_EVENT(snode_msg_recv,

@@ -52,6 +52,17 @@ void perf_lat_json(const char *key, const struct perf_lat *lat);
 int perf_json_report(struct perf *p, void (*fn)(const void *arg),
 		     const void *arg);
 
+/* trace.c: the driver's tracepoints, in a private tracefs instance */
+struct perf_trace;
+int perf_trace_open(struct perf_trace **t, unsigned long buffer_kb);
+int perf_trace_event(struct perf_trace *t, const char *event,
+		     const char *filter);
+int perf_trace_on(struct perf_trace *t, bool on);
+char *perf_trace_read(struct perf_trace *t);
+int perf_trace_parse(const char *line, uint64_t *ns, char *event,
+		     size_t size);
+void perf_trace_close(struct perf_trace *t);
+
 /* One benchmark per file, each with its help. */
 int perf_allreduce(struct perf *p);
 int perf_dma(struct perf *p);

@@ -10,9 +10,13 @@
  * (mode sleep).
  *
  * "ping echo NODE" times round trips to the echo endpoint 0 of simulated
- * node NODE and, in the same run, the same round trip on the NIC's
- * registers alone (debugfs msg_raw_rtt): the raw doorbell round trip the
- * driver's path is measured against.
+ * node NODE and, in the same run, the raw doorbell round trip the driver's
+ * path is measured against: a third pass of the same round trips with the
+ * driver's tracepoints recording (trace.c), each timed from the doorbell
+ * (snode_msg_submit) to the first sign of the echo in the ring (the
+ * endpoint interrupt's snode_msg_arrive, or the snode_msg_recv of a read
+ * that got there first), and its acknowledgement to snode_msg_send.
+ * Documentation/decisions/0025-raw-round-trip-from-tracepoints.md.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,8 +45,7 @@ struct ping_report {
 	uint32_t self;
 	struct perf_lat half, rtt;		/* client: poll or sleep */
 	struct perf_lat echo_poll, echo_sleep;	/* echo */
-	unsigned int raw_n;
-	double raw_rtt[3], raw_ack[3];		/* min, median, p99 */
+	struct perf_lat raw_rtt, raw_ack;	/* echo, from the trace */
 	bool have_raw;
 };
 
@@ -170,53 +173,126 @@ static void ping_json(const void *arg)
 	perf_lat_json("driver_sleep_rtt", &r->echo_sleep);
 	if (!r->have_raw)
 		return;
-	print_open_object("raw_rtt");
-	print_u64("n", NULL, r->raw_n);
-	print_double("min_us", NULL, r->raw_rtt[0]);
-	print_double("median_us", NULL, r->raw_rtt[1]);
-	print_double("p99_us", NULL, r->raw_rtt[2]);
-	print_close_object();
-	print_open_object("raw_ack");
-	print_double("min_us", NULL, r->raw_ack[0]);
-	print_double("median_us", NULL, r->raw_ack[1]);
-	print_double("p99_us", NULL, r->raw_ack[2]);
-	print_close_object();
-	print_double("ratio_poll", NULL, r->echo_poll.median / r->raw_rtt[1]);
-	print_double("ratio_sleep", NULL, r->echo_sleep.median / r->raw_rtt[1]);
+	perf_lat_json("raw_rtt", &r->raw_rtt);
+	perf_lat_json("raw_ack", &r->raw_ack);
+	print_double("ratio_poll", NULL, r->echo_poll.median / r->raw_rtt.median);
+	print_double("ratio_sleep", NULL, r->echo_sleep.median / r->raw_rtt.median);
 }
 
-/* The raw round trip, timed by the driver on the registers (debugfs). */
-static int ping_raw(struct perf *p, struct ping_report *r)
-{
-	unsigned long long a0, a1, a2, t0, t1, t2;
-	char path[128];
-	FILE *f;
+/* What one round trip of the traced pass saw, in trace time (ns). */
+struct ping_sample {
+	uint64_t submit, ack, echo;	/* 0: not seen */
+};
 
-	snprintf(path, sizeof(path), "/sys/kernel/debug/snode/%s/msg_raw_rtt",
-		 snode_dev_get_name(p->dev));
-	f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	fprintf(f, "%u %u\n", r->a->node, r->a->iters);
-	if (fclose(f))
-		return -errno;
-	f = fopen(path, "r");
-	if (!f)
-		return -errno;
-	if (fscanf(f, "samples %u ack_ns %llu %llu %llu rtt_ns %llu %llu %llu",
-		   &r->raw_n, &a0, &a1, &a2, &t0, &t1, &t2) != 7) {
-		fclose(f);
-		return -EPROTO;
+/*
+ * Pair the events of the traced pass: every snode_msg_submit starts a
+ * round trip; the first snode_msg_send after it is its acknowledgement,
+ * the first snode_msg_arrive or snode_msg_recv its echo. The filters let
+ * through only this endpoint's events, and a round trip ends before the
+ * next one starts. The number of complete round trips, the last @max.
+ */
+static unsigned int ping_pair(char *trace, struct ping_sample *s,
+			      unsigned int max)
+{
+	struct ping_sample cur = { 0 };
+	unsigned int total = 0;
+	char *line, *save = NULL;
+	char event[64];
+	uint64_t ns;
+
+	for (line = strtok_r(trace, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (perf_trace_parse(line, &ns, event, sizeof(event)))
+			continue;
+		if (!strcmp(event, "snode_msg_submit")) {
+			cur = (struct ping_sample){ .submit = ns };
+		} else if (!cur.submit) {
+			continue;
+		} else if (!strcmp(event, "snode_msg_send")) {
+			if (!cur.ack)
+				cur.ack = ns;
+		} else if (!cur.echo && (!strcmp(event, "snode_msg_arrive") ||
+					 !strcmp(event, "snode_msg_recv"))) {
+			cur.echo = ns;
+		}
+		if (cur.ack && cur.echo) {
+			s[total++ % max] = cur;
+			cur.submit = 0;
+		}
 	}
-	fclose(f);
-	r->raw_ack[0] = a0 / 1e3;
-	r->raw_ack[1] = a1 / 1e3;
-	r->raw_ack[2] = a2 / 1e3;
-	r->raw_rtt[0] = t0 / 1e3;
-	r->raw_rtt[1] = t1 / 1e3;
-	r->raw_rtt[2] = t2 / 1e3;
-	r->have_raw = true;
-	return 0;
+	/* s[] is a ring: the order does not matter to the statistics */
+	return total < max ? total : max;
+}
+
+/*
+ * The raw round trip: the loop again, endpoint @ep to @dst, with the
+ * driver's message tracepoints recording in a private tracefs instance.
+ * Needs root and tracefs; a negative errno without them.
+ */
+static int ping_raw(struct perf *p, struct snode_ep *ep,
+		    const struct snode_ep_addr *dst, const struct ping_args *a,
+		    double *rtt, struct ping_report *r)
+{
+	unsigned int rounds = a->iters + PING_WARMUP, n, i;
+	struct perf_trace *t = NULL;
+	struct ping_sample *s;
+	struct snode_ep_addr me;
+	char send[128], recv[64];
+	double *ack;
+	char *trace;
+	int ret, dev = snode_dev_get_index(p->dev);
+
+	snode_ep_get_addr(ep, &me);
+	snprintf(send, sizeof(send),
+		 "dev == %d && node == %u && ep == %u && src_ep == %u",
+		 dev, dst->node, dst->id, me.id);
+	snprintf(recv, sizeof(recv), "dev == %d && ep == %u", dev, me.id);
+	/* four events a round trip, under 64 bytes each in the ring buffer */
+	ret = perf_trace_open(&t, rounds * 4 * 64 / 1024 * 2 + 1024);
+	if (!ret)
+		ret = perf_trace_event(t, "snode_msg_submit", send);
+	if (!ret)
+		ret = perf_trace_event(t, "snode_msg_send", send);
+	if (!ret)
+		ret = perf_trace_event(t, "snode_msg_arrive", recv);
+	if (!ret)
+		ret = perf_trace_event(t, "snode_msg_recv", recv);
+	if (!ret)
+		ret = perf_trace_on(t, true);
+	if (!ret)
+		ret = ping_loop(ep, dst, a, false, rtt, 1);
+	if (ret) {
+		perf_trace_close(t);
+		return ret;
+	}
+	perf_trace_on(t, false);
+	trace = perf_trace_read(t);
+	perf_trace_close(t);
+	if (!trace)
+		return -errno;
+	s = calloc(a->iters, sizeof(*s));
+	ack = calloc(a->iters, sizeof(*ack));
+	if (!s || !ack) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	n = ping_pair(trace, s, a->iters);
+	if (n < a->iters)
+		fprintf(stderr, "snode-perf: the trace holds %u complete round trips of %u\n",
+			n, a->iters);
+	for (i = 0; i < n; i++) {
+		rtt[i] = (s[i].echo - s[i].submit) / 1e3;
+		ack[i] = (s[i].ack - s[i].submit) / 1e3;
+	}
+	perf_lat_compute(rtt, n, &r->raw_rtt);
+	perf_lat_compute(ack, n, &r->raw_ack);
+	r->have_raw = n > 0;
+	ret = n ? 0 : -ENODATA;
+out:
+	free(ack);
+	free(s);
+	free(trace);
+	return ret;
 }
 
 static int ping_parse(struct perf *p, struct ping_args *a)
@@ -307,8 +383,13 @@ int perf_ping(struct perf *p)
 		}
 		if (!ret)
 			perf_lat_compute(rtt, a.iters, &r.echo_sleep);
-		if (!ret && ping_raw(p, &r) < 0)
-			fprintf(stderr, "snode-perf: no raw baseline (needs root and debugfs)\n");
+		if (!ret) {
+			int err = ping_raw(p, ep, &dst, &a, rtt, &r);
+
+			if (err < 0)
+				fprintf(stderr, "snode-perf: no raw baseline: %s (needs root and tracefs with snode's events)\n",
+					strerror(-err));
+		}
 	}
 	snode_ep_free(ep);
 	free(rtt);
@@ -328,12 +409,11 @@ int perf_ping(struct perf *p)
 			perf_lat_print("driver round trip (poll)", &r.echo_poll);
 			perf_lat_print("driver round trip (sleep)", &r.echo_sleep);
 			if (r.have_raw) {
-				printf("%-28s %10.1f %10.1f %10.1f\n",
-				       "raw doorbell round trip", r.raw_rtt[0],
-				       r.raw_rtt[1], r.raw_rtt[2]);
+				perf_lat_print("raw doorbell round trip", &r.raw_rtt);
+				perf_lat_print("raw doorbell ack", &r.raw_ack);
 				printf("driver/raw (median): poll %.2fx, sleep %.2fx\n",
-				       r.echo_poll.median / r.raw_rtt[1],
-				       r.echo_sleep.median / r.raw_rtt[1]);
+				       r.echo_poll.median / r.raw_rtt.median,
+				       r.echo_sleep.median / r.raw_rtt.median);
 			}
 		}
 	}

@@ -3,7 +3,8 @@
 #
 # The kernel-code quality gates as tests: W=1 + sparse against each guest
 # kernel's headers, checkpatch --strict and kernel-doc, over driver/ and
-# uapi/, and a tree without symlinks.
+# uapi/, a tree without symlinks, and the fabric manager's layering (its
+# domain code never calls its device protocol, tools/emu/fm/tests/layering.sh).
 # Each gate is one TAP line; its findings go to the log. Prints TAP.
 
 set -u
@@ -30,6 +31,14 @@ if [ -z "$links" ]; then
 else
 	fails=$((fails + 1))
 	echo "not ok $n - no symlinks in the tree: $(echo $links)"
+fi
+n=$((n + 1))
+if out=$(bash "$TOP/tools/emu/fm/tests/layering.sh" 2>&1); then
+	echo "ok $n - snode-fm: the domain reaches the devices only through struct fm_emit"
+else
+	fails=$((fails + 1))
+	echo "not ok $n - snode-fm: the domain reaches the devices only through struct fm_emit"
+	printf '%s\n' "$out" | head -n 30 | sed 's/^/# /'
 fi
 echo "1..$n"
 [ "$fails" -eq 0 ]

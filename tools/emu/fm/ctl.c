@@ -408,7 +408,7 @@ static void ctl_node_links(struct fm_fabric *f, struct fm_node *n, bool up)
 	}
 }
 
-static void send_sensor(struct fm_node *n)
+static void send_sensor(struct fm_fabric *f, struct fm_node *n)
 {
 	struct snode_fm_sensor s = {
 		.hdr = { .type = SNODE_FM_SENSOR, .len = sizeof(s) },
@@ -416,7 +416,7 @@ static void send_sensor(struct fm_node *n)
 		.power_mw = n->power_mw,
 	};
 
-	fm_send_node(n, &s, sizeof(s));
+	fm_emit_send(f, n, &s, sizeof(s));
 }
 
 static int ctl_nodecmd(struct fm_fabric *f, int argc, char **argv,
@@ -473,7 +473,7 @@ static int ctl_nodecmd(struct fm_fabric *f, int argc, char **argv,
 			fm_buf_printf(err, "node %u is not attached\n", n->id);
 			return 1;
 		}
-		send_sensor(n);
+		send_sensor(f, n);
 	} else {
 		goto usage;
 	}
@@ -657,7 +657,7 @@ usage:
 
 int fm_ctl_listen(const char *path)
 {
-	return fm_proto_listen(path);
+	return fm_listen_seqpacket(path);
 }
 
 static void ctl_send(int fd, char kind, const char *s, size_t len)

@@ -17,6 +17,10 @@
  * fm_sync() sends every attached node the difference between what it was
  * last told and the current state, so every event handler just changes the
  * model and calls fm_sync().
+ *
+ * The devices are told through f->emit (struct fm_emit, implemented by
+ * proto.c); the fm_emit_*() helpers below build the domain's packets and
+ * are the only way out of fabric.c, link.c, mem.c and sim.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -52,6 +56,45 @@ void fm_fabric_free(struct fm_fabric *f)
 	free(f->links);
 	free(f->grants);
 	memset(f, 0, sizeof(*f));
+}
+
+/* ---- telling the devices ---- */
+
+void fm_emit_send(struct fm_fabric *f, struct fm_node *n, const void *pkt,
+		  uint32_t len)
+{
+	if (f->emit)
+		f->emit->send(f, n, pkt, len);
+}
+
+void fm_emit_port_state(struct fm_fabric *f, struct fm_node *n, uint32_t port)
+{
+	struct snode_fm_port_state ps;
+
+	fm_port_state_fill(f, n, port, &ps);
+	fm_emit_send(f, n, &ps, sizeof(ps));
+}
+
+/* The importer's ATT entry att_index lost its grant. */
+void fm_emit_revoke(struct fm_fabric *f, uint32_t importer,
+		    uint32_t att_index, uint32_t reason)
+{
+	struct fm_node *n = fm_node_get(f, importer);
+	struct snode_fm_revoke r = {
+		.hdr = { .type = SNODE_FM_REVOKE, .len = sizeof(r) },
+		.att_index = att_index,
+		.reason = reason,
+	};
+
+	if (n)
+		fm_emit_send(f, n, &r, sizeof(r));
+}
+
+void fm_emit_deliver(struct fm_fabric *f, struct fm_node *dst,
+		     const struct snode_fm_msg *m)
+{
+	if (f->emit)
+		f->emit->deliver(f, dst, m);
 }
 
 struct fm_node *fm_node_get(const struct fm_fabric *f, uint32_t id)
@@ -349,7 +392,7 @@ static void fm_sync_node_states(struct fm_fabric *f, struct fm_node *a)
 		ns.node = b;
 		ns.state = st;
 		ns.route_port = route;
-		fm_send_node(a, &ns, sizeof(ns));
+		fm_emit_send(f, a, &ns, sizeof(ns));
 		if (!a->conn)	/* the send failed and killed it */
 			return;
 	}
@@ -381,7 +424,7 @@ void fm_sync(struct fm_fabric *f)
 			int li = n->port_link[p];
 
 			if (refresh || (li >= 0 && f->links[li].dirty))
-				fm_send_port_state(f, n, p);
+				fm_emit_port_state(f, n, p);
 		}
 		if (n->conn)
 			fm_sync_node_states(f, n);
@@ -406,7 +449,7 @@ void fm_node_attach(struct fm_fabric *f, struct fm_node *n)
 	memset(n->seen_route, 0xff, FM_MAX_NODES);
 	n->life = FM_LIFE_UP;
 	for (p = 0; p < n->nports && n->conn; p++)
-		fm_send_port_state(f, n, p);
+		fm_emit_port_state(f, n, p);
 	fm_sync(f);
 }
 
@@ -422,14 +465,8 @@ void fm_node_dead(struct fm_fabric *f, struct fm_node *n, const char *why)
 		return;
 	fm_log("node %u dead: %s", n->id, why);
 	n->life = FM_LIFE_DEAD;
-	if (n->conn) {
-		struct fm_conn *c = n->conn;
-
-		n->conn = NULL;
-		c->node = NULL;
-		fm_conn_close(f, c, why);
-	}
-	fm_msg_node_gone(f, n);
+	if (f->emit)
+		f->emit->node_gone(f, n, why);
 	if (n->sim) {
 		uint32_t id;
 

@@ -96,6 +96,7 @@ struct fm_link {
 	bool dirty;		/* push PORT_STATE at the next sync */
 };
 
+/* a device's connection: proto.c's, opaque to the rest */
 struct fm_conn;
 
 struct fm_seq {
@@ -121,7 +122,7 @@ struct fm_node {
 	struct fm_export *exports[FM_MAX_EXPORTS];
 	/* live */
 	enum fm_node_life life;
-	struct fm_conn *conn;
+	struct fm_conn *conn;	/* NULL: no device attached */
 	uint32_t pid;
 	char path[SNODE_FM_PATH_MAX];
 	int memfd;
@@ -157,6 +158,26 @@ struct fm_fabric {
 	uint64_t now;		/* ms, the event loop's clock */
 	uint64_t next_refresh;
 	uint32_t dead_ms;	/* a node silent this long is dead; 0: default */
+	const struct fm_emit *emit;	/* to the devices; NULL: none attached */
+};
+
+/*
+ * The domain (fabric.c, link.c, mem.c, sim.c, and ctl.c's fault injection)
+ * changes the model and tells the devices through this interface; it never
+ * calls the code that speaks to them. proto.c implements it over the device
+ * sockets (fm_proto_emit, installed by "snode-fm run"); a fabric without
+ * one (the unit tests, "snode-fm check") has no devices to tell.
+ */
+struct fm_emit {
+	/* send a packet to n's device; nothing if n has none attached */
+	void (*send)(struct fm_fabric *f, struct fm_node *n, const void *pkt,
+		     uint32_t len);
+	/* n is dead: drop its device's connection, fail messages it holds */
+	void (*node_gone)(struct fm_fabric *f, struct fm_node *n,
+			  const char *why);
+	/* a message from the fm itself (a sim node's echo) to dst's device */
+	void (*deliver)(struct fm_fabric *f, struct fm_node *dst,
+			const struct snode_fm_msg *m);
 };
 
 /* bounds of snode-fm run --dead-ms and $SNODE_FM_DEAD_MS */
@@ -196,6 +217,13 @@ void fm_node_attach(struct fm_fabric *f, struct fm_node *n);
 void fm_node_dead(struct fm_fabric *f, struct fm_node *n, const char *why);
 const char *fm_life_name(enum fm_node_life l);
 const char *fm_view_name(uint8_t st);
+void fm_emit_send(struct fm_fabric *f, struct fm_node *n, const void *pkt,
+		  uint32_t len);
+void fm_emit_port_state(struct fm_fabric *f, struct fm_node *n, uint32_t port);
+void fm_emit_revoke(struct fm_fabric *f, uint32_t importer,
+		    uint32_t att_index, uint32_t reason);
+void fm_emit_deliver(struct fm_fabric *f, struct fm_node *dst,
+		     const struct snode_fm_msg *m);
 
 /* link.c: the link model */
 void fm_link_init(struct fm_link *l, uint8_t lanes, uint16_t speed, double ber);
@@ -253,38 +281,6 @@ uint32_t fm_sim_msg(struct fm_fabric *f, struct fm_node *sim,
 		    const struct snode_fm_msg *m);
 void fm_sim_echo(struct fm_fabric *f, struct fm_node *sim,
 		 const struct snode_fm_msg *m);
-
-/* proto.c: device connections */
-struct fm_conn {
-	int fd;
-	struct fm_node *node;	/* after HELLO */
-	uint64_t last_rx;
-	bool closing;
-	/* packets the socket would not take yet */
-	struct fm_pkt *outq, **outq_tail;
-	size_t outq_bytes;
-};
-
-int fm_proto_listen(const char *path);
-struct fm_conn *fm_conn_new(int fd);
-void fm_conn_input(struct fm_fabric *f, struct fm_conn *c);
-void fm_conn_flush(struct fm_conn *c);
-void fm_conn_close(struct fm_fabric *f, struct fm_conn *c, const char *why);
-void fm_conn_free(struct fm_conn *c);
-int fm_send(struct fm_conn *c, void *pkt, uint32_t len);
-void fm_send_node(struct fm_node *n, void *pkt, uint32_t len);
-void fm_send_revoke(struct fm_fabric *f, uint32_t importer,
-		    uint32_t att_index, uint32_t reason);
-void fm_send_port_state(struct fm_fabric *f, struct fm_node *n, uint32_t port);
-void fm_proto_timers(struct fm_fabric *f);
-void fm_msg_node_gone(struct fm_fabric *f, struct fm_node *n);
-void fm_msg_deliver(struct fm_fabric *f, struct fm_node *dst,
-		    const struct snode_fm_msg *m, struct fm_conn *origin,
-		    uint32_t origin_seq);
-void fm_conns_reap(struct fm_fabric *f);
-void fm_conns_close_all(struct fm_fabric *f);
-extern struct fm_conn **fm_conns;
-extern uint32_t fm_nconns;
 
 /* ctl.c: control socket (server and client) */
 int fm_ctl_exec(struct fm_fabric *f, int argc, char **argv, struct fm_buf *out,
@@ -364,6 +360,7 @@ void fm_plan_print(const struct fm_fabric *f, const struct fm_workload *w,
 void fm_plan_free(struct fm_plan *p);
 
 /* misc helpers */
+int fm_listen_seqpacket(const char *path);
 void fm_size_str(uint64_t v, char *s, size_t len);
 int fm_parse_nodeport(const char *s, uint32_t *node, uint32_t *port);
 struct fm_link *fm_port_link(const struct fm_fabric *f, uint32_t node,

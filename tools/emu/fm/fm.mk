@@ -25,7 +25,8 @@ FM_TEST_SRCS := main.c test-e2e.c test-grant.c test-link.c test-plan.c \
 FM_LIB_OBJS  := $(addprefix $(FM_OBJDIR)/,$(FM_LIB_SRCS:.c=.o)) \
 		$(FM_OBJDIR)/tools-lib/print.o
 FM_TEST_OBJS := $(addprefix $(FM_OBJDIR)/tests/,$(FM_TEST_SRCS:.c=.o))
-FM_HDRS      := $(FM_DIR)/fm.h $(FM_DIR)/snode-fm-proto.h $(TOOLS_LIB_HDRS)
+FM_HDRS      := $(FM_DIR)/fm.h $(FM_DIR)/proto.h $(FM_DIR)/snode-fm-proto.h \
+		$(TOOLS_LIB_HDRS)
 
 .PHONY: fm fm-test fm-clean
 all: fm

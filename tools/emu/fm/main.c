@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "fm.h"
+#include "proto.h"
 
 static volatile sig_atomic_t fm_stop;
 
@@ -424,11 +425,13 @@ static int cmd_run(int argc, char **argv)
 	fm_mem_clean_stale();
 	snprintf(sock, sizeof(sock), "%s/fm.sock", o.dir);
 	snprintf(csock, sizeof(csock), "%s/ctl.sock", o.dir);
-	dev_lfd = fm_proto_listen(sock);
+	dev_lfd = fm_listen_seqpacket(sock);
 	if (dev_lfd < 0) {
 		fm_log("%s: %s", sock, strerror(-dev_lfd));
 		goto out_sock;
 	}
+	/* the devices connect there; the fabric tells them through proto.c */
+	f.emit = &fm_proto_emit;
 	ctl_lfd = fm_ctl_listen(csock);
 	if (ctl_lfd < 0) {
 		fm_log("%s: %s", csock, strerror(-ctl_lfd));

@@ -157,7 +157,7 @@ uint32_t fm_export_revoke(struct fm_fabric *f, uint32_t node, uint32_t id,
 		if (g.exporter != node || g.export_id != id)
 			continue;
 		grant_remove(f, i);
-		fm_send_revoke(f, g.importer, g.att_index, reason);
+		fm_emit_revoke(f, g.importer, g.att_index, reason);
 		cnt++;
 	}
 	return cnt;
@@ -314,7 +314,7 @@ void fm_grants_revoke_unreachable(struct fm_fabric *f)
 		grant_remove(f, i);
 		fm_log("grant %u/%u onto %u export %u revoked: no path",
 		       g.importer, g.att_index, g.exporter, g.export_id);
-		fm_send_revoke(f, g.importer, g.att_index,
+		fm_emit_revoke(f, g.importer, g.att_index,
 			       SNODE_FM_REVOKE_UNREACHABLE);
 	}
 }

@@ -10,10 +10,15 @@
  * does not take is queued and flushed on POLLOUT; a device that lets its
  * queue grow past FM_OUTQ_MAX is cut off.
  *
- * Connections are closed lazily: fm_conn_close() only marks and shuts the
+ * Connections are closed lazily: conn_close() only marks and shuts the
  * socket, fm_conns_reap() (from the event loop, never inside a handler)
  * declares the node dead and frees the connection, so no handler sees its
  * state change under it.
+ *
+ * Packets go from the fabric to the devices through fm_proto_emit, the
+ * implementation of the domain's struct fm_emit: handlers here call into
+ * the domain (fabric.c, link.c, mem.c, sim.c), which never calls back in
+ * but through that interface.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,7 +28,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "fm.h"
+#include "proto.h"
 
 #define FM_PKT_MAX		4096
 #define FM_OUTQ_MAX		(16u << 20)
@@ -50,27 +55,6 @@ static struct fm_pending *pending;
 static uint32_t npending;
 static uint32_t deliver_seq;
 
-int fm_proto_listen(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd;
-
-	if (strlen(path) >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	strcpy(sa.sun_path, path);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 struct fm_conn *fm_conn_new(int fd)
 {
 	struct fm_conn *c = calloc(1, sizeof(*c));
@@ -93,9 +77,8 @@ struct fm_conn *fm_conn_new(int fd)
 	return c;
 }
 
-void fm_conn_close(struct fm_fabric *f, struct fm_conn *c, const char *why)
+static void conn_close(struct fm_conn *c, const char *why)
 {
-	(void)f;
 	if (c->closing)
 		return;
 	if (c->node)
@@ -144,7 +127,7 @@ void fm_conn_flush(struct fm_conn *c)
 		if (send(c->fd, p->data, p->len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
 			if (errno == EAGAIN || errno == EWOULDBLOCK)
 				return;
-			fm_conn_close(NULL, c, strerror(errno));
+			conn_close(c, strerror(errno));
 			return;
 		}
 		c->outq = p->next;
@@ -155,7 +138,7 @@ void fm_conn_flush(struct fm_conn *c)
 	}
 }
 
-int fm_send(struct fm_conn *c, void *pkt, uint32_t len)
+static int conn_send(struct fm_conn *c, const void *pkt, uint32_t len)
 {
 	if (c->closing)
 		return -EPIPE;
@@ -163,43 +146,24 @@ int fm_send(struct fm_conn *c, void *pkt, uint32_t len)
 		if (send(c->fd, pkt, len, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)len)
 			return 0;
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			fm_conn_close(NULL, c, strerror(errno));
+			conn_close(c, strerror(errno));
 			return -EPIPE;
 		}
 	}
 	if (conn_queue(c, pkt, len)) {
-		fm_conn_close(NULL, c, "device does not read its socket");
+		conn_close(c, "device does not read its socket");
 		return -ENOBUFS;
 	}
 	return 0;
 }
 
-void fm_send_node(struct fm_node *n, void *pkt, uint32_t len)
+/* fm_emit.send: a packet for n's device, if one is attached */
+static void emit_send(struct fm_fabric *f, struct fm_node *n, const void *pkt,
+		      uint32_t len)
 {
+	(void)f;
 	if (n->conn)
-		fm_send(n->conn, pkt, len);
-}
-
-void fm_send_revoke(struct fm_fabric *f, uint32_t importer, uint32_t att_index,
-		    uint32_t reason)
-{
-	struct fm_node *n = fm_node_get(f, importer);
-	struct snode_fm_revoke r = {
-		.hdr = { .type = SNODE_FM_REVOKE, .len = sizeof(r) },
-		.att_index = att_index,
-		.reason = reason,
-	};
-
-	if (n)
-		fm_send_node(n, &r, sizeof(r));
-}
-
-void fm_send_port_state(struct fm_fabric *f, struct fm_node *n, uint32_t port)
-{
-	struct snode_fm_port_state ps;
-
-	fm_port_state_fill(f, n, port, &ps);
-	fm_send_node(n, &ps, sizeof(ps));
+		conn_send(n->conn, pkt, len);
 }
 
 static void reply(struct fm_conn *c, void *pkt, uint32_t len, uint32_t seq,
@@ -212,7 +176,7 @@ static void reply(struct fm_conn *c, void *pkt, uint32_t len, uint32_t seq,
 	h->len = len;
 	h->seq = seq;
 	h->status = status;
-	fm_send(c, pkt, len);
+	conn_send(c, pkt, len);
 }
 
 static void reply_status(struct fm_conn *c, const struct snode_fm_hdr *req,
@@ -248,7 +212,7 @@ static void do_hello(struct fm_fabric *f, struct fm_conn *c,
 		reply(c, &r, sizeof(r), m->hdr.seq, SNODE_FM_HELLO,
 		      SNODE_FM_EINVAL);
 		if (!c->node)
-			fm_conn_close(f, c, why);
+			conn_close(c, why);
 		return;
 	}
 	r.fabric_id = f->fabric_id;
@@ -342,7 +306,7 @@ static void do_port_set(struct fm_fabric *f, struct fm_conn *c,
 	reply_status(c, &m->hdr, st);
 	/* the new state follows the reply */
 	if (!l)
-		fm_send_port_state(f, c->node, m->port);
+		fm_emit_port_state(f, c->node, m->port);
 }
 
 static void pending_remove(uint32_t i)
@@ -350,9 +314,10 @@ static void pending_remove(uint32_t i)
 	pending[i] = pending[--npending];
 }
 
-void fm_msg_deliver(struct fm_fabric *f, struct fm_node *dst,
-		    const struct snode_fm_msg *m, struct fm_conn *origin,
-		    uint32_t origin_seq)
+/* Relay m to dst's device; origin (NULL: the fm) gets its answer. */
+static void msg_deliver(struct fm_fabric *f, struct fm_node *dst,
+			const struct snode_fm_msg *m, struct fm_conn *origin,
+			uint32_t origin_seq)
 {
 	struct snode_fm_msg d = *m;
 	struct fm_pending *p;
@@ -379,7 +344,7 @@ void fm_msg_deliver(struct fm_fabric *f, struct fm_node *dst,
 	d.hdr.len = sizeof(d);
 	d.hdr.seq = p->seq;
 	d.hdr.status = 0;
-	fm_send_node(dst, &d, sizeof(d));
+	emit_send(f, dst, &d, sizeof(d));
 }
 
 static void pending_answer(uint32_t i, uint32_t status)
@@ -416,7 +381,7 @@ static void do_msg_send(struct fm_fabric *f, struct fm_conn *c,
 	} else if (!dst->conn) {
 		st = SNODE_FM_EUNREACH;
 	} else {
-		fm_msg_deliver(f, dst, &r, c, m->hdr.seq);
+		msg_deliver(f, dst, &r, c, m->hdr.seq);
 		return;
 	}
 	reply(c, &r, sizeof(r), m->hdr.seq, SNODE_FM_MSG_SEND, st);
@@ -437,14 +402,29 @@ static void do_msg_reply(struct fm_fabric *f, struct fm_conn *c,
 	/* late (after the timeout) or for a sim echo: nothing to relay */
 }
 
-void fm_msg_node_gone(struct fm_fabric *f, struct fm_node *n)
+/* fm_emit.node_gone */
+static void emit_node_gone(struct fm_fabric *f, struct fm_node *n,
+			   const char *why)
 {
+	struct fm_conn *c = n->conn;
 	uint32_t i;
 
 	(void)f;
+	if (c) {
+		n->conn = NULL;
+		c->node = NULL;
+		conn_close(c, why);
+	}
 	for (i = npending; i-- > 0;)
 		if (pending[i].dst == n->id)
 			pending_answer(i, SNODE_FM_EUNREACH);
+}
+
+/* fm_emit.deliver: a message from the fm itself, nobody to answer */
+static void emit_deliver(struct fm_fabric *f, struct fm_node *dst,
+			 const struct snode_fm_msg *m)
+{
+	msg_deliver(f, dst, m, NULL, 0);
 }
 
 static void do_reset(struct fm_fabric *f, struct fm_conn *c,
@@ -502,7 +482,7 @@ static void conn_packet(struct fm_fabric *f, struct fm_conn *c,
 	if ((size_t)n < sizeof(*h) || h->len != (uint32_t)n) {
 		snprintf(why, sizeof(why), "bad packet length %zd (hdr.len %u)",
 			 n, (size_t)n >= sizeof(*h) ? h->len : 0);
-		fm_conn_close(f, c, why);
+		conn_close(c, why);
 		return;
 	}
 	is_reply = h->flags & SNODE_FM_F_REPLY;
@@ -510,17 +490,17 @@ static void conn_packet(struct fm_fabric *f, struct fm_conn *c,
 	if (!need || (h->flags & ~SNODE_FM_F_REPLY)) {
 		snprintf(why, sizeof(why), "bad packet type %u flags 0x%x",
 			 h->type, h->flags);
-		fm_conn_close(f, c, why);
+		conn_close(c, why);
 		return;
 	}
 	if ((uint32_t)n < need) {
 		snprintf(why, sizeof(why), "packet type %u too short (%zd < %u)",
 			 h->type, n, need);
-		fm_conn_close(f, c, why);
+		conn_close(c, why);
 		return;
 	}
 	if (!c->node && h->type != SNODE_FM_HELLO) {
-		fm_conn_close(f, c, "packet before HELLO");
+		conn_close(c, "packet before HELLO");
 		return;
 	}
 	c->last_rx = f->now;
@@ -573,15 +553,15 @@ void fm_conn_input(struct fm_fabric *f, struct fm_conn *c)
 
 		if (n < 0) {
 			if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-				fm_conn_close(f, c, strerror(errno));
+				conn_close(c, strerror(errno));
 			return;
 		}
 		if (n == 0) {
-			fm_conn_close(f, c, "connection closed by the device");
+			conn_close(c, "connection closed by the device");
 			return;
 		}
 		if (n > (ssize_t)sizeof(buf)) {
-			fm_conn_close(f, c, "oversized packet");
+			conn_close(c, "oversized packet");
 			return;
 		}
 		conn_packet(f, c, buf, n);
@@ -600,9 +580,9 @@ void fm_proto_timers(struct fm_fabric *f)
 			continue;
 		if (c->node && f->now - c->last_rx >
 		    (f->dead_ms ? f->dead_ms : SNODE_FM_DEAD_MS))
-			fm_conn_close(f, c, "heartbeat lost");
+			conn_close(c, "heartbeat lost");
 		else if (!c->node && f->now - c->last_rx > FM_HELLO_TIMEOUT_MS)
-			fm_conn_close(f, c, "no HELLO");
+			conn_close(c, "no HELLO");
 	}
 	for (i = npending; i-- > 0;)
 		if (f->now >= pending[i].deadline)
@@ -652,3 +632,9 @@ void fm_conns_close_all(struct fm_fabric *f)
 	npending = 0;
 	(void)f;
 }
+
+const struct fm_emit fm_proto_emit = {
+	.send = emit_send,
+	.node_gone = emit_node_gone,
+	.deliver = emit_deliver,
+};

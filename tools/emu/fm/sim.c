@@ -97,5 +97,5 @@ void fm_sim_echo(struct fm_fabric *f, struct fm_node *sim,
 	e.src_ep = 0;
 	e.dst_ep = m->src_ep;
 	e.msg_seq = sim_next_seq(sim, m->src_node, m->src_ep);
-	fm_msg_deliver(f, dst, &e, NULL, 0);
+	fm_emit_deliver(f, dst, &e);
 }

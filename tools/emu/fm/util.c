@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * DOC: util.c - logging, the clock, text buffers, number parsing and
- * file:line errors
+ * DOC: util.c - logging, the clock, text buffers, number parsing,
+ * file:line errors and the listening sockets
  *
  * Shared by every other file; nothing here knows about the fabric.
  */
@@ -11,8 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "fm.h"
 
@@ -210,4 +213,30 @@ int fm_line_err(char *err, size_t errlen, const char *name, int line,
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	snprintf(err, errlen, "%s:%d: %s", name, line, msg);
 	return -EINVAL;
+}
+
+/*
+ * A listening SOCK_SEQPACKET UNIX socket at @path (non-blocking, replacing
+ * a stale one), for the device and the control sockets. The fd, or a
+ * negative errno.
+ */
+int fm_listen_seqpacket(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	return fd;
 }

@@ -6,9 +6,10 @@
 
 CLI_TEST_DIR  := $(TOP)/tools/testing/cli
 CLI_UNIT      := $(BUILD)/tools/cli-unit
-# snodectl's pure parts: error texts, the link and health verdicts, the
-# link record file and link trend's arithmetic
-CLI_UNIT_SRCS := $(CLI_TEST_DIR)/unit.c $(TOP)/tools/snodectl/errmsg.c \
+# snode-perf's trace-line parser; snodectl's pure parts: error texts, the
+# link and health verdicts, the link record file and link trend's arithmetic
+CLI_UNIT_SRCS := $(CLI_TEST_DIR)/unit.c $(TOP)/tools/snode-perf/trace.c \
+		 $(TOP)/tools/snodectl/errmsg.c \
 		 $(TOP)/tools/snodectl/record.c $(TOP)/tools/snodectl/trend.c \
 		 $(TOP)/tools/snodectl/verdict.c
 
@@ -20,10 +21,12 @@ cli-test: $(CLI_UNIT) $(SNODECTL) $(SNODE_PERF) $(FM_BIN)
 	  BUILD=$(BUILD) bash $(CLI_TEST_DIR)/cli.sh || fail=1; \
 	  exit $$fail
 
-$(CLI_UNIT): $(CLI_UNIT_SRCS) $(TOP)/tools/snodectl/snodectl.h \
+$(CLI_UNIT): $(CLI_UNIT_SRCS) $(TOP)/tools/snode-perf/perf.h \
+		$(TOP)/tools/snodectl/snodectl.h \
 		$(TOP)/tools/snodectl/record.h $(TOP)/tools/snodectl/trend.h \
 		$(TOOLS_LIB_SRCS) $(TOOLS_LIB_HDRS) $(LIBSNODE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $(TOOLS_LIB_CFLAGS) -I$(TOP)/tools/snodectl \
+	$(CC) $(USER_CFLAGS) $(TOOLS_LIB_CFLAGS) -I$(TOP)/tools/snode-perf \
+		-I$(TOP)/tools/snodectl \
 		-o $@ $(CLI_UNIT_SRCS) $(TOOLS_LIB_SRCS) $(LIBSNODE_A) \
 		$(JSONC_LIBS) $(LIBSNODE_LIBS) -lm

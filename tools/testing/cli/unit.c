@@ -8,7 +8,8 @@
  * constructed links, nodes and sensor values, the exit status of each
  * verdict, the error texts (the kernel's extack included), the link
  * record file (written by diag's writer, read back by trend's reader) and
- * link trend's rates, slopes and flags on constructed series.
+ * link trend's rates, slopes and flags on constructed series; and
+ * snode-perf's reading of tracefs text lines (6.1's and 6.12's formats).
  *
  * Usage: unit TMPDIR
  */
@@ -26,6 +27,7 @@
 #include <json-c/json.h>
 
 #include "libsnode.h"
+#include "perf.h"
 #include "print.h"
 #include "record.h"
 #include "snodectl.h"
@@ -1338,6 +1340,41 @@ static void test_record(const char *tmp)
 	record_free(&h);
 }
 
+/* snode-perf ping echo's raw round trip reads these (trace.c). */
+static void test_trace_parse(void)
+{
+	static const char *const good[] = {
+		/* 6.1: four flag columns */
+		"      snode-perf-123     [001] ....   812.000042: snode_msg_submit: snode0 to node 2 ep 0 from ep 5 len 8",
+		/* 6.12: five, and a task name with a space and a colon */
+		"     kworker/0:1 x-77      [000] d.h1.  812.000042: snode_msg_arrive: snode0 ep 5 waiting 1",
+		/* an idle CPU in a hard interrupt */
+		"          <idle>-0       [001] d.h2.  812.000042: snode_msg_recv: snode0 ep 5 from node 2 ep 0 len 8 seq 1",
+	};
+	static const char *const want[] = {
+		"snode_msg_submit", "snode_msg_arrive", "snode_msg_recv",
+	};
+	char event[32];
+	uint64_t ns;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		ns = 0;
+		ok(!perf_trace_parse(good[i], &ns, event, sizeof(event)) &&
+		   ns == 812000042000ULL && !strcmp(event, want[i]),
+		   "trace line %u: %s at 812.000042 s", i, want[i]);
+	}
+	ok(perf_trace_parse("# tracer: nop", &ns, event, sizeof(event)) ==
+	   -EINVAL, "trace: a comment is no event");
+	ok(perf_trace_parse("# entries-in-buffer/entries-written: 0/0   #P:2",
+			    &ns, event, sizeof(event)) == -EINVAL,
+	   "trace: the header is no event");
+	ok(perf_trace_parse("garbage [0] 1.5: x", &ns, event, sizeof(event)) ==
+	   -EINVAL, "trace: a time without six decimals is no event");
+	ok(perf_trace_parse(good[0], &ns, event, 8) == -EINVAL,
+	   "trace: an event name longer than the room is refused");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1365,6 +1402,7 @@ int main(int argc, char **argv)
 	test_trend_duration();
 	test_record(argv[1]);
 	test_discovery(argv[1]);
+	test_trace_parse();
 	printf("1..%d\n", test_n);
 	return test_failed ? 1 : 0;
 }
