@@ -271,7 +271,14 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+/* Puts one message about a NIC (dev-get, stats-get); cb only in dumps. */
+typedef int (*snode_nl_nic_fill_t)(struct sk_buff *skb, struct snode_dev *sdev,
+				   u32 portid, u32 seq, int flags,
+				   struct netlink_callback *cb);
+
+/* A get of one NIC, named by attribute @dev_attr: one message from @fill. */
+static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
+			     snode_nl_nic_fill_t fill)
 {
 	struct snode_nl_dev *nd;
 	struct sk_buff *msg;
@@ -281,12 +288,12 @@ static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	if (!msg)
 		return -ENOMEM;
 
-	nd = snode_nl_dev_get(info, SNODE_A_DEV_INDEX);
+	nd = snode_nl_dev_get(info, dev_attr);
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
 	} else {
-		ret = snode_nl_dev_fill(msg, nd->sdev, info->snd_portid,
-					info->snd_seq, 0, NULL);
+		ret = fill(msg, nd->sdev, info->snd_portid, info->snd_seq, 0,
+			   NULL);
 		snode_nl_put(nd);
 	}
 	if (ret) {
@@ -296,8 +303,13 @@ static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 	return snode_nl_reply(msg, info);
 }
 
-static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
-				   struct netlink_callback *cb)
+/*
+ * A dump of one message per NIC from @fill. With @skip, a NIC @fill fails
+ * for other than room (it cannot answer: being reset, dead) is left out;
+ * a get of it reports the error.
+ */
+static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			       snode_nl_nic_fill_t fill, bool skip)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
 	struct snode_nl_dev *nd;
@@ -306,17 +318,29 @@ static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
 	cb->seq = atomic_read(&snode_nl_dev_gen);
 	for (; (nd = snode_nl_hold_next(&ctx->index, ULONG_MAX));
 	     snode_nl_put(nd), ctx->index++) {
-		ret = snode_nl_dev_fill(skb, nd->sdev,
-					NETLINK_CB(cb->skb).portid,
-					cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
-		if (ret) {
+		ret = fill(skb, nd->sdev, NETLINK_CB(cb->skb).portid,
+			   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		if (ret && (!skip || ret == -EMSGSIZE || ret == -ENOMEM ||
+			    ret == -EINTR)) {
 			snode_nl_put(nd);
 			break;
 		}
+		ret = 0;
 	}
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
 	return ret;
+}
+
+static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return snode_nl_nic_doit(info, SNODE_A_DEV_INDEX, snode_nl_dev_fill);
+}
+
+static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	return snode_nl_nic_dumpit(skb, cb, snode_nl_dev_fill, false);
 }
 
 static int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1176,54 +1200,15 @@ nla_put_failure:
 
 static int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	struct snode_nl_dev *nd;
-	struct sk_buff *msg;
-	int ret;
-
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-	nd = snode_nl_dev_get(info, SNODE_A_STATS_DEV_INDEX);
-	if (IS_ERR(nd)) {
-		ret = PTR_ERR(nd);
-	} else {
-		ret = snode_nl_stats_fill(msg, nd->sdev, info->snd_portid,
-					  info->snd_seq, 0, NULL);
-		snode_nl_put(nd);
-	}
-	if (ret) {
-		nlmsg_free(msg);
-		return ret;
-	}
-	return snode_nl_reply(msg, info);
+	return snode_nl_nic_doit(info, SNODE_A_STATS_DEV_INDEX,
+				 snode_nl_stats_fill);
 }
 
-/*
- * Every NIC's counters; a NIC that cannot answer (being reset, dead) is
- * left out of the dump, as a get of it reports the error.
- */
+/* Every NIC's counters, leaving out a NIC that cannot answer. */
 static int snode_nl_stats_get_dumpit(struct sk_buff *skb,
 				     struct netlink_callback *cb)
 {
-	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_nl_dev *nd;
-	int ret = 0;
-
-	cb->seq = atomic_read(&snode_nl_dev_gen);
-	for (; (nd = snode_nl_hold_next(&ctx->index, ULONG_MAX));
-	     snode_nl_put(nd), ctx->index++) {
-		ret = snode_nl_stats_fill(skb, nd->sdev,
-					  NETLINK_CB(cb->skb).portid,
-					  cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
-		if (ret == -EMSGSIZE || ret == -ENOMEM || ret == -EINTR) {
-			snode_nl_put(nd);
-			break;
-		}
-		ret = 0;
-	}
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret;
+	return snode_nl_nic_dumpit(skb, cb, snode_nl_stats_fill, true);
 }
 
 /* ------------------------------------------------------------------ */

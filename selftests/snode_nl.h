@@ -790,12 +790,15 @@ static inline int snode_list(int fd, bool mem, struct list_arg *l)
 	return ret;
 }
 
-/* snode_list() of the memory table @type: 0 and *count set, or -1 (errno). */
-static inline int mem_list(int fd, uint32_t type, struct mem_ent *e,
-			   uint32_t *count)
+/*
+ * snode_list() into @e, room *@count (0 with @e NULL just counts): 0 with
+ * *@count set to the entries that exist, or -1 with errno.
+ */
+static inline int list_into(int fd, bool mem, uint32_t type, void *e,
+			    uint32_t *count)
 {
 	struct list_arg l = { .type = type, .e = e, .max = e ? *count : 0 };
-	int ret = snode_list(fd, true, &l);
+	int ret = snode_list(fd, mem, &l);
 
 	if (ret) {
 		errno = -ret;
@@ -805,19 +808,18 @@ static inline int mem_list(int fd, uint32_t type, struct mem_ent *e,
 	return 0;
 }
 
-/* snode_list() of endpoints or DMA queues: 0 and *count set, or -1. */
+/* A memory table (MEM_LIST_*) into struct mem_ent entries. */
+static inline int mem_list(int fd, uint32_t type, struct mem_ent *e,
+			   uint32_t *count)
+{
+	return list_into(fd, true, type, e, count);
+}
+
+/* Endpoints or DMA queues (OBJ_LIST_*) into struct obj_ent entries. */
 static inline int obj_list(int fd, uint32_t type, struct obj_ent *e,
 			   uint32_t *count)
 {
-	struct list_arg l = { .type = type, .e = e, .max = e ? *count : 0 };
-	int ret = snode_list(fd, false, &l);
-
-	if (ret) {
-		errno = -ret;
-		return -1;
-	}
-	*count = l.n;
-	return 0;
+	return list_into(fd, false, type, e, count);
 }
 
 /* The NIC's counters (stats-get) by attribute (dev-index too); UINT64_MAX

@@ -32,7 +32,8 @@ static const char *mem_state_name(unsigned int state)
 	return "unknown";
 }
 
-static const char *mem_reason_name(unsigned int reason)
+/* enum snode_revoke_reason, for mem list and monitor */
+const char *revoke_reason_name(unsigned int reason)
 {
 	static const char *const names[] = {
 		[SNODE_REVOKE_REASON_NONE] = "none",
@@ -114,7 +115,7 @@ static void mem_print_entry(unsigned int type, const struct snode_mem_entry *e)
 	}
 	print_str("state", " %s", mem_state_name(e->state));
 	if (type == SNODE_MEM_LIST_IMPORTS && e->state == SNODE_WINDOW_STATE_REVOKED)
-		print_str("reason", " (%s)", mem_reason_name(e->reason));
+		print_str("reason", " (%s)", revoke_reason_name(e->reason));
 	if (type != SNODE_MEM_LIST_ATT)
 		mem_print_owner(e);
 	print_nl();

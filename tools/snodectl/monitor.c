@@ -26,22 +26,6 @@ static void monitor_help(FILE *f)
 		"access-violation and thermal events of every NIC as they happen.\n");
 }
 
-static const char *monitor_revoke_reason(unsigned int reason)
-{
-	static const char *const names[] = {
-		[SNODE_REVOKE_REASON_NONE] = "none",
-		[SNODE_REVOKE_REASON_UNEXPORT] = "unexport",
-		[SNODE_REVOKE_REASON_EXPORTER_RESET] = "exporter-reset",
-		[SNODE_REVOKE_REASON_NODE_DEAD] = "node-dead",
-		[SNODE_REVOKE_REASON_UNREACHABLE] = "unreachable",
-		[SNODE_REVOKE_REASON_LOCAL_RESET] = "local-reset",
-		[SNODE_REVOKE_REASON_LOCAL_REMOVE] = "local-remove",
-	};
-
-	return reason < sizeof(names) / sizeof(names[0]) ? names[reason] :
-							     "unknown";
-}
-
 /* What a node event means to an operator. */
 static const char *monitor_node_change(const struct snode_event *ev)
 {
@@ -148,7 +132,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_u64("export_id", " export %llu", ev->window.export_id);
 		print_u64("epoch", " epoch %llu", ev->window.epoch);
 		print_str("reason", " reason %s",
-			  monitor_revoke_reason(ev->window.reason));
+			  revoke_reason_name(ev->window.reason));
 		break;
 	case SNODE_NL_CMD_ACCESS_VIOLATION_NTF:
 		print_str("event", " %s", "access-violation");

@@ -187,6 +187,8 @@ struct health_sensors {
 
 const char *link_oper_name(unsigned int state);
 const char *node_state_name(unsigned int state);
+/* "unexport", "node-dead", ...: enum snode_revoke_reason (mem.c) */
+const char *revoke_reason_name(unsigned int reason);
 /*
  * "ok", "degraded", "errors" or "down"; "isolated" or "flapping" as the
  * link's auto-isolate policy judged it
