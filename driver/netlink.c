@@ -304,12 +304,12 @@ static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
 }
 
 /*
- * A dump of one message per NIC from @fill. With @skip, a NIC @fill fails
- * for other than room (it cannot answer: being reset, dead) is left out;
- * a get of it reports the error.
+ * A dump of one message per NIC from @fill; it ends with the first error
+ * (a NIC that cannot answer a stats-get fails the dump: its NLMSG_DONE
+ * carries the errno).
  */
 static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
-			       snode_nl_nic_fill_t fill, bool skip)
+			       snode_nl_nic_fill_t fill)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
 	struct snode_nl_dev *nd;
@@ -320,12 +320,10 @@ static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 	     snode_nl_put(nd), ctx->index++) {
 		ret = fill(skb, nd->sdev, NETLINK_CB(cb->skb).portid,
 			   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
-		if (ret && (!skip || ret == -EMSGSIZE || ret == -ENOMEM ||
-			    ret == -EINTR)) {
+		if (ret) {
 			snode_nl_put(nd);
 			break;
 		}
-		ret = 0;
 	}
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
@@ -340,7 +338,7 @@ static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
-	return snode_nl_nic_dumpit(skb, cb, snode_nl_dev_fill, false);
+	return snode_nl_nic_dumpit(skb, cb, snode_nl_dev_fill);
 }
 
 static int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -1204,11 +1202,10 @@ static int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 				 snode_nl_stats_fill);
 }
 
-/* Every NIC's counters, leaving out a NIC that cannot answer. */
 static int snode_nl_stats_get_dumpit(struct sk_buff *skb,
 				     struct netlink_callback *cb)
 {
-	return snode_nl_nic_dumpit(skb, cb, snode_nl_stats_fill, true);
+	return snode_nl_nic_dumpit(skb, cb, snode_nl_stats_fill);
 }
 
 /* ------------------------------------------------------------------ */

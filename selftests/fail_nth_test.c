@@ -513,6 +513,12 @@ static const int window_attrs[] = {
 	SNODE_A_WINDOW_STATE, 0
 };
 
+/* a pool allocation has no permission of its own */
+static const int alloc_attrs[] = {
+	SNODE_A_WINDOW_DEV_INDEX, SNODE_A_WINDOW_KIND, SNODE_A_WINDOW_INDEX,
+	SNODE_A_WINDOW_NODE, SNODE_A_WINDOW_LENGTH, SNODE_A_WINDOW_STATE, 0
+};
+
 /*
  * A reply of snode0 (gets) or one entry of a dump, whole and in order; on
  * anything else the call fails with EPROTO, which no sweep accepts: a
@@ -578,7 +584,9 @@ static int nth_window_cb(const struct msg *m, void *arg)
 	struct ctx *c = arg;
 
 	c->got++;
-	if (m->cmd != SNODE_NL_CMD_WINDOW_GET || !has_attrs(m, window_attrs))
+	if (m->cmd != SNODE_NL_CMD_WINDOW_GET ||
+	    !has_attrs(m, get_u32(m, SNODE_A_WINDOW_KIND) ==
+			  SNODE_WINDOW_KIND_ALLOC ? alloc_attrs : window_attrs))
 		return -EPROTO;
 	return 0;
 }
