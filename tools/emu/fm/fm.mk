@@ -20,7 +20,7 @@ FM_LDLIBS  := $(JSONC_LIBS) -lm
 # sorted; main.c is the program, the rest is shared with the tests
 FM_LIB_SRCS := ctl.c fabric.c link.c mem.c plan.c proto.c sim.c topo.c util.c
 FM_TEST_SRCS := main.c test-e2e.c test-grant.c test-link.c test-plan.c \
-		test-route.c test-topo.c
+		test-proto.c test-route.c test-topo.c
 
 FM_LIB_OBJS  := $(addprefix $(FM_OBJDIR)/,$(FM_LIB_SRCS:.c=.o)) \
 		$(FM_OBJDIR)/tools-lib/print.o

@@ -578,10 +578,15 @@ void fm_proto_timers(struct fm_fabric *f)
 
 		if (c->closing)
 			continue;
-		if (c->node && f->now - c->last_rx >
+		/*
+		 * A connection accepted in this pass of the loop has a
+		 * last_rx read after f->now: compare without subtracting,
+		 * or it would wrap and look ages old.
+		 */
+		if (c->node && f->now > c->last_rx +
 		    (f->dead_ms ? f->dead_ms : SNODE_FM_DEAD_MS))
 			conn_close(c, "heartbeat lost");
-		else if (!c->node && f->now - c->last_rx > FM_HELLO_TIMEOUT_MS)
+		else if (!c->node && f->now > c->last_rx + FM_HELLO_TIMEOUT_MS)
 			conn_close(c, "no HELLO");
 	}
 	for (i = npending; i-- > 0;)

@@ -63,6 +63,7 @@ static const struct {
 	{ "link", test_link },
 	{ "grant", test_grant },
 	{ "plan", test_plan },
+	{ "proto", test_proto },
 	{ "e2e", test_e2e },
 };
 

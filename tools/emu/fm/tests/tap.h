@@ -21,6 +21,7 @@ void test_link(void);
 void test_grant(void);
 void test_e2e(void);
 void test_plan(void);
+void test_proto(void);
 
 /* parse text into a fresh fabric, failing the run if it does not parse */
 int tap_fabric(struct fm_fabric *f, const char *text);
