@@ -27,7 +27,10 @@
  * With CONFIG_FAULT_INJECTION_DEBUG_FS, /sys/kernel/debug/snode/fail_admin
  * is a fault attribute (Documentation/fault-injection/) that fails admin
  * commands with -EIO before they reach the device, on every NIC, including
- * the IDENTIFY of a probe.
+ * the IDENTIFY of a probe. With /sys/kernel/debug/snode/fail_admin_timeout
+ * set (Y), a command it selects times out instead: it is sent, and the
+ * driver abandons it at once, as after SNODE_ADMIN_TIMEOUT without the
+ * wait, so that the device applies it and answers too late.
  *
  * /sys/kernel/debug/snode/delay/ holds one file per &enum snode_delay_point,
  * a delay in microseconds (0, the default, for none) that the driver waits
@@ -107,25 +110,32 @@ static void snode_delay_init(void)
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 static DECLARE_FAULT_ATTR(snode_fail_admin);
+static bool snode_fail_admin_timeout;
 
 /**
  * snode_should_fail_admin() - whether to fail this admin command
+ * @time_out: out: the command is to time out rather than fail with -EIO
  *
  * Context: Any context.
  * Return: true if fault injection says so.
  */
-bool snode_should_fail_admin(void)
+bool snode_should_fail_admin(bool *time_out)
 {
-	return should_fail(&snode_fail_admin, 1);
+	if (!should_fail(&snode_fail_admin, 1))
+		return false;
+	*time_out = READ_ONCE(snode_fail_admin_timeout);
+	return true;
 }
 
 static void snode_fault_init(void)
 {
 	fault_create_debugfs_attr("fail_admin", snode_debugfs_root,
 				  &snode_fail_admin);
+	debugfs_create_bool("fail_admin_timeout", 0600, snode_debugfs_root,
+			    &snode_fail_admin_timeout);
 }
 #else
-bool snode_should_fail_admin(void)
+bool snode_should_fail_admin(bool *time_out)
 {
 	return false;
 }

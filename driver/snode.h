@@ -137,6 +137,7 @@ struct snode_admin_slot {
  * @submitted: commands submitted since load
  * @completed: completions received since load
  * @timeouts: commands abandoned after SNODE_ADMIN_TIMEOUT
+ * @abandoned: abandoned commands the device has not answered yet
  */
 struct snode_aq {
 	struct snode_admin_cmd *sq;
@@ -156,6 +157,7 @@ struct snode_aq {
 	u64 submitted;
 	u64 completed;
 	u64 timeouts;
+	unsigned int abandoned;
 };
 
 /**
@@ -463,6 +465,7 @@ void __snode_queues_start(struct snode_dev *sdev);
 void __snode_queues_stop(struct snode_dev *sdev);
 int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
 int snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
+bool snode_admin_answered(struct snode_dev *sdev);
 int snode_status_to_errno(u16 status);
 void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev);
 
@@ -513,6 +516,7 @@ void snode_mem_window_event(struct snode_dev *sdev,
 			    const struct snode_event *ev);
 void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev);
 void snode_mem_events_lost(struct snode_dev *sdev);
+void snode_mem_reconcile(struct snode_dev *sdev);
 int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_free(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
@@ -603,7 +607,7 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd);
 void snode_debugfs_init(void);
 void snode_debugfs_exit(void);
 int snode_debugfs_add(struct snode_dev *sdev);
-bool snode_should_fail_admin(void);
+bool snode_should_fail_admin(bool *time_out);
 
 /**
  * enum snode_delay_point - where a test may widen a race window

@@ -476,7 +476,9 @@ enum snode_mem_entry_flags {
  *                         for the NIC to withdraw it
  * @SNODE_MEM_STATE_PENDING: an ATT entry being programmed
  * @SNODE_MEM_STATE_STALE: an ATT entry or export the NIC did not confirm
- *                         clearing; unused until the NIC is reset
+ *                         clearing; unused until the driver clears it
+ *                         again once the NIC has answered every command
+ *                         that timed out, or until the NIC is reset
  * @SNODE_MEM_STATE_LOST: an export the NIC dropped in a reset and could
  *                        not restore
  */
@@ -1165,7 +1167,8 @@ enum snode_window_kind {
  *   NIC to drop it.
  * @SNODE_WINDOW_STATE_PENDING: An ATT entry being programmed.
  * @SNODE_WINDOW_STATE_STALE: An entry the NIC did not confirm clearing; unused
- *   until a reset.
+ *   until the driver clears it again once the NIC has answered, or until a
+ *   reset.
  * @SNODE_WINDOW_STATE_LOST: An export a reset dropped and that could not be
  *   restored.
  */
