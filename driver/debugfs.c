@@ -40,12 +40,37 @@
  * /sys/kernel/debug/snode/dma_wait_ms is how long a SUBMIT_WAIT waits for
  * its batch (60 s, as <linux/snode.h> documents); a test shortens it to
  * reach the timeout path.
+ *
+ * /sys/kernel/debug/snode/skip_reset: the next N function resets of any NIC
+ * are not issued, and report -ETIMEDOUT as a device that never came back
+ * would, leaving the device running: how a test reaches the paths of a
+ * failed reset (an unbind's above all). A plain counter rather than a
+ * fault attribute, so that it works on kernels without fault injection.
  */
 
 static struct dentry *snode_debugfs_root;
 
 static u32 snode_delays[SNODE_DELAY_NR];
 static u32 snode_dma_wait_ms = 60 * MSEC_PER_SEC;
+static u32 snode_skip_reset;
+
+/**
+ * snode_debug_skip_reset() - whether a test asked to skip this reset
+ *
+ * Context: Any context.
+ * Return: true, and one skip fewer is left, if the test asked for it.
+ */
+bool snode_debug_skip_reset(void)
+{
+	u32 n;
+
+	do {
+		n = READ_ONCE(snode_skip_reset);
+		if (likely(!n))
+			return false;
+	} while (cmpxchg(&snode_skip_reset, n, n - 1) != n);
+	return true;
+}
 
 /**
  * snode_debug_dma_wait() - how long a synchronous DMA batch is waited for
@@ -69,6 +94,7 @@ static const struct {
 	[SNODE_DELAY_ADMIN_SLOT] = { "admin_slot" },
 	[SNODE_DELAY_FABRIC_EVENT] = { "fabric_event" },
 	[SNODE_DELAY_IDENTIFY_WORK] = { "identify_work" },
+	[SNODE_DELAY_REMOVE_END] = { "remove_end" },
 };
 
 /* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */
@@ -359,6 +385,8 @@ void snode_debugfs_init(void)
 	snode_delay_init();
 	debugfs_create_u32("dma_wait_ms", 0600, snode_debugfs_root,
 			   &snode_dma_wait_ms);
+	debugfs_create_u32("skip_reset", 0600, snode_debugfs_root,
+			   &snode_skip_reset);
 }
 
 /**

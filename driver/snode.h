@@ -624,6 +624,9 @@ bool snode_should_fail_admin(bool *time_out);
  *                            queues the re-identify work
  * @SNODE_DELAY_IDENTIFY_WORK: the re-identify work starts, before it looks
  *                             at the device
+ * @SNODE_DELAY_REMOVE_END: the last teardown step of an unbind: every ring
+ *                          and buffer of the device is freed, the PCI core
+ *                          has not disabled the function yet
  * @SNODE_DELAY_NR: number of points
  */
 enum snode_delay_point {
@@ -634,10 +637,12 @@ enum snode_delay_point {
 	SNODE_DELAY_ADMIN_SLOT,
 	SNODE_DELAY_FABRIC_EVENT,
 	SNODE_DELAY_IDENTIFY_WORK,
+	SNODE_DELAY_REMOVE_END,
 	SNODE_DELAY_NR,
 };
 
 void snode_debug_delay(enum snode_delay_point point);
 unsigned long snode_debug_dma_wait(void);
+bool snode_debug_skip_reset(void);
 
 #endif /* _SNODE_H_ */
