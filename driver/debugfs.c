@@ -27,7 +27,10 @@
  * With CONFIG_FAULT_INJECTION_DEBUG_FS, /sys/kernel/debug/snode/fail_admin
  * is a fault attribute (Documentation/fault-injection/) that fails admin
  * commands with -EIO before they reach the device, on every NIC, including
- * the IDENTIFY of a probe.
+ * the IDENTIFY of a probe. With /sys/kernel/debug/snode/fail_admin_timeout
+ * set (Y), a command it selects times out instead: it is sent, and the
+ * driver abandons it at once, as after SNODE_ADMIN_TIMEOUT without the
+ * wait, so that the device applies it and answers too late.
  *
  * /sys/kernel/debug/snode/delay/ holds one file per &enum snode_delay_point,
  * a delay in microseconds (0, the default, for none) that the driver waits
@@ -37,12 +40,37 @@
  * /sys/kernel/debug/snode/dma_wait_ms is how long a SUBMIT_WAIT waits for
  * its batch (60 s, as <linux/snode.h> documents); a test shortens it to
  * reach the timeout path.
+ *
+ * /sys/kernel/debug/snode/skip_reset: the next N function resets of any NIC
+ * are not issued, and report -ETIMEDOUT as a device that never came back
+ * would, leaving the device running: how a test reaches the paths of a
+ * failed reset (an unbind's above all). A plain counter rather than a
+ * fault attribute, so that it works on kernels without fault injection.
  */
 
 static struct dentry *snode_debugfs_root;
 
 static u32 snode_delays[SNODE_DELAY_NR];
 static u32 snode_dma_wait_ms = 60 * MSEC_PER_SEC;
+static u32 snode_skip_reset;
+
+/**
+ * snode_debug_skip_reset() - whether a test asked to skip this reset
+ *
+ * Context: Any context.
+ * Return: true, and one skip fewer is left, if the test asked for it.
+ */
+bool snode_debug_skip_reset(void)
+{
+	u32 n;
+
+	do {
+		n = READ_ONCE(snode_skip_reset);
+		if (likely(!n))
+			return false;
+	} while (cmpxchg(&snode_skip_reset, n, n - 1) != n);
+	return true;
+}
 
 /**
  * snode_debug_dma_wait() - how long a synchronous DMA batch is waited for
@@ -66,6 +94,7 @@ static const struct {
 	[SNODE_DELAY_ADMIN_SLOT] = { "admin_slot" },
 	[SNODE_DELAY_FABRIC_EVENT] = { "fabric_event" },
 	[SNODE_DELAY_IDENTIFY_WORK] = { "identify_work" },
+	[SNODE_DELAY_REMOVE_END] = { "remove_end" },
 };
 
 /* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */
@@ -107,25 +136,32 @@ static void snode_delay_init(void)
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 static DECLARE_FAULT_ATTR(snode_fail_admin);
+static bool snode_fail_admin_timeout;
 
 /**
  * snode_should_fail_admin() - whether to fail this admin command
+ * @time_out: out: the command is to time out rather than fail with -EIO
  *
  * Context: Any context.
  * Return: true if fault injection says so.
  */
-bool snode_should_fail_admin(void)
+bool snode_should_fail_admin(bool *time_out)
 {
-	return should_fail(&snode_fail_admin, 1);
+	if (!should_fail(&snode_fail_admin, 1))
+		return false;
+	*time_out = READ_ONCE(snode_fail_admin_timeout);
+	return true;
 }
 
 static void snode_fault_init(void)
 {
 	fault_create_debugfs_attr("fail_admin", snode_debugfs_root,
 				  &snode_fail_admin);
+	debugfs_create_bool("fail_admin_timeout", 0600, snode_debugfs_root,
+			    &snode_fail_admin_timeout);
 }
 #else
-bool snode_should_fail_admin(void)
+bool snode_should_fail_admin(bool *time_out)
 {
 	return false;
 }
@@ -349,6 +385,8 @@ void snode_debugfs_init(void)
 	snode_delay_init();
 	debugfs_create_u32("dma_wait_ms", 0600, snode_debugfs_root,
 			   &snode_dma_wait_ms);
+	debugfs_create_u32("skip_reset", 0600, snode_debugfs_root,
+			   &snode_skip_reset);
 }
 
 /**

@@ -24,8 +24,11 @@
  * revoke every import of it on every node before the command completes.
  * When that cannot be confirmed while the device is live (the command
  * timed out or failed), the entry stays as SNODE_WINDOW_STATE_STALE, owned by
- * nobody, until a reset clears the device's table. A device that is being
- * reset, has failed or is gone has no exports left to withdraw.
+ * nobody, until a reset clears the device's table or, after a timeout,
+ * until the device has answered every abandoned command and
+ * snode_exports_reconcile() withdraws it again (decision 0024). A device
+ * that is being reset, has failed or is gone has no exports left to
+ * withdraw.
  *
  * A reset drops the device's exports; __snode_exports_reset_done()
  * programs the live ones again, so handles stay valid across a reset of
@@ -259,6 +262,8 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 		/* a timed-out EXPORT_SET may still be applied: keep the id */
 		free_it = __snode_export_settle(mem, exp,
 						ret == -ETIMEDOUT);
+		if (ret == -ETIMEDOUT)
+			__snode_mem_reconcile_kick(mem);
 	} else {
 		exp->state = SNODE_WINDOW_STATE_ACTIVE;
 		snode_mem_changed(mem);
@@ -339,12 +344,14 @@ int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
 	mutex_lock(&mem->lock);
 	/* whatever else failed, the device may still grant it */
 	free_it = __snode_export_settle(mem, exp, ret != 0);
+	if (ret == -ETIMEDOUT)
+		__snode_mem_reconcile_kick(mem);
 	mutex_unlock(&mem->lock);
 	up_read(&sdev->rwsem);
 
 	if (ret)
 		dev_warn_ratelimited(&sdev->pdev->dev,
-				     "export %u: EXPORT_CLEAR failed (%d); its pool range stays reserved until a reset\n",
+				     "export %u: EXPORT_CLEAR failed (%d); its pool range stays reserved until reconciled or a reset\n",
 				     exp->id, ret);
 	if (revoked)
 		*revoked = ret ? 0 : le32_to_cpu(req.cpl.export_clear.revoked);
@@ -463,6 +470,62 @@ void __snode_exports_reset_done(struct snode_mem *mem)
 			dev_warn(&mem->sdev->pdev->dev,
 				 "export %u not restored after reset: %d\n",
 				 id, ret);
+	}
+}
+
+/**
+ * snode_exports_reconcile() - withdraw the stale exports again
+ * @mem: the device's global memory
+ *
+ * For exports left stale by a timed-out EXPORT_SET or EXPORT_CLEAR, once
+ * the device answered every abandoned command: EXPORT_CLEAR of an id the
+ * device does not hold succeeds as well, so each such export either leaves
+ * the table, releasing its pool range, or stays stale for the next round
+ * or reset. Holds @mem->sdev->rwsem for read throughout, so that no reset
+ * frees an export under it.
+ *
+ * Context: Process context (&snode_mem.clear_work).
+ */
+void snode_exports_reconcile(struct snode_mem *mem)
+{
+	struct snode_dev *sdev = mem->sdev;
+	struct snode_export *exp;
+	u32 id;
+	int ret;
+
+	for (id = 0; id < mem->export_entries; id++) {
+		struct snode_admin_req req = {
+			.cmd.opcode = SNODE_OP_EXPORT_CLEAR,
+			.cmd.export_clear.export_id = cpu_to_le32(id),
+		};
+
+		if (snode_lock_live(sdev))
+			return;
+		mutex_lock(&mem->lock);
+		exp = mem->exports[id];
+		if (exp && (exp->mfile || exp->state != SNODE_WINDOW_STATE_STALE))
+			exp = NULL;
+		mutex_unlock(&mem->lock);
+		if (!exp) {
+			snode_unlock_live(sdev);
+			continue;
+		}
+		ret = __snode_admin_exec(sdev, &req);
+		mutex_lock(&mem->lock);
+		if (!ret) {
+			mem->exports[id] = NULL;
+			snode_mem_changed(mem);
+		} else if (ret == -ETIMEDOUT) {
+			__snode_mem_reconcile_kick(mem);
+		}
+		mutex_unlock(&mem->lock);
+		snode_unlock_live(sdev);
+		if (!ret)
+			snode_export_free(exp);
+		else
+			dev_warn_ratelimited(&sdev->pdev->dev,
+					     "export %u: EXPORT_CLEAR failed again (%d)\n",
+					     id, ret);
 	}
 }
 

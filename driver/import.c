@@ -103,7 +103,8 @@ err_unlock:
 
 /*
  * Issue ATT_CLEAR for an entry in state CLEARING, then free it; keep it
- * stale if the device may still hold it.
+ * stale if the device may still hold it, to be reconciled once the device
+ * answers again if the command timed out.
  */
 static void snode_att_clear(struct snode_mem *mem, u32 idx)
 {
@@ -121,8 +122,10 @@ static void snode_att_clear(struct snode_mem *mem, u32 idx)
 	} else {
 		mem->att[idx].state = SNODE_ATT_STALE;
 		snode_mem_changed(mem);
+		if (ret == -ETIMEDOUT)
+			__snode_mem_reconcile_kick(mem);
 		dev_warn_ratelimited(&mem->sdev->pdev->dev,
-				     "ATT entry %u: ATT_CLEAR failed (%d); unused until a reset\n",
+				     "ATT entry %u: ATT_CLEAR failed (%d); unused until reconciled or a reset\n",
 				     idx, ret);
 	}
 	mutex_unlock(&mem->lock);
@@ -171,9 +174,36 @@ static void snode_att_resync(struct snode_mem *mem, u32 idx,
 	mutex_unlock(&mem->lock);
 }
 
+/*
+ * Clear every stale ATT entry and export. Only once no abandoned command is
+ * outstanding: a late ATT_SET or EXPORT_SET could otherwise set an entry
+ * again after its clear. A clear that times out again leaves the entry
+ * stale for the next round, which its late answer starts.
+ */
+static void snode_mem_reconcile_stale(struct snode_mem *mem)
+{
+	u32 idx;
+
+	if (!snode_admin_answered(mem->sdev))
+		return;
+	for (idx = 0; idx < mem->att_entries; idx++) {
+		mutex_lock(&mem->lock);
+		if (mem->att[idx].state != SNODE_ATT_STALE) {
+			mutex_unlock(&mem->lock);
+			continue;
+		}
+		mem->att[idx].state = SNODE_ATT_CLEARING;
+		snode_mem_changed(mem);
+		mutex_unlock(&mem->lock);
+		snode_att_clear(mem, idx);
+	}
+	snode_exports_reconcile(mem);
+}
+
 /**
  * snode_att_clear_work() - clear the ATT entries event handlers revoked,
- *                          and check every entry after lost events
+ *                          reconcile stale entries, and check every entry
+ *                          after lost events
  * @work: &snode_mem.clear_work
  *
  * Context: Workqueue.
@@ -183,7 +213,7 @@ void snode_att_clear_work(struct work_struct *work)
 	struct snode_mem *mem = container_of(work, struct snode_mem,
 					     clear_work);
 	struct snode_att_info *info;
-	bool resync;
+	bool resync, reconcile;
 	u32 idx;
 
 	for (idx = 0; idx < mem->att_entries; idx++) {
@@ -201,7 +231,11 @@ void snode_att_clear_work(struct work_struct *work)
 	mutex_lock(&mem->lock);
 	resync = mem->resync;
 	mem->resync = false;
+	reconcile = mem->reconcile;
+	mem->reconcile = false;
 	mutex_unlock(&mem->lock);
+	if (reconcile)
+		snode_mem_reconcile_stale(mem);
 	if (!resync)
 		return;
 	info = kzalloc(sizeof(*info), GFP_KERNEL);
@@ -231,6 +265,26 @@ void snode_mem_events_lost(struct snode_dev *sdev)
 	mem->resync = true;
 	mutex_unlock(&mem->lock);
 	schedule_work(&mem->clear_work);
+}
+
+/**
+ * snode_mem_reconcile() - the device answered every abandoned command
+ * @sdev: snode device
+ *
+ * The ATT entries and exports that timed-out commands left stale can be
+ * cleared now (decision 0024); &snode_mem.clear_work does it.
+ *
+ * Context: Admin IRQ thread.
+ */
+void snode_mem_reconcile(struct snode_dev *sdev)
+{
+	struct snode_mem *mem = sdev->mem;
+
+	if (!mem)
+		return;
+	mutex_lock(&mem->lock);
+	__snode_mem_reconcile_kick(mem);
+	mutex_unlock(&mem->lock);
 }
 
 /**
@@ -690,7 +744,8 @@ static int __snode_att_set(struct snode_mem *mem, struct snode_import *imp,
 /*
  * Publish @imp after ATT_SET, or settle its entry after a failure. An
  * entry the device refused is invalid (contract); one whose command timed
- * out on the driver's side may turn valid later and stays stale.
+ * out on the driver's side may turn valid later and stays stale until it
+ * is reconciled.
  */
 static void snode_import_publish(struct snode_mem *mem, struct snode_import *imp,
 				 int ret, const struct snode_admin_req *req)
@@ -711,6 +766,7 @@ static void snode_import_publish(struct snode_mem *mem, struct snode_import *imp
 		slot->imp = NULL;
 		slot->state = SNODE_ATT_STALE;
 		snode_mem_changed(mem);
+		__snode_mem_reconcile_kick(mem);
 	} else {
 		__snode_att_free(mem, imp->att_index);
 	}

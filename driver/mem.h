@@ -60,8 +60,8 @@ struct snode_alloc {
  * @flags: enum snode_mem_export_flags (RANDOM_KEY cleared)
  * @state: SNODE_WINDOW_STATE_ACTIVE, _FREED (orphaned: the owner is gone but
  *         the device did not confirm withdrawing it), _STALE (the device
- *         failed to withdraw it; kept until a reset) or _LOST (a reset
- *         dropped it and restoring it failed)
+ *         failed to withdraw it; kept until reconciled or a reset) or
+ *         _LOST (a reset dropped it and restoring it failed)
  * @pool_offset: start in the pool
  * @length: bytes
  * @key: the key importers present
@@ -93,7 +93,7 @@ enum snode_att_state {
 	SNODE_ATT_ACTIVE,	/* valid, owned by an import */
 	SNODE_ATT_CLEAR,	/* may be valid, needs ATT_CLEAR (clear_work) */
 	SNODE_ATT_CLEARING,	/* ATT_CLEAR in flight */
-	SNODE_ATT_STALE,	/* the device may hold it; unused until reset */
+	SNODE_ATT_STALE,	/* the device may hold it; unused until reconciled */
 };
 
 /**
@@ -227,6 +227,9 @@ struct snode_mem_file {
  * @att: ATT entries, @att_entries of them
  * @exports: export table, @export_entries pointers, NULL when free
  * @resync: events were lost; @clear_work checks every entry
+ * @reconcile: an admin command timed out or was answered late; once the
+ *             device answered every one, @clear_work clears the stale ATT
+ *             entries and exports (decision 0024)
  * @clear_work: issues the ATT_CLEARs that event handlers cannot
  * @debugfs: the "mem" directory of the device's debugfs
  */
@@ -259,6 +262,7 @@ struct snode_mem {
 	struct snode_att_slot *att;
 	struct snode_export **exports;
 	bool resync;
+	bool reconcile;
 	struct work_struct clear_work;
 
 	struct dentry *debugfs;
@@ -268,6 +272,14 @@ struct snode_mem {
 static inline void snode_mem_changed(struct snode_mem *mem)
 {
 	atomic_inc(&mem->gen);
+}
+
+/* Clear the stale entries once the device answered every command. */
+static inline void __snode_mem_reconcile_kick(struct snode_mem *mem)
+{
+	lockdep_assert_held(&mem->lock);
+	mem->reconcile = true;
+	schedule_work(&mem->clear_work);
 }
 
 /* mem.c */
@@ -281,6 +293,7 @@ void snode_exports_release(struct snode_mem *mem, struct snode_mem_file *mfile,
 			   struct snode_alloc *alloc);
 void __snode_exports_reset_done(struct snode_mem *mem);
 void snode_exports_remove(struct snode_mem *mem);
+void snode_exports_reconcile(struct snode_mem *mem);
 void snode_export_free(struct snode_export *exp);
 
 /* import.c */

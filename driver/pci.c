@@ -50,6 +50,9 @@ static int snode_hw_reset(struct snode_dev *sdev)
 	u32 val;
 	int ret;
 
+	/* a test's stand-in for a device that ignores CTRL.RESET */
+	if (snode_debug_skip_reset())
+		return -ETIMEDOUT;
 	snode_writel(sdev, SNODE_SCRATCH_OFFSET, SNODE_SCRATCH_COOKIE);
 	snode_writel(sdev, SNODE_CTRL_OFFSET, SNODE_CTRL_RESET);
 	ret = readl_poll_timeout(sdev->regs + SNODE_SCRATCH_OFFSET, val,
@@ -108,17 +111,20 @@ static int __snode_hw_start(struct snode_dev *sdev)
 static void snode_hw_stop(void *data)
 {
 	struct snode_dev *sdev = data;
+	int reset_err;
 
 	/* the state is REMOVED, so no work item takes rwsem any more */
 	cancel_work_sync(&sdev->identify_work);
 	snode_writel(sdev, SNODE_CTRL_OFFSET, 0);
-	if (snode_hw_reset(sdev))
-		dev_warn(&sdev->pdev->dev, "device did not complete its reset on removal\n");
+	reset_err = snode_hw_reset(sdev);
 	/*
 	 * A device that did not reset may still be using the rings and
 	 * buffers freed next: take its bus mastering away first.
 	 */
 	pci_clear_master(sdev->pdev);
+	if (reset_err)
+		dev_warn(&sdev->pdev->dev, "device did not complete its reset on removal (%d)\n",
+			 reset_err);
 	__snode_queues_stop(sdev);
 }
 
@@ -131,6 +137,8 @@ static void snode_identify_cancel(void *data)
 	struct snode_dev *sdev = data;
 
 	cancel_work_sync(&sdev->identify_work);
+	/* everything is freed; the PCI core disables the function next */
+	snode_debug_delay(SNODE_DELAY_REMOVE_END);
 }
 
 static void snode_id_decode(struct snode_id *id, const struct snode_identify *raw,

@@ -29,6 +29,13 @@
  * is stopped by a reset or removal, so a late completion can neither be
  * mistaken for a newer command nor write to freed memory.
  *
+ * The device may have applied an abandoned command, so the callers keep
+ * what it named (an ATT entry, an export) stale. Once the device has
+ * answered every abandoned command, nothing it was told before can still
+ * change those entries: the ACQ handler then asks the features to
+ * reconcile them (snode_mem_reconcile(), decision 0024), which clears them
+ * on the device and frees them without waiting for a reset.
+ *
  * Completions and events are processed in threaded interrupt handlers, so
  * that event handlers may sleep. Events are dispatched by type through
  * snode_event_handlers[]; a feature that consumes an event adds its handler
@@ -172,6 +179,7 @@ static void snode_aq_reap_abandoned(struct snode_dev *sdev)
 		buf_len = slot->buf_len;
 		slot->buf = NULL;
 		slot->abandoned = false;
+		aq->abandoned--;
 		__snode_aq_put_slot(aq, i);
 		spin_unlock(&aq->lock);
 
@@ -263,13 +271,14 @@ noinline int __snode_admin_exec(struct snode_dev *sdev,
 	struct snode_admin_slot *slot;
 	struct snode_admin_cmd *cmd;
 	dma_addr_t buf_dma = 0;
+	bool time_out = false;
 	void *buf = NULL;
 	long left;
 	int cid, ret;
 
 	lockdep_assert_held(&sdev->rwsem);
 
-	if (snode_should_fail_admin())
+	if (snode_should_fail_admin(&time_out) && !time_out)
 		return -EIO;
 
 	if (req->len) {
@@ -316,15 +325,28 @@ noinline int __snode_admin_exec(struct snode_dev *sdev,
 			      le32_to_cpu(cmd->cdw[1]), req->len);
 	aq->sq_tail = (aq->sq_tail + 1) % SNODE_AQ_DEPTH;
 	aq->submitted++;
+	/*
+	 * An injected timeout: abandoned before the device can answer, so
+	 * that it applies the command but the answer comes too late, exactly
+	 * as after SNODE_ADMIN_TIMEOUT, only without the wait.
+	 */
+	if (time_out) {
+		slot->abandoned = true;
+		aq->abandoned++;
+	}
 	/* writel orders the ring write before the doorbell */
 	snode_writel(sdev, SNODE_ASQ_OFFSET + SNODE_Q_INDEX, aq->sq_tail);
 	spin_unlock(&aq->lock);
 
-	left = wait_for_completion_timeout(&slot->done, SNODE_ADMIN_TIMEOUT);
+	left = time_out ? 0 : wait_for_completion_timeout(&slot->done,
+							  SNODE_ADMIN_TIMEOUT);
 
 	spin_lock(&aq->lock);
-	if (!left && !completion_done(&slot->done)) {
-		slot->abandoned = true;
+	if (time_out || (!left && !completion_done(&slot->done))) {
+		if (!time_out) {
+			slot->abandoned = true;
+			aq->abandoned++;
+		}
 		aq->timeouts++;
 		spin_unlock(&aq->lock);
 		dev_err_ratelimited(dma_dev, "admin command 0x%02x (id %d) timed out\n",
@@ -388,13 +410,36 @@ int snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req)
 	return ret;
 }
 
+/**
+ * snode_admin_answered() - whether the device answered every command
+ * @sdev: snode device
+ *
+ * A command the driver abandoned after a timeout may still be applied by
+ * the device until it completes; an entry such a command named must not be
+ * cleared before, or the late command could set it again afterwards.
+ *
+ * Context: Any context.
+ * Return: true if no abandoned command is outstanding.
+ */
+bool snode_admin_answered(struct snode_dev *sdev)
+{
+	struct snode_aq *aq = &sdev->aq;
+	bool answered;
+
+	spin_lock(&aq->lock);
+	answered = !aq->abandoned;
+	spin_unlock(&aq->lock);
+	return answered;
+}
+
 /*
  * Consume new completions. Returns the buffer of an abandoned command that
  * completed late, which the caller frees outside the lock and then calls
- * again; NULL once the ring is empty.
+ * again; NULL once the ring is empty. Sets *@answered when that was the last
+ * abandoned command.
  */
 static void *snode_aq_process(struct snode_dev *sdev, dma_addr_t *stale_dma,
-			      size_t *stale_len)
+			      size_t *stale_len, bool *answered)
 {
 	struct snode_aq *aq = &sdev->aq;
 	void *stale_buf = NULL;
@@ -434,6 +479,8 @@ static void *snode_aq_process(struct snode_dev *sdev, dma_addr_t *stale_dma,
 			*stale_len = slot->buf_len;
 			slot->buf = NULL;
 			slot->abandoned = false;
+			if (!--aq->abandoned)
+				*answered = true;
 			__snode_aq_put_slot(aq, cid);
 			continue;
 		}
@@ -451,6 +498,7 @@ static void *snode_aq_process(struct snode_dev *sdev, dma_addr_t *stale_dma,
 static irqreturn_t snode_aq_irq(int irq, void *data)
 {
 	struct snode_dev *sdev = data;
+	bool answered = false;
 	dma_addr_t stale_dma;
 	size_t stale_len;
 	void *stale_buf;
@@ -468,9 +516,13 @@ static irqreturn_t snode_aq_irq(int irq, void *data)
 		dev_err_ratelimited(&sdev->pdev->dev,
 				    "device reports a fatal error; it needs a reset\n");
 
-	while ((stale_buf = snode_aq_process(sdev, &stale_dma, &stale_len)))
+	while ((stale_buf = snode_aq_process(sdev, &stale_dma, &stale_len,
+					     &answered)))
 		dma_free_coherent(&sdev->pdev->dev, stale_len, stale_buf,
 				  stale_dma);
+	/* nothing told to the device before can change its tables now */
+	if (answered)
+		snode_mem_reconcile(sdev);
 	return IRQ_HANDLED;
 }
 

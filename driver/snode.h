@@ -135,6 +135,7 @@ struct snode_admin_slot {
  * @submitted: commands submitted since load
  * @completed: completions received since load
  * @timeouts: commands abandoned after SNODE_ADMIN_TIMEOUT
+ * @abandoned: abandoned commands the device has not answered yet
  */
 struct snode_aq {
 	struct snode_admin_cmd *sq;
@@ -154,6 +155,7 @@ struct snode_aq {
 	u64 submitted;
 	u64 completed;
 	u64 timeouts;
+	unsigned int abandoned;
 };
 
 /**
@@ -555,6 +557,7 @@ void __snode_queues_start(struct snode_dev *sdev);
 void __snode_queues_stop(struct snode_dev *sdev);
 int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
 int snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
+bool snode_admin_answered(struct snode_dev *sdev);
 int snode_status_to_errno(u16 status);
 void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev);
 
@@ -605,6 +608,7 @@ void snode_mem_window_event(struct snode_dev *sdev,
 			    const struct snode_event *ev);
 void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev);
 void snode_mem_events_lost(struct snode_dev *sdev);
+void snode_mem_reconcile(struct snode_dev *sdev);
 int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_free(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
@@ -694,7 +698,7 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd);
 void snode_debugfs_init(void);
 void snode_debugfs_exit(void);
 int snode_debugfs_add(struct snode_dev *sdev);
-bool snode_should_fail_admin(void);
+bool snode_should_fail_admin(bool *time_out);
 
 /**
  * enum snode_delay_point - where a test may widen a race window
@@ -711,6 +715,9 @@ bool snode_should_fail_admin(void);
  *                            queues the re-identify work
  * @SNODE_DELAY_IDENTIFY_WORK: the re-identify work starts, before it looks
  *                             at the device
+ * @SNODE_DELAY_REMOVE_END: the last teardown step of an unbind: every ring
+ *                          and buffer of the device is freed, the PCI core
+ *                          has not disabled the function yet
  * @SNODE_DELAY_NR: number of points
  */
 enum snode_delay_point {
@@ -721,10 +728,12 @@ enum snode_delay_point {
 	SNODE_DELAY_ADMIN_SLOT,
 	SNODE_DELAY_FABRIC_EVENT,
 	SNODE_DELAY_IDENTIFY_WORK,
+	SNODE_DELAY_REMOVE_END,
 	SNODE_DELAY_NR,
 };
 
 void snode_debug_delay(enum snode_delay_point point);
 unsigned long snode_debug_dma_wait(void);
+bool snode_debug_skip_reset(void);
 
 #endif /* _SNODE_H_ */

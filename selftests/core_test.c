@@ -808,6 +808,114 @@ TEST(two_nics_dma_import_of_other_nic)
 	close(fa);
 }
 
+/*
+ * Wait until a kernel message containing @what is logged after @kfd (an
+ * O_NONBLOCK /dev/kmsg at its end) was opened: 0, or -ETIMEDOUT.
+ */
+static int kmsg_wait(int kfd, const char *what, unsigned int ms)
+{
+	uint64_t end = now_ms() + ms;
+	char rec[2048];
+	ssize_t n;
+
+	while (now_ms() < end) {
+		n = read(kfd, rec, sizeof(rec) - 1);
+		if (n > 0) {
+			rec[n] = '\0';
+			if (strstr(rec, what))
+				return 0;
+			continue;
+		}
+		if (n < 0 && errno == EPIPE)	/* records overwritten */
+			continue;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/*
+ * An unbind whose reset fails leaves a device that may go on writing host
+ * memory (here: a message for an endpoint it still holds) while the driver
+ * frees the rings and buffers it named. Bus mastering must be off before
+ * they are freed. NIC 0 sends to an endpoint of NIC 1 while NIC 1's
+ * unbind, its reset skipped (debugfs skip_reset), waits at its last
+ * teardown step (delay remove_end): after its rings were freed, before the
+ * PCI core disables the function. NIC 1 must refuse the delivery, so the
+ * send fails; a delivered message was written into freed memory. NIC 1 is
+ * bound again at the end.
+ */
+TEST_F_TIMEOUT(core, two_nics_unbind_failed_reset_stops_dma, 180)
+{
+	struct snode_ep_alloc ep = {
+		.size = sizeof(ep), .flags = SNODE_EP_NONBLOCK, .entries = 64,
+		.key = 0xdead0b1d,
+	};
+	struct snode_info b = { .size = sizeof(b) };
+	struct snode_msg_send m = {
+		.size = sizeof(m), .flags = SNODE_MSG_SEND_NONBLOCK, .len = 8,
+		.key = ep.key, .payload = "late dma",
+	};
+	char bdf[64], buf[64], slot[4096];
+	int fb, epfd, kfd, status, ret;
+	pid_t child;
+
+	fb = open(SNODE_DEV "1", O_RDWR);
+	if (fb < 0)
+		SKIP(return, "this node has fewer than two NICs");
+	if (access("/sys/kernel/debug/snode/skip_reset", F_OK) ||
+	    access("/sys/kernel/debug/snode/delay/remove_end", F_OK)) {
+		close(fb);
+		SKIP(return, "no skip_reset or remove_end in the driver's debugfs");
+	}
+	ASSERT_EQ(0, ioctl(fb, SNODE_IOCTL_INFO, &b));
+	ASSERT_EQ(0, snode_bdf(1, bdf, sizeof(bdf)));
+	epfd = ioctl(fb, SNODE_IOCTL_EP_ALLOC, &ep) ? -1 : (int)ep.out_fd;
+	ASSERT_LE(0, epfd);
+	close(fb);
+
+	/* the path works: one message in and out */
+	m.node = b.out_node_id;
+	m.ep = ep.out_id;
+	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_MSG_SEND, &m));
+	ASSERT_LT(0, read(epfd, slot, sizeof(slot)));
+
+	kfd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kfd);
+	ASSERT_EQ(0, (int)lseek(kfd, 0, SEEK_END));
+	ASSERT_EQ(0, write_file("/sys/kernel/debug/snode/skip_reset", "1"));
+	ASSERT_EQ(0, set_delay("remove_end", 5000000));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(write_file("/sys/bus/pci/drivers/snode/unbind", bdf) ? 1 : 0);
+
+	/* snode_hw_stop() logs it once bus mastering is off (or would be) */
+	ret = kmsg_wait(kfd, "did not complete its reset on removal", 60000);
+	close(kfd);
+	EXPECT_EQ(0, ret) TH_LOG("no failed reset logged by the unbind");
+	errno = 0;
+	ret = ioctl(self->fd, SNODE_IOCTL_MSG_SEND, &m);
+	EXPECT_NE(0, ret)
+		TH_LOG("NIC 1 wrote a message into the freed ring of its unbound driver");
+	TH_LOG("send during the unbind: %s", ret ? strerror(errno) : "delivered");
+	EXPECT_EQ(0, set_delay("remove_end", 0));
+
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	/* the unbind took the skip: the reset above really failed */
+	ASSERT_LT(0, read_file("/sys/kernel/debug/snode/skip_reset", buf,
+			       sizeof(buf)));
+	EXPECT_EQ(0, strtol(buf, NULL, 10));
+	write_file("/sys/kernel/debug/snode/skip_reset", "0");
+	close(epfd);
+
+	ASSERT_EQ(0, write_file("/sys/bus/pci/drivers/snode/bind", bdf));
+	fb = open(SNODE_DEV "1", O_RDWR);
+	ASSERT_LE(0, fb);
+	close(fb);
+	EXPECT_EQ(0, snode_echo(1, 0xb0b));
+}
+
 /* without /dev/snode0 snode_test.h's snode_require_device() skipped it all */
 int main(int argc, char **argv)
 {

@@ -121,7 +121,8 @@ enum snode_window_kind {
  *   NIC to drop it; an allocation freed by its owner but still mapped.
  * @SNODE_WINDOW_STATE_PENDING: An ATT entry being programmed.
  * @SNODE_WINDOW_STATE_STALE: An ATT entry or export the NIC did not confirm
- *   clearing; unused until a reset.
+ *   clearing; unused until the driver clears it again once the NIC has
+ *   answered every command that timed out, or until a reset.
  * @SNODE_WINDOW_STATE_LOST: An export a reset dropped and that could not be
  *   restored.
  */
