@@ -16,13 +16,20 @@
 #     exporter NIC reset, importer NIC unbound; re-importing works once
 #     the cause is gone
 #   - rmmod is refused while an import is open
+#   - the driver's tracepoints through Debian's trace-cmd and perf (staged
+#     by snode-vm --package): node 0 maps an export of node 1 under
+#     trace-cmd record, then under perf trace, node 1's exporter is killed,
+#     and each report shows the window's life in order: ATT_SET submitted
+#     and completed, the fault that maps the window, the device's
+#     WINDOW_REVOKED event, the revocation with the epoch the importer's
+#     fd reports, SIGBUS faults on the revoked window
 #   - tools/emu/topologies/256-sim.topo: one VM imports from 256 nodes and
 #     checks their memory, then the ATT is full and the next import fails
 #     with ENOSPC
 #   - nothing leaked: the pool is whole, no import, export or ATT entry is
 #     left, the module unloads
 # Every check prints one TAP line; the exit status is 1 if any failed.
-# SNODE_MEM_PARTS (default "kselftest fabric vms unbind leak scale") runs
+# SNODE_MEM_PARTS (default "kselftest fabric vms unbind trace leak scale") runs
 # a subset, for development.
 #
 # Needs: make all modules-guest selftests (and the kernels).
@@ -35,7 +42,7 @@ TOPO=$TOP/tools/emu/topologies/mem-sim.topo
 TOPO_SCALE=$TOP/tools/emu/topologies/256-sim.topo
 PEER=$KSFT_BIN/mem_peer
 KEY=0x5100
-PARTS=" ${SNODE_MEM_PARTS:-kselftest fabric vms unbind leak scale} "
+PARTS=" ${SNODE_MEM_PARTS:-kselftest fabric vms unbind trace leak scale} "
 
 want() { [[ "$PARTS" == *" $1 "* ]]; }
 
@@ -54,7 +61,10 @@ require "$BUILD/stage/common$PEER"
 # store into the aperture through /dev/mem, which the kernel allows on a
 # range a driver holds only with iomem=relaxed (decision 0022).
 export SNODE_VM_APPEND="${SNODE_VM_APPEND:+$SNODE_VM_APPEND }iomem=relaxed"
-vm_up mem-sim --topology "$TOPO" --mem 768 || finish
+# trace-cmd and perf come from Debian's archive (the trace part)
+pkgs=${SNODE_VM_PACKAGES:-}
+want trace && pkgs="${pkgs:+$pkgs }trace-cmd linux-perf"
+SNODE_VM_PACKAGES="$pkgs" vm_up mem-sim --topology "$TOPO" --mem 768 || finish
 for node in 0 1; do
 	gexec "$node" "insmod /lib/snode/snode.ko" >>"$LOG/insmod" 2>&1
 	check "$KERNEL: node $node: insmod snode.ko" [ $? -eq 0 ]
@@ -188,6 +198,131 @@ elif hold_start 1 "2 0 $KEY 2M rw 60"; then
 		grep -q "^pattern ok" <<<"$out"
 else
 	not_ok "$KERNEL: unbind: node 1 maps node 2's export"
+fi
+
+# --- the tracepoints through trace-cmd and perf --------------------------------
+# The example of Documentation/driver/snode.rst ("Tracing"), command for
+# command: node 1 exports, node 0 maps the export under TOOL (its command
+# line before the mapping program), node 1's exporter is killed; then the
+# report. Output and report go to $LOG/trace-TOOL.*.
+TRACE_KEY=0x7ace
+# trace_window NAME "TOOL..." "REPORT...": one window's life; the report's
+# text on stdout, the mapping program's output in $LOG/trace-NAME.hold
+trace_window() {
+	local name=$1 tool=$2 report=$3 id
+	gexec 1 "cd $KSFT_BIN && rm -f /tmp/texp.log && { ./mem_peer export $TRACE_KEY 2M rw >/tmp/texp.log 2>&1 </dev/null & echo \$! >/tmp/texp.pid; }"
+	wait_line 1 /tmp/texp.log '^export\|^error' 30
+	id=$(gexec 1 "sed -n 's/^export node 1 id \([0-9]*\) .*/\1/p' /tmp/texp.log")
+	if [ -z "$id" ]; then
+		echo "$name: node 1 did not export" >&2
+		return 1
+	fi
+	gexec 0 "cd $KSFT_BIN && rm -f /tmp/thold.log && { $tool -- ./mem_peer hold 1 $id $TRACE_KEY 2M rw 60 >/tmp/thold.log 2>&1 </dev/null & echo \$! >/tmp/ttool.pid; }"
+	if ! wait_line 0 /tmp/thold.log '^mapped\|^error' 60; then
+		echo "$name: node 0 did not map the window" >&2
+		gexec 0 "cat /tmp/thold.log" >&2
+		return 1
+	fi
+	gexec 1 "kill -KILL \$(cat /tmp/texp.pid)"
+	# the tool ends with its program, after writing what it recorded
+	gexec 0 "for i in \$(seq 300); do kill -0 \$(cat /tmp/ttool.pid) 2>/dev/null || break; sleep 0.1; done"
+	gexec 0 "cat /tmp/thold.log" >"$LOG/trace-$name.hold"
+	gexec 0 "$report" >"$LOG/trace-$name.report" 2>&1
+	cat "$LOG/trace-$name.report"
+}
+
+# trace_stage FORMAT EPOCH < REPORT: how far the report follows a window's
+# life, 0 to 6 (the stages below). FORMAT is trace-cmd (trace-cmd report:
+# "snode0 att 0 reason 1 ...") or perf (perf trace: "att: 0, reason: 1",
+# fields that are zero left out).
+trace_stage() {
+	awk -v fmt="$1" -v epoch="$2" '
+	# the value of FIELD in this line, "0" when perf left it out
+	function field(f,   m) {
+		if (fmt == "perf") {
+			if (match($0, "[(, ]" f ": -?[0-9]+"))
+				return substr($0, RSTART + length(f) + 3, RLENGTH - length(f) - 3)
+			return "0"
+		}
+		if (match($0, " " f " [-0-9a-fx]+"))
+			return substr($0, RSTART + length(f) + 2, RLENGTH - length(f) - 2)
+		return ""
+	}
+	function num(v,   i, r) {
+		if (v !~ /^0x/)
+			return v + 0
+		for (i = 3; i <= length(v); i++)
+			r = r * 16 + index("0123456789abcdef", tolower(substr(v, i, 1))) - 1
+		return r
+	}
+	function is(ev) { return index($0, (fmt == "perf" ? "snode:" : " ") ev (fmt == "perf" ? "(" : ":")) > 0 }
+	# 1: ATT_SET (0x10) submitted by the mapping program
+	stage == 0 && is("snode_admin_cmd") && index($0, "mem_peer") && num(field("opcode")) == 16 {
+		cid = field("cid"); stage = 1; next
+	}
+	# 2: its completion, status 0, err 0
+	stage == 1 && is("snode_admin_cpl") && num(field("opcode")) == 16 && field("cid") == cid {
+		if (num(field("status")) != 0 || num(field("err")) != 0)
+			exit
+		stage = 2; next
+	}
+	# 3: the fault that maps the active window: VM_FAULT_NOPAGE (0x100)
+	stage == 2 && is("snode_window_fault") && num(field("active")) == 1 {
+		if (num(field(fmt == "perf" ? "ret" : "vm_fault")) != 256 || num(field("pgoff")) != 0)
+			exit
+		att = field("att"); stage = 3; next
+	}
+	# 4: the device reports the revocation: SNODE_EV_WINDOW_REVOKED (5)
+	stage == 3 && is("snode_event") && num(field("type")) == 5 { stage = 4; next }
+	# 5: the window revoked: reason 1 (the exporter unexported), the fd epoch
+	stage == 4 && is("snode_window_revoke") && field("att") == att {
+		if (num(field("reason")) != 1 || field("epoch") != epoch)
+			exit
+		stage = 5; next
+	}
+	# 6: an access to the revoked window: VM_FAULT_SIGBUS (0x2)
+	stage == 5 && is("snode_window_fault") && field("att") == att &&
+	    num(field("active")) == 0 && num(field(fmt == "perf" ? "ret" : "vm_fault")) == 2 {
+		stage = 6; exit
+	}
+	END { print stage + 0 }'
+}
+
+# trace_checks NAME FORMAT REPORT: one TAP line per stage of trace_stage,
+# against the epoch the importer's fd reported
+trace_checks() {
+	local name=$1 st trace_epoch
+	trace_epoch=$(sed -n 's/^revoked reason 1 state 2 epoch \([0-9]*\) .*/\1/p' "$LOG/trace-$name.hold")
+	st=$(trace_stage "$2" "$trace_epoch" <<<"$3")
+	check "$KERNEL: $name: ATT_SET submitted by the mapping program" [ "$st" -ge 1 ]
+	check "$KERNEL: $name: ATT_SET completed with status 0, err 0" [ "$st" -ge 2 ]
+	check "$KERNEL: $name: a fault maps the active window (VM_FAULT_NOPAGE)" [ "$st" -ge 3 ]
+	check "$KERNEL: $name: the device's WINDOW_REVOKED event" [ "$st" -ge 4 ]
+	check "$KERNEL: $name: revoked, reason 1, the fd's epoch ${trace_epoch:-?}" [ "$st" -ge 5 ]
+	check "$KERNEL: $name: the revoked window faults with SIGBUS" [ "$st" -ge 6 ]
+}
+
+if want trace; then
+	gexec 0 "command -v trace-cmd && command -v perf || exit 2
+		test -d /sys/kernel/tracing/events/snode || exit 3" >/dev/null
+	case $? in
+	0)	out=$(trace_window trace-cmd \
+			"trace-cmd record -e snode -o /tmp/t.dat" \
+			"trace-cmd report -i /tmp/t.dat")
+		trace_checks trace-cmd trace-cmd "$out"
+		# -a: the revocation happens in the event queue's IRQ thread, not
+		# in the traced program; --sort-events: -a's per-CPU buffers in
+		# time order
+		out=$(trace_window perf \
+			"perf trace -a --sort-events -e 'snode:*' -o /tmp/p.txt" \
+			"cat /tmp/p.txt")
+		trace_checks perf perf "$out" ;;
+	2)	skip "$KERNEL: trace-cmd and perf trace show a window's life" \
+			"trace-cmd or perf is not staged in the guest" ;;
+	3)	skip "$KERNEL: trace-cmd and perf trace show a window's life" \
+			"this kernel has no snode events in tracefs" ;;
+	*)	not_ok "$KERNEL: trace-cmd and perf trace: node 0 answers" ;;
+	esac
 fi
 
 # --- nothing leaked ------------------------------------------------------------------
