@@ -326,6 +326,29 @@ static int verify(struct dw *d, const unsigned char *img, uint32_t page,
 }
 
 /*
+ * Is every 8-byte word of @img either the last record written (gen @gen) or
+ * all-ones, and at least one all-ones? That is a copy the device's
+ * revocation cut: the loads after it read the hole's all-ones, the ones
+ * before it the record, in whatever order memcpy() made them.
+ */
+static bool ones_or_record(const unsigned char *img, uint32_t page,
+			   uint64_t gen)
+{
+	uint64_t want[512], got[512];
+	size_t i, ones = 0;
+
+	make_page((unsigned char *)want, page, gen);
+	memcpy(got, img, sizeof(got));
+	for (i = 0; i < 512; i++) {
+		if (got[i] == ~0ULL)
+			ones++;
+		else if (got[i] != want[i])
+			return false;
+	}
+	return ones > 0;
+}
+
+/*
  * A page differs from the last record written. Fine if the window was
  * revoked (zero page, or the exporter's memory went away with it); else a
  * failure, described with what was read and how the import's state looks
@@ -345,13 +368,15 @@ static void mismatch(struct dw *d, int imp, const unsigned char *img,
 	/*
 	 * All-ones: the device already treats the window as a hole (it
 	 * revoked the ATT entry, Documentation/hw/snode-nic.rst) but the
-	 * driver has not handled WINDOW_REVOKED yet. Accepted, and counted,
-	 * if the import reports the revocation within FZ_REVOKE_LAG_MS.
+	 * driver has not handled WINDOW_REVOKED yet; or only some words,
+	 * the rest the record, if the revocation came during the copy.
+	 * Accepted, and counted, if the import reports the revocation
+	 * within FZ_REVOKE_LAG_MS.
 	 */
 	for (i = 0; i < 4096 && img[i] == 0xff; i++)
 		;
-	if (i == 4096 && revocation_arrives(d, imp, &st) &&
-	    revoked(d, imp, false)) {
+	if ((i == 4096 || ones_or_record(img, page, d->expect[page])) &&
+	    revocation_arrives(d, imp, &st) && revoked(d, imp, false)) {
 		__atomic_add_fetch(&fz_sh->ones, 1, __ATOMIC_RELAXED);
 		return;
 	}
