@@ -38,6 +38,7 @@ struct lsn_nl_req {
 	int err;
 	int done;
 	int intr;
+	int stopped;	/* a parser stopped before the last reply */
 };
 
 void lsn_nl_free(struct snode_ctx *ctx)
@@ -129,11 +130,13 @@ static int lsn_nl_valid(struct nl_msg *msg, void *arg)
 	ret = genlmsg_parse(nlh, 0, tb, req->maxattr, NULL);
 	if (ret < 0) {
 		req->err = lsn_nl_errno(ret);
+		req->stopped = 1;
 		return NL_STOP;
 	}
 	ret = req->parse(req, tb);
 	if (ret < 0) {
 		req->err = ret;
+		req->stopped = 1;
 		return NL_STOP;
 	}
 	return NL_OK;
@@ -243,10 +246,23 @@ static int lsn_nl_request(struct snode_ctx *ctx, uint8_t cmd, int dump,
 			break;
 		}
 		ret = 0;
-		while (!req->done && ret >= 0)
+		req->stopped = 0;
+		while (!req->done && !req->stopped && ret >= 0)
 			ret = nl_recvmsgs(nl->sk, cb);
 		if (ret < 0 && !req->err)
 			req->err = lsn_nl_errno(ret);
+		/*
+		 * A request that ended before its last message (a parser
+		 * failed, a receive error) leaves replies on the socket, which
+		 * the next request would take for its own: its ack, a dump's
+		 * DONE. Start the next one on a new socket.
+		 */
+		if (!req->done || req->stopped) {
+			nl_socket_free(nl->sk);
+			nl->sk = NULL;
+			ret = req->err ? req->err : -EIO;
+			break;
+		}
 		ret = req->err;
 		if (ret || !req->intr)
 			break;
