@@ -174,21 +174,15 @@ static void snode_att_resync(struct snode_mem *mem, u32 idx,
 	mutex_unlock(&mem->lock);
 }
 
-/*
- * Clear every stale ATT entry and export. Only once no abandoned command is
- * outstanding: a late ATT_SET or EXPORT_SET could otherwise set an entry
- * again after its clear. A clear that times out again leaves the entry
- * stale for the next round, which its late answer starts.
- */
-static void snode_mem_reconcile_stale(struct snode_mem *mem)
+/* Clear on the device every ATT entry in @state, one at a time. */
+static void snode_att_clear_all(struct snode_mem *mem,
+				enum snode_att_state state)
 {
 	u32 idx;
 
-	if (!snode_admin_answered(mem->sdev))
-		return;
 	for (idx = 0; idx < mem->att_entries; idx++) {
 		mutex_lock(&mem->lock);
-		if (mem->att[idx].state != SNODE_ATT_STALE) {
+		if (mem->att[idx].state != state) {
 			mutex_unlock(&mem->lock);
 			continue;
 		}
@@ -197,6 +191,19 @@ static void snode_mem_reconcile_stale(struct snode_mem *mem)
 		mutex_unlock(&mem->lock);
 		snode_att_clear(mem, idx);
 	}
+}
+
+/*
+ * Clear every stale ATT entry and export. Only once no abandoned command is
+ * outstanding: a late ATT_SET or EXPORT_SET could otherwise set an entry
+ * again after its clear. A clear that times out again leaves the entry
+ * stale for the next round, which its late answer starts.
+ */
+static void snode_mem_reconcile_stale(struct snode_mem *mem)
+{
+	if (!snode_admin_answered(mem->sdev))
+		return;
+	snode_att_clear_all(mem, SNODE_ATT_STALE);
 	snode_exports_reconcile(mem);
 }
 
@@ -216,18 +223,7 @@ void snode_att_clear_work(struct work_struct *work)
 	bool resync, reconcile;
 	u32 idx;
 
-	for (idx = 0; idx < mem->att_entries; idx++) {
-		mutex_lock(&mem->lock);
-		if (mem->att[idx].state != SNODE_ATT_CLEAR) {
-			mutex_unlock(&mem->lock);
-			continue;
-		}
-		mem->att[idx].state = SNODE_ATT_CLEARING;
-		snode_mem_changed(mem);
-		mutex_unlock(&mem->lock);
-		snode_att_clear(mem, idx);
-	}
-
+	snode_att_clear_all(mem, SNODE_ATT_CLEAR);
 	mutex_lock(&mem->lock);
 	resync = mem->resync;
 	mem->resync = false;
