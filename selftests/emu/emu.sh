@@ -210,7 +210,16 @@ if [ "$KERNEL" = 6.12 ]; then
 	fi
 fi
 
-# 2. The identity registers, against the fabric manager's configuration.
+# 2. The exec channel: the client frames any cut of a reply (host test),
+# and prints a line while the command still runs, as monitors need.
+if out=$(python3 "$TOP/tools/emu/vm/tests/exec-stream.py" 2>&1); then
+	ok "snode-vm exec: the client's framing ($(printf '%s\n' "$out" | grep -c '^ok') host cases)"
+else
+	not_ok "snode-vm exec: the client's framing"
+	printf '%s\n' "$out" | grep '^not ok' | sed 's/^/# /'
+fi
+
+# 3. The identity registers, against the fabric manager's configuration.
 fabric=$("$FM" check "$TOPO" | sed -n 's/^fabric \([0-9]*\):.*/\1/p')
 if ! "$VM" up --topology "$TOPO" --kernel "$KERNEL" >/dev/null 2>&1; then
 	not_ok "snode-vm up: two-node supernode boots ($KERNEL)"
@@ -244,4 +253,17 @@ print(n["pool_size"], n["nports"], int(n["attached"]))' "$node")
 		not_ok "node $node: guest checks did not run (status $rc)"
 	fi
 done
+
+# A line reaches the host while the command is still running.
+gap=$("$VM" exec -- 'echo first; sleep 3; echo second' 2>&1 | python3 -c '
+import sys, time
+t = {}
+for l in sys.stdin:
+    t[l.split("] ", 1)[-1].strip()] = time.monotonic()
+print("%.1f" % (t["second"] - t["first"]) if len(t) == 2 else "none")')
+if [ "$gap" != none ] && python3 -c "import sys; sys.exit(float(sys.argv[1]) < 2)" "$gap"; then
+	ok "snode-vm exec: a line is printed as it comes (${gap} s before the next)"
+else
+	not_ok "snode-vm exec: lines came together (gap $gap s, want 3)"
+fi
 finish

@@ -7,8 +7,11 @@
 # links) on each guest kernel and measures:
 #   - from the host: "snode-fm ctl link down|up 0.1" to the line of
 #     "snodectl -j monitor" that reports it, as the host reads it from the
-#     guest (so it includes the guest's console channel); 40 faults, spaced
-#     by more than the driver's one-per-second rate limit
+#     guest (so it includes the guest's console channel); 100 faults, spaced
+#     by more than the driver's one-per-second rate limit. The first waits
+#     out that limit too: the in-guest part has just faulted the same link,
+#     and a notification inside the interval is held by design (decision
+#     0006), which once made a single held event the whole "p99".
 #   - inside the guest, one clock: "snode-perf events" (a fault injected
 #     through the NIC to the notification; node and link dump times)
 # Results: build/bench/link-<kernel>.txt and .json. A timing never fails;
@@ -23,23 +26,20 @@ VM=$TOP/tools/emu/vm/snode-vm
 FM=${SNODE_FM:-$BUILD/tools/snode-fm}
 TOPO=$TOP/tools/emu/topologies/256-sim.topo
 OUT=$BUILD/bench
-FAULTS=${LINK_BENCH_FAULTS:-40}
+FAULTS=${LINK_BENCH_FAULTS:-100}
 export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/up-link-bench}
 export SNODE_FM_DIR=$SNODE_VM_UP
 mkdir -p "$OUT"
 rc=0
 
-# Host side: inject faults, time the monitor's lines as they arrive. The
-# exec channel holds back the end of its buffer (it may be the start of
-# its end marker), so every event line is followed by a padding line that
-# pushes it out.
+# Host side: inject faults, time the monitor's lines as they arrive (the
+# exec channel prints each line as soon as its newline arrives).
 HOST_BENCH='
-import json, subprocess, sys, time
+import json, math, subprocess, sys, time
 vm, fm, fmdir, faults, out = sys.argv[1:6]
 faults = int(faults)
 mon = subprocess.Popen([vm, "exec", "--timeout", "900", "--",
-    "snodectl -j monitor count %d 2>&1 | while read -r l; do echo \"$l\"; "
-    "echo ----------------------------------------; done" % faults],
+    "snodectl -j monitor count %d 2>&1" % faults],
     stdout=subprocess.PIPE, text=True, bufsize=1)
 def line():
     l = mon.stdout.readline()
@@ -48,6 +48,7 @@ def line():
     return l.split("] ", 1)[-1].strip()
 while "monitoring" not in line():
     pass
+time.sleep(1.2)
 lat = []
 for i in range(faults):
     state = "down" if i % 2 == 0 else "up"
@@ -66,7 +67,7 @@ for i in range(faults):
 mon.wait(timeout=60)
 s = sorted(lat)
 r = {"faults": len(s), "min_ms": s[0], "median_ms": s[len(s) // 2],
-     "p99_ms": s[min(len(s) - 1, len(s) * 99 // 100)], "mean_ms": sum(s) / len(s)}
+     "p99_ms": s[math.ceil(len(s) * 0.99) - 1], "mean_ms": sum(s) / len(s)}
 json.dump(r, open(out, "w"), indent=2)
 print("host: snode-fm ctl -> snodectl monitor line (ms): min %.1f median %.1f p99 %.1f mean %.1f (%d faults)"
       % (r["min_ms"], r["median_ms"], r["p99_ms"], r["mean_ms"], r["faults"]))
