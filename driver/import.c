@@ -253,7 +253,7 @@ void snode_att_clear_work(struct work_struct *work)
  */
 void snode_mem_events_lost(struct snode_dev *sdev)
 {
-	struct snode_mem *mem = sdev->mem;
+	struct snode_mem *mem = READ_ONCE(sdev->mem);
 
 	if (!mem)
 		return;
@@ -274,7 +274,7 @@ void snode_mem_events_lost(struct snode_dev *sdev)
  */
 void snode_mem_reconcile(struct snode_dev *sdev)
 {
-	struct snode_mem *mem = sdev->mem;
+	struct snode_mem *mem = READ_ONCE(sdev->mem);
 
 	if (!mem)
 		return;
@@ -405,7 +405,7 @@ void snode_mem_window_event(struct snode_dev *sdev, const struct snode_event *ev
 	u32 idx = le16_to_cpu(data->att_index);
 	u32 reason = le16_to_cpu(data->reason);
 	u32 epoch = le32_to_cpu(data->epoch);
-	struct snode_mem *mem = sdev->mem;
+	struct snode_mem *mem = READ_ONCE(sdev->mem);
 	struct snode_att_slot *slot;
 
 	if (!mem)
@@ -443,10 +443,11 @@ void snode_mem_window_event(struct snode_dev *sdev, const struct snode_event *ev
 void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev)
 {
 	const struct snode_event_node_state *data = (const void *)ev->data;
+	struct snode_mem *mem = READ_ONCE(sdev->mem);
 
-	if (!sdev->mem || data->state == SNODE_NODE_UP)
+	if (!mem || data->state == SNODE_NODE_UP)
 		return;
-	snode_imports_revoke_node(sdev->mem, le32_to_cpu(data->node),
+	snode_imports_revoke_node(mem, le32_to_cpu(data->node),
 				  data->state == SNODE_NODE_UNREACHABLE ?
 				  SNODE_REVOKE_REASON_UNREACHABLE :
 				  SNODE_REVOKE_REASON_NODE_DEAD);

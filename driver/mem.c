@@ -590,7 +590,9 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
  */
 unsigned int snode_mem_gen(struct snode_dev *sdev)
 {
-	return sdev->mem ? atomic_read(&sdev->mem->gen) : 0;
+	struct snode_mem *mem = READ_ONCE(sdev->mem);
+
+	return mem ? atomic_read(&mem->gen) : 0;
 }
 
 /**
@@ -602,7 +604,7 @@ unsigned int snode_mem_gen(struct snode_dev *sdev)
  */
 u64 snode_mem_pool_free(struct snode_dev *sdev)
 {
-	struct snode_mem *mem = sdev->mem;
+	struct snode_mem *mem = READ_ONCE(sdev->mem);
 
 	return mem && mem->pool ? gen_pool_avail(mem->pool) : 0;
 }
@@ -1010,7 +1012,6 @@ int snode_mem_init(struct snode_dev *sdev)
 	mem = kzalloc(sizeof(*mem), GFP_KERNEL);
 	if (!mem)
 		return -ENOMEM;
-	sdev->mem = mem;
 	mem->sdev = sdev;
 	init_rwsem(&mem->map_lock);
 	mutex_init(&mem->lock);
@@ -1046,8 +1047,19 @@ int snode_mem_init(struct snode_dev *sdev)
 	mem->exports = kcalloc(mem->export_entries, sizeof(*mem->exports),
 			       GFP_KERNEL);
 	if ((mem->att_entries && !mem->att) ||
-	    (mem->export_entries && !mem->exports))
+	    (mem->export_entries && !mem->exports)) {
+		kfree(mem->att);
+		kfree(mem->exports);
+		mutex_destroy(&mem->lock);
+		kfree(mem);
 		return -ENOMEM;
+	}
+	/*
+	 * The queues run already: events and admin completions look at
+	 * sdev->mem (READ_ONCE), so it is published only once initialised.
+	 * From here snode_mem_free() frees it.
+	 */
+	smp_store_release(&sdev->mem, mem);
 
 	ret = snode_mem_pools_init(mem);
 	if (ret)
