@@ -101,10 +101,19 @@ static const struct {
 	[SET_POWER_MAX] = { "power-max", "power1_max", true },
 };
 
+static int sensor_write_limit(int fd, long val)
+{
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%ld\n", val);
+
+	/* sysfs takes a whole value from offset 0 at each write */
+	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
+}
+
 /* dev set DEV { temp-max C | temp-crit C | power-max W } ... */
 int sensor_dev_set(struct snodectl *sc)
 {
-	long val[SET_N], now[SET_N];
+	long val[SET_N], now[SET_N], old[SET_N];
 	bool given[SET_N] = { false };
 	int fd[SET_N] = { -1, -1, -1 };
 	const char *name = NULL, *word, *arg;
@@ -158,11 +167,10 @@ int sensor_dev_set(struct snodectl *sc)
 
 	/* the limits that stay as they are count for the checks too */
 	for (i = 0; i < SET_N; i++) {
-		if (given[i])
-			now[i] = val[i];
-		else if (!sensor_read(name, sensor_limits[i].file, &now[i]))
+		if (!sensor_read(name, sensor_limits[i].file, &old[i]))
 			return snodectl_err("dev set: %s: cannot read %s/%s",
 					    name, dir, sensor_limits[i].file);
+		now[i] = given[i] ? val[i] : old[i];
 	}
 	if (now[SET_TEMP_MAX] > now[SET_TEMP_CRIT])
 		return tool_usage_err("dev set: %s: temp-max %.1f C would be above temp-crit %.1f C",
@@ -183,17 +191,18 @@ int sensor_dev_set(struct snodectl *sc)
 					   " (root only)" : "");
 	}
 	for (i = 0; i < SET_N && !ret; i++) {
-		char buf[32];
-		int len;
-
-		if (!given[i])
-			continue;
-		len = snprintf(buf, sizeof(buf), "%ld\n", val[i]);
-		if (write(fd[i], buf, len) != len)
+		if (given[i] && sensor_write_limit(fd[i], val[i])) {
 			ret = snodectl_err("dev set: %s: writing %s failed: %s",
 					   name, sensor_limits[i].word,
 					   strerror(errno));
+			break;
+		}
 	}
+	/* a write refused half way (the NIC being reset): undo the others */
+	while (ret && i-- > 0)
+		if (given[i] && sensor_write_limit(fd[i], old[i]))
+			snodectl_err("dev set: %s: could not restore %s to %ld",
+				     name, sensor_limits[i].file, old[i]);
 	for (i = 0; i < SET_N; i++)
 		if (fd[i] >= 0)
 			close(fd[i]);
