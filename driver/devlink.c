@@ -27,10 +27,13 @@
  *   (VERSION) as fixed versions.
  * - One port per link, flavour physical, numbered by link index.
  * - Health reporter "link": diagnose lists every link (PORT_QUERY, as a
- *   link-get does); link.c reports a link that went down or lost lanes
- *   without being asked to, and a BER alarm being raised; recover resets
- *   the links reported since the last recovery with the PORT_SET RESET a
- *   link-reset of the "snode" family sends (snode_link_port_set()).
+ *   link-get does) with its auto-isolate state; link.c reports a link
+ *   that went down or lost lanes without being asked to, a BER alarm
+ *   being raised, and a link its auto-isolate policy took out of service
+ *   (decision 0021); recover resets the links reported since the last
+ *   recovery with the PORT_SET RESET a link-reset of the "snode" family
+ *   sends (snode_link_port_set()), except isolated ones: an isolation
+ *   ends only with the operator's link-clear, never by a recovery.
  * - Health reporter "thermal": diagnose reads the sensors as hwmon does;
  *   every THERMAL event (a threshold crossed upwards) is reported. It has
  *   no recover: software cannot cool the die.
@@ -206,6 +209,17 @@ static const char *snode_dl_lane_state(const struct snode_port *p)
 	return p->lanes < p->max_lanes ? "degraded" : "full";
 }
 
+static const char *snode_dl_isolation_name(u8 state)
+{
+	static const char *const names[] = {
+		[SNODE_LINK_ISOLATION_NONE] = "none",
+		[SNODE_LINK_ISOLATION_FLAPPING] = "flapping",
+		[SNODE_LINK_ISOLATION_ISOLATED] = "isolated",
+	};
+
+	return state < ARRAY_SIZE(names) ? names[state] : "unknown";
+}
+
 /* The pairs of one link, inside an object the caller opened. */
 static void snode_dl_link_fill(struct snode_fmsg *m, unsigned int port,
 			       const struct snode_port *p, u64 threshold,
@@ -248,6 +262,7 @@ static void snode_dl_link_fill(struct snode_fmsg *m, unsigned int port,
 static int snode_dl_links_fill(struct snode_devlink *dl, struct snode_fmsg *m)
 {
 	struct snode_dev *sdev = dl->sdev;
+	struct snode_isolate iso = {};
 	struct snode_port p;
 	unsigned int i;
 	u64 threshold;
@@ -259,13 +274,14 @@ static int snode_dl_links_fill(struct snode_devlink *dl, struct snode_fmsg *m)
 		bool stale;
 
 		stale = snode_link_port_get(sdev, i, &p, &threshold, &alarm,
-					    NULL) != 0;
+					    &iso) != 0;
 		spin_lock(&dl->lock);
 		errors = dl->link_errors[i];
 		spin_unlock(&dl->lock);
 
 		snode_fmsg_obj_start(m);
 		snode_dl_link_fill(m, i, &p, threshold, alarm, errors);
+		snode_fmsg_str(m, "isolation", snode_dl_isolation_name(iso.state));
 		/* the NIC did not answer (being reset): what it said last */
 		snode_fmsg_bool(m, "stale", stale);
 		snode_fmsg_obj_end(m);
@@ -313,9 +329,24 @@ static int snode_dl_link_dump(struct devlink_health_reporter *reporter,
 	return m.err;
 }
 
+/* Whether the auto-isolate policy holds @port out of service. */
+static bool snode_dl_link_isolated(struct snode_devlink *dl, unsigned int port)
+{
+	struct snode_isolate iso = {};
+	struct snode_port p;
+	u64 threshold;
+	bool alarm;
+
+	/* from the cache if the NIC cannot answer: the state is the driver's */
+	snode_link_port_get(dl->sdev, port, &p, &threshold, &alarm, &iso);
+	return iso.state == SNODE_LINK_ISOLATION_ISOLATED;
+}
+
 /*
  * Reset the link of the error being reported (auto-recovery), or every
- * link reported since the last recovery (devlink health recover).
+ * link reported since the last recovery (devlink health recover). An
+ * isolated link is left down: resetting it would retrain it, and only
+ * link-clear ends an isolation.
  */
 static int snode_dl_link_recover(struct devlink_health_reporter *reporter,
 				 void *priv_ctx, struct netlink_ext_ack *extack)
@@ -331,6 +362,12 @@ static int snode_dl_link_recover(struct devlink_health_reporter *reporter,
 	spin_unlock(&dl->lock);
 
 	for_each_set_bit(i, &ports, dl->nports) {
+		if (snode_dl_link_isolated(dl, i)) {
+			spin_lock(&dl->lock);
+			dl->to_recover &= ~BIT(i);
+			spin_unlock(&dl->lock);
+			continue;
+		}
 		/* the path a link-reset request of the "snode" family takes */
 		ret = snode_link_port_set(dl->sdev, i, SNODE_PORT_SET_RESET);
 		if (ret == -EAGAIN) {

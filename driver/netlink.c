@@ -532,8 +532,10 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 }
 
 /*
- * The auto-isolate attributes of a link-set into @set; false if there are
- * none. Their ranges are the policy's; a flap limit needs its window.
+ * The auto-isolate attributes of a link-set into @set. Returns 1 if the
+ * request has any, 0 if it has none, or -EINVAL (with an extack) for a
+ * flap limit without its window or a window without a flap limit. Their
+ * ranges are the policy's.
  */
 static int snode_nl_isolate_set(struct genl_info *info,
 				struct snode_isolate_set *set)

@@ -20,8 +20,11 @@
 #     the right instance's link reporter, dump shows the error; with
 #     auto_recover the driver resets the link itself, without it
 #     devlink health recover does, and the link comes back
-#   - an administrative link down is no error; a THERMAL event raises the
-#     thermal reporter until the alarm is acknowledged
+#   - an administrative link down is no error; a link its auto-isolate
+#     policy isolates (BER) is one ("isolated by auto-isolate (BER)"),
+#     diagnose shows it isolated, and recover counts it without resetting
+#     the link, which stays down until link clear; a THERMAL event raises
+#     the thermal reporter until the alarm is acknowledged
 #   - recover needs CAP_NET_ADMIN; an FLR, callbacks racing FLRs and an
 #     unload/load leave the instances working, then gone and back
 # On a kernel without CONFIG_NET_DEVLINK (the debug kernel) only loading
@@ -246,6 +249,44 @@ out=$(gexec 0 "su user -s /bin/sh -c '$DL health recover $H0 reporter link' 2>&1
 echo "$out" >"$LOG/unpriv"
 check "$KERNEL: unprivileged devlink health recover fails (CAP_NET_ADMIN)" \
 	grep -q '^status [1-9]' <<<"$out"
+
+# --- auto-isolate ----------------------------------------------------------------
+# isolation_of DEV PORT: the link's auto-isolate state as snodectl reports it
+isolation_of() {
+	gexec 0 "snodectl -j link show $1 $2" | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["links"][0]["isolation"])' 2>>"$LOG/py.err"
+}
+gexec 0 "$DL health dump clear $H0 reporter link" >>"$LOG/set.log" 2>&1
+read -r e0 r0 _ <<<"$(rep_get "$H0" link)"
+fr=$(fm_recoveries 0.1)
+gexec 0 "snodectl link set $DEV0 1 auto-isolate ber 1e-9" >>"$LOG/set.log" 2>&1
+check "$KERNEL: auto-isolate ber 1e-9 on $DEV0 link 1" [ $? -eq 0 ]
+fmctl link ber 0.1 1e-8
+check "$KERNEL: BER 1e-8 past it: link 1 isolated" until_ok 15 eval '[ "$(isolation_of "$DEV0" 1)" = isolated ]'
+check "$KERNEL: ... the isolation is one link error, state error (auto_recover off)" \
+	until_ok 10 rep_is "$H0" link "$((e0 + 1)) $r0 error"
+check "$KERNEL: ... dump: 'isolated by auto-isolate (BER)' on port 1" \
+	dump_has "$H0" "isolated by auto-isolate (BER)" 1
+out=$(gexec 0 "$DL -j health diagnose $H0 reporter link")
+echo "$out" >"$LOG/diagnose-isolated.json"
+check "$KERNEL: ... diagnose: port 1 isolated and admin down, port 0 not isolated" pycheck '
+d = {x["port"]: x for x in json.loads(sys.argv[1])["links"]}
+sys.exit(0 if (d[1]["isolation"], d[1]["admin"], d[0]["isolation"]) == ("isolated", "down", "none") else 1)' "$out"
+out=$(gexec 0 "$DL health recover $H0 reporter link; echo status \$?")
+echo "$out" >"$LOG/recover-isolated"
+check "$KERNEL: ... devlink health recover succeeds, counted, healthy" \
+	eval 'grep -q "^status 0$" <<<"$out" && rep_is "$H0" link "$((e0 + 1)) $((r0 + 1)) healthy"'
+sleep 1
+check "$KERNEL: ... the recovery did not reset the isolated link (fabric manager: no recovery)" \
+	[ "$(fm_recoveries 0.1)" = "$fr" ]
+check "$KERNEL: ... link 1 still isolated and down" \
+	eval '[ "$(isolation_of "$DEV0" 1)" = isolated ] && link_is "$DEV0" 1 down'
+fmctl link ber 0.1 0
+gexec 0 "snodectl link set $DEV0 1 auto-isolate off && snodectl link clear $DEV0 1 && snodectl link set $DEV0 1 state up" >>"$LOG/set.log" 2>&1
+check "$KERNEL: ... link clear, state up: link 1 back up, isolation none" \
+	until_ok 15 eval 'link_is "$DEV0" 1 up && [ "$(isolation_of "$DEV0" 1)" = none ]'
+gexec 0 "$DL health dump clear $H0 reporter link" >>"$LOG/set.log" 2>&1
 
 # --- thermal -------------------------------------------------------------------
 read -r te tr _ <<<"$(rep_get "$H0" thermal)"

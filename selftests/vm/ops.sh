@@ -26,6 +26,14 @@
 #     bring it back. With link 0 down the same flaps leave link 1 up and
 #     only flapping (health critical). A BER policy isolates on a BER
 #     raised past it.
+#   - sensors (decision 0029): snodectl dev set programs temp-max,
+#     temp-crit and power-max (hwmon shows them; out-of-range values and
+#     non-root are refused and change nothing); sensor baseline record
+#     stores the NIC's reading; the fabric manager raises the temperature
+#     past temp-max, then past temp-crit: monitor -j sees both thermal
+#     events, health warns, then is critical and throttled, and with
+#     --baseline warns of drift; at another power the baseline is not
+#     compared; cooled down, health is ok again.
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
 # Needs: make all modules-guest selftests (and the kernels).
@@ -254,5 +262,123 @@ fmctl link ber 0.1 0
 gexec 0 "snodectl link clear snode0 1 && snodectl link set snode0 1 state up && snodectl link set snode0 1 auto-isolate off" >/dev/null
 check "$KERNEL: auto-isolate: BER cleared, link 1 back up, policy off" \
 	until_ok 15 eval 'links_are up up && iso_is 1 none - up'
+
+# --- sensors: limits, baseline, throttling -------------------------------------------
+HW="/sys/class/snode/snode0/device/hwmon/hwmon*"
+BASE=/tmp/sensor-baseline.jsonl
+# hw_limits: temp1_max temp1_crit power1_max as hwmon has them
+hw_limits() { gexec 0 "cat $HW/temp1_max $HW/temp1_crit $HW/power1_max" | tr '\n' ' '; }
+# hw_reads TEMP POWER: the NIC reads TEMP m°C and POWER µW
+hw_reads() { [ "$(gexec 0 "cat $HW/temp1_input $HW/power1_input" | tr '\n' ' ')" = "$1 $2 " ]; }
+# health_b: "STATUS JSON" of snodectl -j health --baseline
+health_b() {
+	gexec 0 "snodectl -j health --baseline $BASE >/tmp/health.json 2>/tmp/health.err; echo \$?; cat /tmp/health.json"
+}
+
+fmctl node temp 0 45000
+fmctl node power 0 12000
+check "$KERNEL: sensors: the NIC reads 45 C and 12 W" until_ok 15 hw_reads 45000 12000000
+out=$(gexec 0 "snodectl -j dev set snode0 temp-max 70 temp-crit 90 power-max 30")
+check "$KERNEL: sensors: dev set -j prints the limits in force" pycheck '
+sys.exit(0 if json.loads(sys.argv[1]) == {"dev": "snode0", "temp_max": 70000, "temp_crit": 90000,
+         "power_max": 30000000} else 1)' "$out"
+check "$KERNEL: sensors: dev set: hwmon holds 70 C, 90 C, 30 W" [ "$(hw_limits)" = "70000 90000 30000000 " ]
+out=$(gexec 0 "snodectl dev set snode0 temp-max 60 power-max 2000 2>&1; echo rc=\$?" | tr '\n' ' ')
+check "$KERNEL: sensors: power-max 2000 W refused (exit 64, range), temp-max not written either ($out)" eval \
+	'grep -q "rc=64" <<<"$out" && grep -q "at most 1000 W" <<<"$out" && [ "$(hw_limits)" = "70000 90000 30000000 " ]'
+out=$(gexec 0 "snodectl dev set snode0 temp-crit 65 2>&1; echo rc=\$?" | tr '\n' ' ')
+check "$KERNEL: sensors: temp-crit below temp-max refused, nothing written ($out)" eval \
+	'grep -q "rc=64" <<<"$out" && grep -q "would be above temp-crit" <<<"$out" && [ "$(hw_limits)" = "70000 90000 30000000 " ]'
+out=$(gexec 0 "su user -s /bin/sh -c 'snodectl dev set snode0 temp-max 60' 2>&1; echo rc=\$?" | tr '\n' ' ')
+check "$KERNEL: sensors: dev set as a user is refused (root only), nothing written ($out)" eval \
+	'grep -q "rc=1" <<<"$out" && grep -q "root only" <<<"$out" && [ "$(hw_limits)" = "70000 90000 30000000 " ]'
+
+out=$(gexec 0 "rm -f $BASE; snodectl -j sensor baseline record $BASE load idle && cat /sys/class/snode/snode0/serial && cat $BASE")
+echo "$out" >"$LOG/baseline-record"
+check "$KERNEL: sensors: baseline record: snode0 by its serial, 45 C at 12 W, load idle, one line in the file" pycheck '
+l = sys.argv[1].splitlines()
+r = json.loads(l[0]); serial = l[1]; f = [json.loads(x) for x in l[2:]]
+print(r, serial, f, file=sys.stderr)
+e = r["recorded"]
+sys.exit(0 if len(e) == 1 and e[0]["dev"] == "snode0" and e[0]["serial"] == serial and e[0]["node"] == 0 and
+         e[0]["temp"] == 45000 and e[0]["power"] == 12000000 and e[0]["load"] == "idle" and
+         len(f) == 1 and f[0]["serial"] == serial and f[0]["temp_mC"] == 45000 and
+         f[0]["power_uW"] == 12000000 and f[0]["version"] == 1 else 1)' "$out"
+out=$(health_b)
+echo "$out" >"$LOG/health-baseline-cool.json"
+check "$KERNEL: sensors: health --baseline at the baseline: ok, compared, +0 C, no drift" pycheck '
+st, j = sys.argv[1].split("\n", 1); d = json.loads(j); b = d["devices"][0]["baseline"]
+print(st, b, d["devices"][0]["problems"], file=sys.stderr)
+sys.exit(0 if st == "0" and d["verdict"] == "ok" and b["compared"] and b["delta"] == 0 and
+         not b["drift"] and b["load"] == "idle" and b["line"] == 1 else 1)' "$out"
+
+gexec 0 "rm -f /tmp/mon.*; (snodectl -j monitor timeout 90 >/tmp/mon.json 2>/tmp/mon.err & echo \$! >/tmp/mon.pid)
+	for i in \$(seq 50); do grep -q monitoring /tmp/mon.err && exit 0; sleep 0.1; done; exit 1" >/dev/null
+check "$KERNEL: sensors: monitor listening" [ $? -eq 0 ]
+# hot_is STATUS: health --baseline exits STATUS
+hot_is() { [ "$(health_b | head -1)" = "$1" ]; }
+fmctl node temp 0 75000
+check "$KERNEL: sensors: 75 C, past temp-max 70: health --baseline warns (exit 1)" until_ok 15 hot_is 1
+out=$(health_b)
+echo "$out" >"$LOG/health-baseline-hot.json"
+check "$KERNEL: sensors: ... above max and +30 C drift over the idle baseline, not throttled" pycheck '
+st, j = sys.argv[1].split("\n", 1); d = json.loads(j); x = d["devices"][0]; p = x["problems"]
+print(st, p, x["sensors"], file=sys.stderr)
+sys.exit(0 if st == "1" and d["verdict"] == "warning" and "temperature 75.0 C above max 70.0 C" in p and
+         "temperature drift: +30.0 C over baseline 45.0 C at 12.000 W (load idle)" in p and
+         x["baseline"]["drift"] and not x["sensors"]["throttled"] else 1)' "$out"
+out=$(gexec 0 "snodectl health --baseline $BASE")
+echo "$out" >"$LOG/health-baseline-hot.txt"
+check "$KERNEL: sensors: ... health text: the drift line and the baseline line" eval \
+	'grep -q "problem: temperature drift: +30.0 C over baseline 45.0 C" <<<"$out" && grep -q "baseline: 45.0 C at 12.000 W (load idle): now +30.0 C, drift" <<<"$out"'
+fmctl node temp 0 95000
+check "$KERNEL: sensors: 95 C, past temp-crit 90: health critical (exit 2)" until_ok 15 hot_is 2
+out=$(health_b)
+echo "$out" >"$LOG/health-baseline-throttled.json"
+check "$KERNEL: sensors: ... throttled, above critical, drift" pycheck '
+st, j = sys.argv[1].split("\n", 1); d = json.loads(j); x = d["devices"][0]; p = x["problems"]
+print(st, p, file=sys.stderr)
+sys.exit(0 if st == "2" and d["verdict"] == "critical" and "throttled (too hot)" in p and
+         "temperature 95.0 C above critical 90.0 C" in p and x["sensors"]["throttled"] and
+         x["baseline"]["drift"] else 1)' "$out"
+out=$(gexec 0 "snodectl -j dev show snode0")
+check "$KERNEL: sensors: ... dev show -j says throttled" pycheck '
+sys.exit(0 if json.loads(sys.argv[1])["devices"][0]["throttled"] else 1)' "$out"
+sleep 2
+gexec 0 "kill \$(cat /tmp/mon.pid)"
+out=$(gexec 0 "cat /tmp/mon.json")
+echo "$out" >"$LOG/thermal-monitor.json"
+check "$KERNEL: sensors: monitor -j: a thermal event at 75 C (temp-max), one at 95 C (temp-crit)" pycheck '
+e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
+t = [x for x in e if x["event"] == "thermal" and x["dev"] == "snode0"]
+print(t, file=sys.stderr)
+sys.exit(0 if any(x["temp"] == 75000 and "temp-max" in x["alarms"] for x in t) and
+         any(x["temp"] == 95000 and "temp-crit" in x["alarms"] for x in t) else 1)' "$out"
+
+# another load: 60 C at 20 W is not compared with the 12 W baseline
+fmctl node power 0 20000
+fmctl node temp 0 60000
+check "$KERNEL: sensors: 60 C at 20 W: health --baseline ok (exit 0)" until_ok 15 hot_is 0
+out=$(health_b)
+echo "$out" >"$LOG/health-baseline-power.json"
+check "$KERNEL: sensors: ... the baseline at 12 W is not compared, no drift, not throttled" pycheck '
+st, j = sys.argv[1].split("\n", 1); d = json.loads(j); x = d["devices"][0]
+print(st, x, file=sys.stderr)
+sys.exit(0 if st == "0" and not x["baseline"]["compared"] and not x["baseline"]["drift"] and
+         x["problems"] == [] and not x["sensors"]["throttled"] else 1)' "$out"
+fmctl node power 0 12000
+fmctl node temp 0 45000
+check "$KERNEL: sensors: cooled to 45 C at 12 W: the NIC reads it" until_ok 15 hw_reads 45000 12000000
+out=$(health_b)
+echo "$out" >"$LOG/health-baseline-recovered.json"
+check "$KERNEL: sensors: ... health --baseline ok again: no problem, not throttled, +0 C" pycheck '
+st, j = sys.argv[1].split("\n", 1); d = json.loads(j); x = d["devices"][0]
+print(st, x, file=sys.stderr)
+sys.exit(0 if st == "0" and d["verdict"] == "ok" and x["problems"] == [] and
+         not x["sensors"]["throttled"] and x["baseline"]["delta"] == 0 else 1)' "$out"
+st=$(gexec 0 "snodectl health >/dev/null; echo \$?")
+check "$KERNEL: sensors: ... and plain health ok (exit $st)" [ "$st" = 0 ]
+gexec 0 "snodectl dev set snode0 temp-max 85 temp-crit 100 power-max 25 >/dev/null
+	for f in $HW/temp1_*_alarm $HW/power1_max_alarm; do echo 0 >\$f; done" >/dev/null
 
 finish

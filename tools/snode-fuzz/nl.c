@@ -45,6 +45,9 @@ static bool nl_err_ok(int e)
 	return false;
 }
 
+/* the family's bound of isolate-flaps (the spec's checks: max) */
+#define LINK_FLAPS_MAX		64
+
 static bool is_admin_cmd(uint8_t cmd)
 {
 	return cmd == SNODE_NL_CMD_DEV_SET || cmd == SNODE_NL_CMD_LINK_SET ||
@@ -238,7 +241,7 @@ static void op_lib_locked(struct fz_ctx *c, struct fz_nl *nl)
 {
 	unsigned int dev = fz_chance(c, 90) ? 0 : (unsigned int)fz_below(c, 4);
 	unsigned int port = (unsigned int)fz_below(c, 3);
-	int what = (int)fz_below(c, 10), ret;
+	int what = (int)fz_below(c, 11), ret;
 	struct snode_window_iter *windows;
 	struct snode_mem_iter *mems;
 	struct snode_msg_iter *msgs;
@@ -336,6 +339,22 @@ static void op_lib_locked(struct fz_ctx *c, struct fz_nl *nl)
 		fz_begin(c, "snode_link_clear(%u, %u)", dev, port);
 		ret = snode_link_clear(nl->ctx, dev, port);
 		break;
+	case 10: {
+		/* limits past the policy's ranges too: EPERM comes first */
+		unsigned int flaps = (unsigned int)fz_below(c, LINK_FLAPS_MAX + 2);
+		unsigned int window = (unsigned int)fz_below(c, 86402);
+		int on = (int)fz_below(c, 2);
+		uint64_t ber = fz_chance(c, 50) ? 0 : fz_rand(c);
+
+		if (fz_privileged)
+			return;
+		admin = true;
+		fz_begin(c, "snode_link_set_auto_isolate(%u, %u, %d, %llu, %u, %u)",
+			 dev, port, on, (unsigned long long)ber, flaps, window);
+		ret = snode_link_set_auto_isolate(nl->ctx, dev, port, on, ber,
+						  flaps, window);
+		break;
+	}
 	default:
 		if (fz_privileged)
 			return;

@@ -11,7 +11,10 @@ static void dev_help(FILE *f)
 {
 	fprintf(f,
 		"Usage: snodectl dev show [ DEV ]\n"
-		"DEV := { snodeN | dev snodeN }\n");
+		"       snodectl dev set DEV [ temp-max C ] [ temp-crit C ] [ power-max W ]\n"
+		"DEV := { snodeN | dev snodeN }\n"
+		"C := degrees Celsius, -55 to 150 (e.g. 87.5); W := watts, above 0, at most 1000\n"
+		"Setting needs root (the limits are the NIC's hwmon files).\n");
 }
 
 static void dev_print_caps(uint32_t caps)
@@ -90,6 +93,7 @@ static int dev_show(struct snodectl *sc)
 static const struct snodectl_cmd dev_cmds[] = {
 	{ "show", dev_show },
 	{ "list", dev_show },
+	{ "set", sensor_dev_set },
 	{ NULL, NULL }
 };
 

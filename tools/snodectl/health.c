@@ -1,54 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * snodectl health: one verdict per NIC from its state, its links, the
- * fabric nodes it sees and its sensors; the exit status says whether
- * anything is wrong.
+ * fabric nodes it sees and its sensors, and with --baseline FILE the
+ * temperature against a recorded baseline (baseline.c); the exit status
+ * says whether anything is wrong.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "snodectl.h"
 
 static void health_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snodectl health [ show ] [ DEV ]\n"
+		"Usage: snodectl health [ show ] [ DEV ] [ --baseline FILE ]\n"
 		"DEV := { snodeN | dev snodeN }\n"
+		"--baseline FILE: warn of a NIC more than 8 C above its baseline\n"
+		"(snodectl sensor baseline record) at a power within 10 %%.\n"
 		"Exit status: 0 ok, 1 warning, 2 critical, 3 unknown (no NIC, or\n"
-		"one that cannot be read); 64 on a usage error.\n");
-}
-
-/* A value of the NIC's hwmon directory; 0 if it has none. */
-static int health_hwmon(const char *dev, const char *file, long *val)
-{
-	const char *class = getenv("SNODE_SYSFS");
-	char path[512];
-	struct dirent *de;
-	int found = 0;
-	FILE *f;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "%s/%s/device/hwmon",
-		 class ? class : "/sys/class/snode", dev);
-	d = opendir(path);
-	if (!d)
-		return 0;
-	while (!found && (de = readdir(d))) {
-		if (strncmp(de->d_name, "hwmon", 5))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s/device/hwmon/%s/%s",
-			 class ? class : "/sys/class/snode", dev, de->d_name,
-			 file);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		found = fscanf(f, "%ld", val) == 1;
-		fclose(f);
-	}
-	closedir(d);
-	return found;
+		"one that cannot be read); 64 on a usage error or a malformed FILE.\n");
 }
 
 static void health_links(struct snodectl *sc, struct snode_dev *dev,
@@ -125,25 +97,68 @@ static void health_print_sensor(bool have, const char *key, long val,
 	print_text(fmt, val / unit);
 }
 
-static void health_sensors(const char *name, const struct snode_dev_status *st,
-			   struct health_dev *h)
+/* The NIC against its baseline entry: the comparison and its problems. */
+static void health_baseline(const struct baseline_file *b,
+			    const struct snode_dev_status *st,
+			    const struct health_sensors *s, struct health_dev *h)
 {
-	struct health_sensors s = { 0 };
+	struct baseline_id id = { 0 };
+	struct baseline_cmp c;
 
-	s.have_temp = health_hwmon(name, "temp1_input", &s.temp);
-	s.have_power = health_hwmon(name, "power1_input", &s.power);
-	if (s.have_temp) {
-		s.have_temp_max = health_hwmon(name, "temp1_max", &s.temp_max);
-		s.have_temp_crit = health_hwmon(name, "temp1_crit",
-						&s.temp_crit);
+	if (!s->have_temp || !s->have_power) {
+		health_problem(h, HEALTH_WARNING,
+			       "no temperature and power readings to compare with %s",
+			       b->file);
+		return;
 	}
-	if (s.have_power)
-		s.have_power_max = health_hwmon(name, "power1_max",
-						&s.power_max);
+	snprintf(id.serial, sizeof(id.serial), "%s", st->serial);
+	id.fabric = st->fabric_id;
+	id.have_node = st->node_id != SNODE_NODE_ID_NONE;
+	id.node = st->node_id;
+	baseline_compare(b, &id, s->temp, s->power, &c);
+	baseline_judge(h, b, &id, &c);
+	if (!c.e) {
+		print_null("baseline", NULL);
+		print_text("    baseline: none in %s\n", b->file);
+		return;
+	}
+	print_open_object("baseline");
+	print_str("file", NULL, b->file);
+	print_u64("line", NULL, c.e->line);
+	print_s64("temp", NULL, c.e->temp);
+	print_text("    baseline: %.1f C", c.e->temp / 1000.0);
+	print_s64("power", NULL, c.e->power);
+	print_text(" at %.3f W", c.e->power / 1e6);
+	if (c.e->load[0])
+		print_str("load", " (load %s)", c.e->load);
+	else
+		print_null("load", NULL);
+	print_bool("compared", NULL, c.compared);
+	print_s64("delta", NULL, c.delta);
+	print_bool("drift", NULL, c.drift);
+	if (c.compared)
+		print_text(": now %+.1f C%s", c.delta / 1000.0,
+			   c.drift ? ", drift" : "");
+	else
+		print_text(": power now %.3f W is not within %d %%, not compared",
+			   s->power / 1e6, BASELINE_POWER_PCT);
+	print_nl();
+	print_close_object();
+}
+
+static void health_sensors(const char *name, const struct snode_dev_status *st,
+			   const struct baseline_file *b, struct health_dev *h)
+{
+	struct health_sensors s;
+
+	sensor_read_all(name, &s);
 	/* the throttle flag too, with or without hwmon */
 	health_judge_sensors(h, &s, st->throttled);
-	if (!s.have_temp && !s.have_power)
+	if (!s.have_temp && !s.have_power) {
+		if (b)
+			health_baseline(b, st, &s, h);
 		return;
+	}
 
 	print_open_object("sensors");
 	print_text("    sensors:");
@@ -161,9 +176,12 @@ static void health_sensors(const char *name, const struct snode_dev_status *st,
 		   st->throttled);
 	print_nl();
 	print_close_object();
+	if (b)
+		health_baseline(b, st, &s, h);
 }
 
 static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
+			      const struct baseline_file *b,
 			      struct health_down *down)
 {
 	const char *name = snode_dev_get_name(dev);
@@ -201,7 +219,7 @@ static enum health health_dev(struct snodectl *sc, struct snode_dev *dev,
 
 	health_links(sc, dev, st.node_id, &h, down);
 	health_nodes(sc, dev, &h);
-	health_sensors(name, &st, &h);
+	health_sensors(name, &st, b, &h);
 
 	print_open_array("problems");
 	for (i = 0; i < h.nproblems; i++) {
@@ -241,18 +259,53 @@ static void health_common_cause(const struct health_down *down)
 	print_close_array();
 }
 
+enum { HEALTH_OPT_BASELINE };
+
+static const struct tool_opt health_opts[] = {
+	{ "-baseline", HEALTH_OPT_BASELINE, true },
+	{ NULL, 0, false }
+};
+
 static int health_run(struct snodectl *sc)
 {
+	struct baseline_file base = { 0 }, *b = NULL;
+	const char *name = NULL, *val = NULL;
 	enum health worst = HEALTH_OK;
 	struct health_down down = { 0 };
 	struct snode_dev *dev, *only;
-	int ret;
+	int ret, id, argc;
 
-	ret = snodectl_dev_only(sc, "health", &only);
-	if (ret == 1)	/* no such device: nothing to judge */
+	while (sc->argc > 0) {
+		id = tool_next_opt(&sc->argc, &sc->argv, health_opts, &val);
+		if (id == -2)
+			return TOOL_EXIT_USAGE;
+		if (id == HEALTH_OPT_BASELINE) {
+			if (base.file)
+				return snodectl_usage("health", "health: --baseline given twice");
+			if (!*val)
+				return snodectl_usage("health", "health: --baseline needs a file name");
+			base.file = val;
+			continue;
+		}
+		argc = sc->argc;
+		ret = snodectl_dev_opt(sc, "health", &name);
+		if (ret)
+			return ret;
+		if (sc->argc == argc)
+			return snodectl_no_more(sc);
+	}
+	/* a malformed baseline is refused before anything is judged */
+	if (base.file) {
+		ret = baseline_read(&base);
+		if (ret)
+			return ret;
+		b = &base;
+	}
+	ret = snodectl_dev_resolve(sc, name, &only);
+	if (ret == 1) {	/* no such device: nothing to judge */
+		baseline_free(&base);
 		return SNODECTL_HEALTH_UNKNOWN;
-	if (ret)
-		return ret;
+	}
 	if (!snode_dev_get_first(sc->ctx)) {
 		snodectl_err("no snode devices (is snode.ko loaded?)");
 		worst = HEALTH_UNKNOWN;
@@ -262,8 +315,9 @@ static int health_run(struct snodectl *sc)
 	snode_dev_foreach(sc->ctx, dev) {
 		if (only && dev != only)
 			continue;
-		worst = health_worst(worst, health_dev(sc, dev, &down));
+		worst = health_worst(worst, health_dev(sc, dev, b, &down));
 	}
+	baseline_free(&base);
 	print_close_array();
 	health_common_cause(&down);
 	print_str("verdict", "overall: %s", health_name(worst));
@@ -281,7 +335,7 @@ static const struct snodectl_cmd health_cmds[] = {
 
 int cmd_health(struct snodectl *sc)
 {
-	/* "snodectl health [DEV]": the verb is optional */
+	/* "snodectl health [DEV] [--baseline FILE]": the verb is optional */
 	if (sc->argc > 0 && !tool_matches(sc->argv[0], "show") &&
 	    !tool_matches(sc->argv[0], "help"))
 		return health_run(sc);

@@ -94,6 +94,7 @@ int cmd_mem(struct snodectl *sc);
 int cmd_monitor(struct snodectl *sc);
 int cmd_msg(struct snodectl *sc);
 int cmd_node(struct snodectl *sc);
+int cmd_sensor(struct snodectl *sc);
 
 /* history.c: link diag and link trend, commands of link.c */
 int link_diag(struct snodectl *sc);
@@ -184,6 +185,16 @@ struct health_sensors {
 	long temp, temp_max, temp_crit;
 	long power, power_max;
 };
+
+/*
+ * sensor.c: the hwmon files of NIC @dev (snodeN). sensor_read() returns 1
+ * with the value of @file, 0 if there is none; sensor_read_all() fills
+ * @s with what the NIC has.
+ */
+int sensor_read(const char *dev, const char *file, long *val);
+void sensor_read_all(const char *dev, struct health_sensors *s);
+/* snodectl dev set DEV { temp-max C | temp-crit C | power-max W } ... */
+int sensor_dev_set(struct snodectl *sc);
 
 const char *link_oper_name(unsigned int state);
 const char *node_state_name(unsigned int state);

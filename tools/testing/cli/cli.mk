@@ -7,8 +7,10 @@
 CLI_TEST_DIR  := $(TOP)/tools/testing/cli
 CLI_UNIT      := $(BUILD)/tools/cli-unit
 # snode-perf's trace-line parser; snodectl's pure parts: error texts, the
-# link and health verdicts, the link record file and link trend's arithmetic
+# link and health verdicts, the link record file and link trend's arithmetic,
+# the sensor baseline file and its drift rule
 CLI_UNIT_SRCS := $(CLI_TEST_DIR)/unit.c $(TOP)/tools/snode-perf/trace.c \
+		 $(TOP)/tools/snodectl/baseline.c \
 		 $(TOP)/tools/snodectl/errmsg.c \
 		 $(TOP)/tools/snodectl/record.c $(TOP)/tools/snodectl/trend.c \
 		 $(TOP)/tools/snodectl/verdict.c
@@ -23,6 +25,7 @@ cli-test: $(CLI_UNIT) $(SNODECTL) $(SNODE_PERF) $(FM_BIN)
 
 $(CLI_UNIT): $(CLI_UNIT_SRCS) $(TOP)/tools/snode-perf/perf.h \
 		$(TOP)/tools/snodectl/snodectl.h \
+		$(TOP)/tools/snodectl/baseline.h \
 		$(TOP)/tools/snodectl/record.h $(TOP)/tools/snodectl/trend.h \
 		$(TOOLS_LIB_SRCS) $(TOOLS_LIB_HDRS) $(LIBSNODE_A)
 	@mkdir -p $(dir $@)

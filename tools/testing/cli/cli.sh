@@ -148,6 +148,12 @@ ok "completion: link set DEV PORT auto-isolate offers off, ber, flaps" eval '[ "
 ok "completion: ... ber BER offers the limit not given yet (flaps)" eval '[ "$(comp link set snode0 1 auto-isolate ber 1e-9)" = flaps ]'
 ok "completion: ... flaps offers N/DUR examples" eval 'comp link set snode0 1 auto-isolate flaps | grep -qx 5/60s'
 ok "completion: link tr FILE offers trend's options" eval '[ "$(comp link tr x | sort | tr "\n" " ")" = "--max-crc --max-down --max-replays --since -j " ]'
+ok "completion: dev se DEV offers the limits (set)" eval '[ "$(comp dev se snode0 | sort | tr "\n" " ")" = "power-max temp-crit temp-max " ]'
+ok "completion: dev set DEV temp-max C offers the limits not given yet" eval '[ "$(comp dev set snode0 temp-max 70 | sort | tr "\n" " ")" = "power-max temp-crit " ]'
+ok "completion: dev set DEV temp-max offers no word for the value" eval '[ -z "$(comp dev set snode0 temp-max)" ]'
+ok "completion: sensor offers baseline, sensor baseline offers record" eval '[ "$(comp sensor | sort | tr "\n" " ")" = "baseline help " ] && [ "$(comp s b)" = record ]'
+ok "completion: sensor baseline record FILE offers load; load offers labels" eval '[ "$(comp sensor baseline record x)" = load ] && comp sensor baseline record x load | grep -qx idle'
+ok "completion: health offers --baseline" eval 'comp health | grep -qx -- --baseline && comp health snode0 | grep -qx -- --baseline'
 run "$SNODECTL" foo
 ok "unknown object: exit 64" eval 'rc_is 64 && has "\"foo\" is unknown" "$err"'
 run "$SNODECTL" link foo
@@ -513,10 +519,90 @@ else
 	skip "snode-fm ctl JSON" "python3 not installed"
 fi
 
+# --- dev set, sensor baseline record, health --baseline ----------------------------------
+# snode0 has a hwmon directory in the fake class directory, snode1 none
+HW=$TMP/class/snode0/device/hwmon/hwmon7
+mkdir -p "$HW"
+hw_reset() {
+	echo 85000 >"$HW/temp1_max"; echo 100000 >"$HW/temp1_crit"
+	echo 25000000 >"$HW/power1_max"; echo 45000 >"$HW/temp1_input"
+	echo 12000000 >"$HW/power1_input"
+}
+hw_is() { [ "$(cat "$HW/temp1_max" "$HW/temp1_crit" "$HW/power1_max" | tr '\n' ' ')" = "$1 " ]; }
+hw_reset
+run "$SNODECTL" dev set
+ok "dev set without a NIC: exit 64, asks which" eval 'rc_is 64 && has "which NIC" "$err"'
+run "$SNODECTL" dev set snode0
+ok "dev set DEV alone: exit 64, nothing to set" eval 'rc_is 64 && has "nothing to set" "$err"'
+for bad in "temp-max 200:150 C" "temp-max -56:-55 to 150 C" "temp-crit 1.2345:at most three decimals" \
+	   "power-max 0:above 0, at most 1000 W" "power-max 1001:at most 1000 W" "temp-max hot:is not a number" \
+	   "power-max -5:is not a number" "temp-max:needs a value in degrees Celsius" "fan 3:unknown argument \"fan\""; do
+	run "$SNODECTL" dev set snode0 ${bad%%:*}
+	ok "dev set snode0 ${bad%%:*}: exit 64 (${bad#*:}), nothing written" eval 'rc_is 64 && has "${bad#*:}" "$err" && hw_is "85000 100000 25000000"'
+done
+run "$SNODECTL" dev set snode0 temp-max 70 temp-max 71
+ok "dev set: a limit given twice: exit 64, nothing written" eval 'rc_is 64 && has "temp-max given twice" "$err" && hw_is "85000 100000 25000000"'
+run "$SNODECTL" dev set snode0 temp-max 110
+ok "dev set: temp-max above the temp-crit in force: exit 64, nothing written" eval 'rc_is 64 && has "temp-max 110.0 C would be above temp-crit 100.0 C" "$err" && hw_is "85000 100000 25000000"'
+run "$SNODECTL" dev set snode0 temp-crit 60 power-max 30
+ok "dev set: temp-crit below the temp-max in force: exit 64, nothing written" eval 'rc_is 64 && has "temp-max 85.0 C would be above temp-crit 60.0 C" "$err" && hw_is "85000 100000 25000000"'
+run "$SNODECTL" dev set snode0 temp-max 110 temp-crit 120 power-max 30.5
+ok "dev set: both temperatures and the power: written in hwmon units" eval 'rc_is 0 && hw_is "110000 120000 30500000" && has "snode0: temp-max 110.0 C temp-crit 120.0 C power-max 30.500 W" "$out"'
+run "$SNODECTL" -j dev set snode0 temp-max 87.5
+if [ -n "$have_py" ]; then
+	ok "dev set -j: the limits in force, in m°C and µW" eval 'rc_is 0 && json_ok "d == {\"dev\": \"snode0\", \"temp_max\": 87500, \"temp_crit\": 120000, \"power_max\": 30500000}"'
+fi
+hw_reset
+# a file that reads a number and that nobody, root included, may write
+ro=/proc/sys/kernel/ngroups_max
+if [ -r "$ro" ] && [ "$(stat -L -c %a "$ro")" = 444 ]; then
+	rm "$HW/power1_max" && ln -s "$ro" "$HW/power1_max"
+	run "$SNODECTL" dev set snode0 temp-max 60 power-max 20
+	ok "dev set: a limit that cannot be written: exit 1, the other one is not written either" eval 'rc_is 1 && has "cannot write power-max" "$err" && [ "$(cat "$HW/temp1_max")" = 85000 ]'
+	rm "$HW/power1_max"
+else
+	skip "dev set: a limit that cannot be written" "no read-only $ro to stand for it"
+fi
+hw_reset
+run "$SNODECTL" dev set snode1 temp-max 60
+ok "dev set on a NIC without hwmon: exit 1, says it has no sensors" eval 'rc_is 1 && has "snode1 has no sensors" "$err"'
+run "$SNODECTL" dev set snode9 temp-max 60
+ok "dev set on no such NIC: exit 1" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
+
+run "$SNODECTL" sensor baseline record
+ok "sensor baseline record without FILE: exit 64" eval 'rc_is 64 && has "missing the baseline FILE" "$err"'
+run "$SNODECTL" sensor baseline record "$TMP/b.jsonl" load "a b"
+ok "sensor baseline record: a bad load label: exit 64, no file" eval 'rc_is 64 && has "load \"a b\"" "$err" && [ ! -e "$TMP/b.jsonl" ]'
+run "$SNODECTL" sensor baseline record "$TMP/b.jsonl" load idle load busy
+ok "sensor baseline record: load twice: exit 64" eval 'rc_is 64 && has "load given twice" "$err"'
+run "$SNODECTL" sensor baseline record "$TMP/b.jsonl" snode0 junk
+ok "sensor baseline record: an extra argument: exit 64" eval 'rc_is 64 && has "unexpected argument \"junk\"" "$err"'
+run "$SNODECTL" sensor baseline record "$TMP/b.jsonl" snode1
+ok "sensor baseline record on a NIC without sensors: exit 1, no file" eval 'rc_is 1 && has "snode1 has no temperature and power sensors" "$err" && [ ! -e "$TMP/b.jsonl" ]'
+if [ -n "$no_kernel" ]; then
+	run "$SNODECTL" sensor baseline record "$TMP/b.jsonl" snode0
+	ok "sensor baseline record without snode.ko: exit 1, no file" eval 'rc_is 1 && [ ! -e "$TMP/b.jsonl" ]'
+else
+	skip "sensor baseline record without snode.ko" "snode.ko is loaded on this host"
+fi
+run "$SNODECTL" sensor help
+ok "sensor help: the usage" eval 'rc_is 0 && has "Usage: snodectl sensor baseline record FILE" "$out"'
+
+printf '%s\n' '{"version":1,"serial":"S","temp_mC":45000,"power_uW":12000000}' \
+	'{"version":1,"serial":"S","temp_mC":"hot","power_uW":12000000}' >"$TMP/bad.jsonl"
+run "$SNODECTL" -j health --baseline "$TMP/bad.jsonl"
+ok "health --baseline with a malformed line: exit 64, FILE:LINE and the field, no report" eval 'rc_is 64 && has "bad.jsonl:2: field \"temp_mC\"" "$err" && [ -z "$out" ]'
+run "$SNODECTL" health snode0 --baseline "$TMP/nonexistent.jsonl"
+ok "health --baseline with a file that cannot be read: exit 3" eval 'rc_is 3 && has "cannot read baseline" "$err"'
+run "$SNODECTL" health --baseline
+ok "health --baseline without FILE: exit 64" eval 'rc_is 64 && has "needs a value" "$err"'
+run "$SNODECTL" health --baseline "$TMP/bad.jsonl" --baseline "$TMP/bad.jsonl"
+ok "health --baseline twice: exit 64" eval 'rc_is 64 && has "given twice" "$err"'
+
 # --- the man pages document what the help lists ------------------------------------------
 run -n "$SNODECTL" help
 objs=$(sed -n 's/.*OBJECT := { \(.*\) }.*/\1/p' <<<"$out" | tr -d '|')
-ok "snodectl help lists the objects" eval '[ "$(wc -w <<<"$objs")" -eq 8 ]'
+ok "snodectl help lists the objects" eval '[ "$(wc -w <<<"$objs")" -eq 9 ]'
 for o in $objs; do
 	ok "snodectl(8) has a section for $o" grep -q "^\.SS \"\?$o\b" "$MAN8"
 done

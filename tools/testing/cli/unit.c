@@ -8,7 +8,9 @@
  * constructed links, nodes and sensor values, the exit status of each
  * verdict, the error texts (the kernel's extack included), the link
  * record file (written by diag's writer, read back by trend's reader) and
- * link trend's rates, slopes and flags on constructed series; and
+ * link trend's rates, slopes and flags on constructed series, the sensor
+ * baseline file (writer and reader), sensor limit values and the drift
+ * rule; and
  * snode-perf's reading of tracefs text lines (6.1's and 6.12's formats).
  *
  * Usage: unit TMPDIR
@@ -16,6 +18,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@
 
 #include <json-c/json.h>
 
+#include "baseline.h"
 #include "libsnode.h"
 #include "perf.h"
 #include "print.h"
@@ -1341,6 +1345,273 @@ static void test_record(const char *tmp)
 }
 
 /* snode-perf ping echo's raw round trip reads these (trace.c). */
+/* What baseline_read() said on stderr, for the tests of its messages */
+static char baseline_msg[512];
+
+/*
+ * Read @text as a baseline file (NULL: a file that does not exist):
+ * baseline_read()'s status, entries in @b, its message in baseline_msg.
+ */
+static int read_baseline(const char *tmp, const char *text,
+			 struct baseline_file *b)
+{
+	static char path[4096], err[4096];
+	int fd, saved, ret;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/base.jsonl", tmp);
+	snprintf(err, sizeof(err), "%s/base.err", tmp);
+	*b = (struct baseline_file){ .file = text ? path : "/nonexistent/base" };
+	baseline_msg[0] = '\0';
+	if (text && write_file(path, text))
+		return -1;
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0)
+		return -1;
+	dup2(fd, 2);
+	close(fd);
+	ret = baseline_read(b);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fopen(err, "r");
+	if (f) {
+		if (!fgets(baseline_msg, sizeof(baseline_msg), f))
+			baseline_msg[0] = '\0';
+		fclose(f);
+	}
+	return ret;
+}
+
+static void test_sensor_values(void)
+{
+	static const struct {
+		const char *s;
+		long temp;		/* LONG_MIN: refused */
+		long power;
+	} cases[] = {
+		{ "87.5", 87500, 87500000 },
+		{ "0", 0, LONG_MIN },
+		{ "-55", -55000, LONG_MIN },
+		{ "-55.001", LONG_MIN, LONG_MIN },
+		{ "150", 150000, 150000000 },
+		{ "150.001", LONG_MIN, 150001000 },
+		{ "1000", LONG_MIN, 1000000000 },
+		{ "1000.001", LONG_MIN, LONG_MIN },
+		{ "0.001", 1, 1000 },
+		{ "7.25", 7250, 7250000 },
+		{ "1.2345", LONG_MIN, LONG_MIN },
+		{ "", LONG_MIN, LONG_MIN },
+		{ "-", LONG_MIN, LONG_MIN },
+		{ "1.", LONG_MIN, LONG_MIN },
+		{ ".5", LONG_MIN, LONG_MIN },
+		{ "1e2", LONG_MIN, LONG_MIN },
+		{ "80C", LONG_MIN, LONG_MIN },
+		{ " 80", LONG_MIN, LONG_MIN },
+		{ "99999999999999999999999", LONG_MIN, LONG_MIN },
+	};
+	char why[128];
+	unsigned int i;
+	bool all = true;
+	long v;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int t = sensor_parse_temp(cases[i].s, &v, why, sizeof(why));
+		bool good = cases[i].temp == LONG_MIN ? t == -1 && why[0] :
+			    !t && v == cases[i].temp;
+		int p = sensor_parse_power(cases[i].s, &v, why, sizeof(why));
+
+		good = good && (cases[i].power == LONG_MIN ? p == -1 && why[0] :
+				!p && v == cases[i].power);
+		if (!good) {
+			printf("# \"%s\": temp %d power %d (%s)\n", cases[i].s,
+			       t, p, why);
+			all = false;
+		}
+	}
+	ok(all, "sensor limits: degrees and watts to m°C and µW, ranges -55..150 C and (0, 1000] W, at most 3 decimals");
+	sensor_parse_temp("200", &v, why, sizeof(why));
+	ok(!strcmp(why, "200 C is out of range (-55 to 150 C)"),
+	   "sensor limits: an out-of-range temperature says the range (%s)", why);
+	sensor_parse_power("0", &v, why, sizeof(why));
+	ok(!strcmp(why, "0 W is out of range (above 0, at most 1000 W)"),
+	   "sensor limits: power 0 says the range (%s)", why);
+	ok(baseline_load_ok("idle") && baseline_load_ok("50%") &&
+	   baseline_load_ok("stream-8x.v2+") && !baseline_load_ok("") &&
+	   !baseline_load_ok("a b") && !baseline_load_ok("\"x\"") &&
+	   baseline_load_ok("12345678901234567890123456789012") &&
+	   !baseline_load_ok("123456789012345678901234567890123"),
+	   "baseline: load labels of 1-32 of [A-Za-z0-9._%%+-]");
+}
+
+static void test_baseline_file(const char *tmp)
+{
+	struct baseline_entry e = {
+		.id = { .serial = "SN-0007", .fabric = 6, .have_node = true,
+			.node = 3 },
+		.dev = "snode1", .load = "idle", .temp = 45000,
+		.power = 12000000,
+	};
+	struct baseline_entry d = {
+		.id = { .serial = "SN-0008" }, .dev = "snode0",
+		.temp = -5500, .power = 1000,
+	};
+	struct json_object *o, *j;
+	struct baseline_file b;
+	char *l1, *l2, *text;
+	int ret;
+
+	l1 = baseline_line(&e, 1794700800, "host-a");
+	l2 = baseline_line(&d, 1794700860, "host-a");
+	o = l1 ? json_tokener_parse(l1) : NULL;
+	ok(l1 && strchr(l1, '\n') == l1 + strlen(l1) - 1 && o &&
+	   json_object_object_get_ex(o, "version", &j) &&
+	   json_object_get_int(j) == BASELINE_VERSION &&
+	   json_object_object_get_ex(o, "time", &j) &&
+	   !strcmp(json_object_get_string(j), "2026-11-15T00:00:00Z") &&
+	   json_object_object_get_ex(o, "serial", &j) &&
+	   !strcmp(json_object_get_string(j), "SN-0007") &&
+	   json_object_object_get_ex(o, "node", &j) && json_object_get_int(j) == 3 &&
+	   json_object_object_get_ex(o, "temp_mC", &j) &&
+	   json_object_get_int64(j) == 45000 &&
+	   json_object_object_get_ex(o, "power_uW", &j) &&
+	   json_object_get_int64(j) == 12000000,
+	   "baseline: the writer's line is one JSON object with version, time, serial, node, temp_mC, power_uW");
+	json_object_put(o);
+	o = l2 ? json_tokener_parse(l2) : NULL;
+	ok(o && json_object_object_get_ex(o, "node", &j) && !j &&
+	   json_object_object_get_ex(o, "load", &j) && !j,
+	   "baseline: a detached NIC's node and a missing load are null");
+	json_object_put(o);
+
+	text = NULL;
+	if (l1 && l2 && asprintf(&text, "%s\n%s", l1, l2) < 0)
+		text = NULL;
+	ret = text ? read_baseline(tmp, text, &b) : -1;
+	ok(!ret && b.n == 2 && !strcmp(b.e[0].id.serial, "SN-0007") &&
+	   b.e[0].id.have_node && b.e[0].id.node == 3 &&
+	   b.e[0].id.fabric == 6 && b.e[0].temp == 45000 &&
+	   b.e[0].power == 12000000 && !strcmp(b.e[0].load, "idle") &&
+	   !strcmp(b.e[0].dev, "snode1") && b.e[0].line == 1 &&
+	   !b.e[1].id.have_node && b.e[1].temp == -5500 &&
+	   !b.e[1].load[0] && b.e[1].line == 3,
+	   "baseline: the reader reads the writer's lines back, blank lines skipped, line numbers kept");
+	if (!ret)
+		baseline_free(&b);
+	free(text);
+	free(l1);
+	free(l2);
+
+	{
+		static const struct {
+			const char *text, *msg;
+		} bad[] = {
+			{ "{\"version\":1,\"serial\":\"S\",\"temp_mC\":1,\"power_uW\":1}\n{\"version\":1,\"serial\":\"S\",\"power_uW\":1}\n",
+			  ":2: field \"temp_mC\": missing or not a whole number" },
+			{ "{\"version\":1,\"serial\":\"S\",\"temp_mC\":\"45\",\"power_uW\":1}\n",
+			  ":1: field \"temp_mC\": missing or not a whole number" },
+			{ "{\"version\":1,\"serial\":\"S\",\"temp_mC\":200000,\"power_uW\":1}\n",
+			  ":1: field \"temp_mC\": 200000 out of range (-55000 to 150000)" },
+			{ "{\"version\":1,\"serial\":\"S\",\"temp_mC\":1,\"power_uW\":0}\n",
+			  ":1: field \"power_uW\": 0 out of range (1 to 1000000000)" },
+			{ "{\"version\":2,\"serial\":\"S\",\"temp_mC\":1,\"power_uW\":1}\n",
+			  ":1: field \"version\": 2, this snodectl reads version 1" },
+			{ "{\"version\":1,\"temp_mC\":1,\"power_uW\":1}\n",
+			  ":1: field \"serial\": missing" },
+			{ "{\"version\":1,\"serial\":\"\",\"temp_mC\":1,\"power_uW\":1}\n",
+			  ":1: field \"serial\": empty, and no \"node\" to name the NIC by" },
+			{ "{\"version\":1,\"serial\":\"S\",\"node\":3,\"temp_mC\":1,\"power_uW\":1}\n",
+			  ":1: field \"fabric\": missing or not a whole number" },
+			{ "{\"version\":1,\"serial\":\"S\",\"load\":\"a b\",\"temp_mC\":1,\"power_uW\":1}\n",
+			  ":1: field \"load\": \"a b\" is not a load label" },
+			{ "{\"version\":1,\"serial\":7,\"temp_mC\":1,\"power_uW\":1}\n",
+			  ":1: field \"serial\": not a string" },
+			{ "\n\n{\"version\":1,\"serial\":\"S\",\n",
+			  ":3: not JSON" },
+			{ "{\"version\":1} {}\n", ":1: not one JSON object (column" },
+			{ "[1,2]\n", ":1: not a JSON object" },
+			{ "\n  \n", ": no baseline entries" },
+		};
+		unsigned int i;
+		bool all = true;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			ret = read_baseline(tmp, bad[i].text, &b);
+			if (ret != TOOL_EXIT_USAGE || b.n ||
+			    !strstr(baseline_msg, bad[i].msg)) {
+				printf("# case %u: %d %s", i, ret, baseline_msg);
+				all = false;
+			}
+		}
+		ok(all, "baseline: malformed lines are refused, exit 64, named by FILE:LINE and the field");
+	}
+	ret = read_baseline(tmp, NULL, &b);
+	ok(ret == SNODECTL_HEALTH_UNKNOWN && strstr(baseline_msg, "cannot read baseline /nonexistent/base"),
+	   "baseline: an unreadable file is unknown (3), said so");
+}
+
+static void test_baseline_rule(void)
+{
+	struct baseline_entry e[] = {
+		{ .id = { .serial = "A" }, .load = "idle", .temp = 45000,
+		  .power = 12000000, .line = 1 },
+		{ .id = { .serial = "A" }, .load = "full", .temp = 70000,
+		  .power = 24000000, .line = 2 },
+		{ .id = { .serial = "B" }, .load = "idle", .temp = 40000,
+		  .power = 10000000, .line = 3 },
+		{ .id = { .serial = "", .have_node = true, .fabric = 6,
+			  .node = 9 }, .temp = 30000, .power = 5000000,
+		  .line = 4 },
+		{ .id = { .serial = "A" }, .load = "idle2", .temp = 46000,
+		  .power = 12000000, .line = 5 },
+	};
+	struct baseline_file b = { .file = "base.jsonl", .e = e, .n = 5 };
+	struct baseline_id a = { .serial = "A", .have_node = true,
+				 .fabric = 6, .node = 1 };
+	struct baseline_id nine = { .have_node = true, .fabric = 6, .node = 9 };
+	struct baseline_id other = { .serial = "Z" };
+	struct baseline_cmp c;
+	struct health_dev h;
+
+	baseline_compare(&b, &a, 54000, 12000000, &c);
+	ok(c.e == &e[4] && c.compared && c.delta == 8000 && !c.drift,
+	   "baseline: the latest entry of the nearest power; exactly +8 C is no drift");
+	baseline_compare(&b, &a, 54001, 12000000, &c);
+	ok(c.compared && c.drift, "baseline: more than +8 C at the same power is drift");
+	memset(&h, 0, sizeof(h));
+	baseline_judge(&h, &b, &a, &c);
+	ok(h.verdict == HEALTH_WARNING && h.nproblems == 1 &&
+	   !strcmp(h.problems[0], "temperature drift: +8.0 C over baseline 46.0 C at 12.000 W (load idle2)"),
+	   "baseline: drift is a warning that names the baseline (%s)", h.problems[0]);
+	baseline_compare(&b, &a, 60000, 13200000, &c);
+	ok(c.e == &e[4] && c.compared && c.drift,
+	   "baseline: a power 10 %% above the entry's is still compared");
+	baseline_compare(&b, &a, 60000, 13201000, &c);
+	ok(c.e == &e[4] && !c.compared && !c.drift,
+	   "baseline: a power more than 10 %% off is not compared, whatever the temperature");
+	memset(&h, 0, sizeof(h));
+	baseline_judge(&h, &b, &a, &c);
+	ok(h.verdict == HEALTH_OK && !h.nproblems,
+	   "baseline: not compared is no problem");
+	baseline_compare(&b, &a, 75000, 23000000, &c);
+	ok(c.e == &e[1] && c.compared && !c.drift && c.delta == 5000,
+	   "baseline: under load the entry of that load counts (+30 C over idle is no drift at 23 W)");
+	baseline_compare(&b, &a, 40000, 10800000, &c);
+	ok(c.e == &e[4] && c.compared && !c.drift && c.delta < 0,
+	   "baseline: cooler than the baseline is no drift");
+	baseline_compare(&b, &nine, 39000, 5000000, &c);
+	ok(c.e == &e[3] && c.drift,
+	   "baseline: a NIC without a serial is found by fabric and node");
+	baseline_compare(&b, &other, 45000, 12000000, &c);
+	memset(&h, 0, sizeof(h));
+	baseline_judge(&h, &b, &other, &c);
+	ok(!c.e && h.verdict == HEALTH_WARNING &&
+	   !strcmp(h.problems[0], "no baseline for serial Z in base.jsonl"),
+	   "baseline: a NIC without an entry is a warning (%s)", h.problems[0]);
+}
+
 static void test_trace_parse(void)
 {
 	static const char *const good[] = {
@@ -1401,6 +1672,9 @@ int main(int argc, char **argv)
 	test_trend_edges();
 	test_trend_duration();
 	test_record(argv[1]);
+	test_sensor_values();
+	test_baseline_file(argv[1]);
+	test_baseline_rule();
 	test_discovery(argv[1]);
 	test_trace_parse();
 	printf("1..%d\n", test_n);
