@@ -25,6 +25,8 @@ static const struct perf_cmd perf_cmds[] = {
 	  perf_dma, perf_dma_help },
 	{ "events", "link fault to netlink notification; node and link dumps",
 	  perf_events, perf_events_help },
+	{ "link", "per-link DMA bandwidth vs lanes x speed and a baseline",
+	  perf_link, perf_link_help },
 	{ "mem", "global memory: remote window vs local memory",
 	  perf_mem, perf_mem_help },
 	{ "notify", "ring-to-wake latency of a sleeping receiver",

@@ -26,7 +26,7 @@ static void main_help(FILE *f)
 	fprintf(f,
 		"Usage: snodectl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       snodectl [ -force ] -batch FILENAME\n"
-		"where  OBJECT := { dev | dma | health | link | mem | monitor | msg | node }\n"
+		"where  OBJECT := { dev | diag | dma | health | link | mem | monitor | msg | node }\n"
 		"       OPTIONS := { -V[ersion] | -j[son] | -p[retty] | -h[elp] |\n"
 		"                    -b[atch] FILENAME | -f[orce] }\n"
 		"Objects, commands and options may be abbreviated (snodectl l st).\n");
@@ -260,6 +260,8 @@ static const struct snodectl_cmd snodectl_objects[] = {
 	{ "monitor", cmd_monitor },
 	{ "msg", cmd_msg },
 	{ "node", cmd_node },
+	/* after the rest, so that "d" stays dev */
+	{ "diag", cmd_diag },
 	{ NULL, NULL }
 };
 
