@@ -7,7 +7,8 @@
  * (tools/lib). Each benchmark lives in its own file and registers in
  * perf_cmds[]; a benchmark measures the snode path and a local baseline
  * side by side in one run and reports both and their ratio, and never
- * fails on a timing. Help needs no device.
+ * fails on a timing; link, a check rather than a benchmark, fails on a
+ * link too far below its stored baseline. Help needs no device.
  */
 #include <errno.h>
 #include <stdarg.h>

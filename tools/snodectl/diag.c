@@ -380,13 +380,36 @@ static const struct {
 } bundle_cmds[] = {
 	{ "dev.json", cmd_dev, "dev show" },
 	{ "link-status.json", cmd_link, "link status" },
-	{ "link-show.json", cmd_link, "link show" },
 	{ "node.json", cmd_node, "node list" },
 	{ "mem.json", cmd_mem, "mem list allocs exports imports att" },
 	{ "msg.json", cmd_msg, "msg list endpoints dma" },
 	{ "stats.json", cmd_msg, "msg stats" },
 	{ "health.json", cmd_health, "health" },
 };
+
+/* every link's counters: link show DEV PORT */
+static void bundle_links(struct bundle *b)
+{
+	struct snode_dev_status st;
+	struct snode_dev *dev;
+	char name[64], cmd[64];
+	unsigned int port;
+
+	snode_dev_foreach(b->sc->ctx, dev) {
+		const char *dn = snode_dev_get_name(dev);
+
+		if (snode_dev_get_status(dev, &st, sizeof(st)) < 0) {
+			snprintf(name, sizeof(name), "link-%s.json", dn);
+			bundle_note(b, name, "dev status", "failed: status unreadable, ports unknown");
+			continue;
+		}
+		for (port = 0; port < st.nports && port < 64; port++) {
+			snprintf(name, sizeof(name), "link-%s-%u.json", dn, port);
+			snprintf(cmd, sizeof(cmd), "link show %s %u", dn, port);
+			bundle_cmd(b, name, cmd_link, cmd);
+		}
+	}
+}
 
 /* tar -czf OUT -C DIR NAME, by the system's tar (busybox's will do) */
 static int bundle_tar(const char *out, const char *dir, const char *name)
@@ -540,6 +563,7 @@ static int diag_bundle(struct snodectl *sc)
 	for (i = 0; i < sizeof(bundle_cmds) / sizeof(bundle_cmds[0]); i++)
 		bundle_cmd(b, bundle_cmds[i].name, bundle_cmds[i].fn,
 			   bundle_cmds[i].cmd);
+	bundle_links(b);
 	fflush(stderr);
 	if (saved_err >= 0) {
 		dup2(saved_err, 2);
@@ -669,8 +693,9 @@ static void coh_rw(struct coh_thread *t)
 			if (v != coh_pattern(seed + dir, i)) {
 				snprintf(t->err, sizeof(t->err),
 					 "read/write: word %" PRIu64 " read 0x%" PRIx64
-					 " through window %u, wrote 0x%" PRIx64 " through window %u",
-					 i, v, !dir, coh_pattern(seed + dir, i), dir);
+					 " through window %u, wrote 0x%" PRIx64 " through window %u%s",
+					 i, v, !dir, coh_pattern(seed + dir, i), dir,
+					 v == UINT64_MAX ? " (all-ones: no window granted the access)" : "");
 				return;
 			}
 		}
@@ -682,11 +707,12 @@ static void coh_rw(struct coh_thread *t)
 static void coh_seq_writer(struct coh_thread *t)
 {
 	volatile uint64_t *w = t->cn->w[0];
-	uint64_t base = w[COH_SEQ] & ~1ULL, s, k;
+	uint64_t s, k;
 	unsigned int i;
 
+	/* coh_round() left sequence 0 with its data */
 	for (i = 1; i <= COH_SEQ_WRITES; i++) {
-		s = base + 2 * i;
+		s = 2 * i;
 		__atomic_store_n(&w[COH_SEQ], s - 1, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		for (k = 0; k < COH_NDATA; k++)
@@ -828,6 +854,11 @@ static bool coh_round(struct coh_node *cn, uint64_t round)
 	}
 	coh_jmp = &jmp;
 	coh_rw(&ph.t[0]);
+	/* whatever an earlier run left: a sequence and data that agree */
+	for (i = 0; i < COH_NDATA; i++)
+		cn->w[0][COH_DATA + i] = i;
+	cn->w[0][COH_SEQ] = 0;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	ph.start = cn->w[0][COH_TICKET];
 	coh_jmp = NULL;
 	if (ph.t[0].err[0]) {
@@ -877,16 +908,26 @@ static void coh_explain(struct coh_node *cn)
 	char was[200];
 	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
-		if (!cn->imp[i] || snode_import_status(cn->imp[i], &st, sizeof(st)) < 0)
-			continue;
-		if (st.out_state == SNODE_WINDOW_STATE_ACTIVE)
-			continue;
-		snprintf(was, sizeof(was), "%s", cn->reason);
-		snprintf(cn->reason, sizeof(cn->reason),
-			 "window revoked (%s, epoch %u): %.140s",
-			 revoke_reason_name(st.out_reason), st.out_epoch, was);
-		return;
+	unsigned int tries;
+
+	/*
+	 * The device cuts a revoked window at once; the driver hears of it
+	 * through the event queue a little later. Give it a moment to say.
+	 */
+	for (tries = 0; tries < 20; tries++) {
+		for (i = 0; i < 2; i++) {
+			if (!cn->imp[i] ||
+			    snode_import_status(cn->imp[i], &st, sizeof(st)) < 0)
+				continue;
+			if (st.out_state == SNODE_WINDOW_STATE_ACTIVE)
+				continue;
+			snprintf(was, sizeof(was), "%s", cn->reason);
+			snprintf(cn->reason, sizeof(cn->reason),
+				 "window revoked (%s, epoch %u): %.140s",
+				 revoke_reason_name(st.out_reason), st.out_epoch, was);
+			return;
+		}
+		usleep(100000);
 	}
 }
 
@@ -1139,6 +1180,9 @@ static int diag_coherence(struct snodectl *sc)
 	print_u64("checked", " of %llu nodes failed)", n);
 	print_nl();
 	free(cn);
+	/* the report goes out whatever the verdict; the status tells it */
+	if (print_flush(true))
+		return 1;
 	return nfail ? 1 : 0;
 }
 
