@@ -66,7 +66,10 @@ static void bundle_note(struct bundle *b, const char *name, const char *from,
 	fprintf(b->manifest, "%-28s %-40s %s\n", name, from, status);
 }
 
-/* @len bytes of @data into the bundle as @name, scrubbed unless --with-keys */
+/*
+ * @data into the bundle as @name, scrubbed unless --with-keys; its line in
+ * the MANIFEST either way. 0 or a negative errno.
+ */
 static int bundle_write(struct bundle *b, const char *name, const char *from,
 			const char *data)
 {
@@ -79,8 +82,10 @@ static int bundle_write(struct bundle *b, const char *name, const char *from,
 
 	if (!b->with_keys) {
 		clean = scrub_text(data, b->keys, b->nkeys, &red);
-		if (!clean)
+		if (!clean) {
+			bundle_note(b, name, from, "failed: out of memory");
 			return -ENOMEM;
+		}
 		data = clean;
 	}
 	len = strlen(data);
@@ -102,6 +107,10 @@ static int bundle_write(struct bundle *b, const char *name, const char *from,
 		bundle_note(b, name, from, status);
 	}
 out:
+	if (err) {
+		snprintf(status, sizeof(status), "failed: %s", strerror(-err));
+		bundle_note(b, name, from, status);
+	}
 	free(clean);
 	return err;
 }
@@ -143,9 +152,15 @@ static char *diag_read_file(const char *path)
 	return buf;
 }
 
+/* a command's JSON document, as the print path hands it over */
+struct diag_acc {
+	char *s;
+	size_t len;
+};
+
 static void diag_json_sink(void *arg, const char *s)
 {
-	struct { char *s; size_t len; } *acc = arg;
+	struct diag_acc *acc = arg;
 	size_t n = strlen(s);
 	char *p = realloc(acc->s, acc->len + n + 1);
 
@@ -164,7 +179,7 @@ static void diag_json_sink(void *arg, const char *s)
 static void bundle_cmd(struct bundle *b, const char *name,
 		       int (*fn)(struct snodectl *sc), const char *cmdline)
 {
-	struct { char *s; size_t len; } acc = { NULL, 0 };
+	struct diag_acc acc = { NULL, 0 };
 	struct print_opts o = {
 		.json = true, .pretty = true,
 		.sink = diag_json_sink, .sink_arg = &acc,
@@ -191,7 +206,7 @@ static void bundle_cmd(struct bundle *b, const char *name,
 		snprintf(status, sizeof(status), "failed: status %d, see errors.log", ret);
 		bundle_note(b, name, cmdline, status);
 	} else if (bundle_write(b, name, cmdline, acc.s)) {
-		bundle_note(b, name, cmdline, "failed: cannot write it");
+		/* the MANIFEST says why */
 	} else if (ret && fn != cmd_health) {
 		snprintf(status, sizeof(status), "partial: status %d, see errors.log", ret);
 		bundle_note(b, name, cmdline, status);
@@ -333,7 +348,6 @@ static void bundle_kmsg(struct bundle *b)
 {
 	char rec[8192], *text = NULL;
 	size_t len = 0;
-	unsigned int lines = 0;
 	ssize_t n;
 	FILE *f;
 	int fd;
@@ -364,7 +378,6 @@ static void bundle_kmsg(struct bundle *b)
 		fprintf(f, "[%s] %s", strtok(rec, ";"), msg + 1);
 		if (rec[n - 1] != '\n')
 			fputc('\n', f);
-		lines++;
 	}
 	close(fd);
 	fclose(f);
@@ -621,6 +634,8 @@ out:
  * Layout of the scratch window (words of 8 bytes), the same on every node:
  *   COH_SEQ: a seqlock's sequence, COH_DATA..+COH_NDATA its data
  *   COH_TICKET: the ticket counter both threads take from with atomics
+ *   COH_MP: the cross-node check's message (data on one node, flag on the
+ *           next)
  *   COH_RW..: the rest, written and read back whole
  * The data and the counter sit in cache lines of their own.
  */
@@ -628,10 +643,12 @@ out:
 #define COH_DATA	1
 #define COH_NDATA	7
 #define COH_TICKET	16
+#define COH_MP		24	/* cross-node: data on one node, flag on the next */
 #define COH_RW		32
 #define COH_MIN_SIZE	4096
 #define COH_TICKETS	4096	/* per thread and round */
 #define COH_SEQ_WRITES	2048
+#define COH_MESSAGES	4096	/* per cross-node round */
 
 struct coh_node {
 	uint32_t node;
@@ -901,14 +918,152 @@ static bool coh_round(struct coh_node *cn, uint64_t round)
 	return true;
 }
 
-/* After a failure: a window the driver revoked says why. */
-static void coh_explain(struct coh_node *cn)
+/*
+ * Across nodes: message passing. The writer stores message i into node
+ * A's scratch window, then the flag i into node B's; a reader that sees
+ * flag i through B's other window must find message i or later in A's.
+ * A fabric that let the flag overtake the data (two paths, two nodes)
+ * breaks the pattern every lock and queue between nodes is built on.
+ */
+struct coh_pair {
+	struct coh_node *a, *b;
+	uint64_t messages, observed;
+	bool fail;
+	char reason[200];
+};
+
+struct coh_mp_thread {
+	struct coh_pair *pr;
+	unsigned int which;	/* 0 writes, 1 reads */
+	int *done;
+	int *ready;		/* the reader is reading: the writer may start */
+	uint64_t count;
+	char err[160];
+};
+
+static void *coh_mp_worker(void *arg)
+{
+	struct coh_mp_thread *t = arg;
+	volatile uint64_t *da = t->pr->a->w[t->which];
+	volatile uint64_t *fb = t->pr->b->w[t->which];
+	uint64_t i, f, d, last = 0;
+	sigjmp_buf jmp;
+	int sig;
+
+	sig = sigsetjmp(jmp, 1);
+	if (sig) {
+		coh_jmp = NULL;
+		snprintf(t->err, sizeof(t->err), "%s on an access through window %u",
+			 sig == SIGBUS ? "SIGBUS" : "SIGSEGV", t->which);
+		__atomic_store_n(t->ready, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(t->done, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	coh_jmp = &jmp;
+	if (t->which == 0) {
+		while (!__atomic_load_n(t->ready, __ATOMIC_ACQUIRE))
+			;
+		for (i = 1; i <= COH_MESSAGES; i++) {
+			__atomic_store_n(&da[COH_MP], i, __ATOMIC_RELAXED);
+			__atomic_store_n(&fb[COH_MP], i, __ATOMIC_RELEASE);
+		}
+		t->count = COH_MESSAGES;
+		__atomic_store_n(t->done, 1, __ATOMIC_RELEASE);
+	} else {
+		__atomic_store_n(t->ready, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(t->done, __ATOMIC_ACQUIRE)) {
+			f = __atomic_load_n(&fb[COH_MP], __ATOMIC_ACQUIRE);
+			d = __atomic_load_n(&da[COH_MP], __ATOMIC_RELAXED);
+			if (d < f) {
+				snprintf(t->err, sizeof(t->err),
+					 "message passing: node %u's flag said message %" PRIu64
+					 ", node %u's data was still %" PRIu64,
+					 t->pr->b->node, f, t->pr->a->node, d);
+				break;
+			}
+			if (f != last) {
+				t->count++;
+				last = f;
+			}
+		}
+	}
+	coh_jmp = NULL;
+	return NULL;
+}
+
+/* One cross-node round between @pr's two nodes; false on a failure. */
+static bool coh_pair_round(struct coh_pair *pr)
+{
+	struct coh_mp_thread t[2];
+	pthread_t tid[2];
+	int done = 0, ready = 0;
+	unsigned int i;
+	sigjmp_buf jmp;
+	int sig;
+
+	sig = sigsetjmp(jmp, 1);
+	if (sig) {
+		coh_jmp = NULL;
+		snprintf(pr->reason, sizeof(pr->reason), "%s on an access through the window",
+			 sig == SIGBUS ? "SIGBUS" : "SIGSEGV");
+		return false;
+	}
+	coh_jmp = &jmp;
+	pr->a->w[0][COH_MP] = 0;
+	pr->b->w[0][COH_MP] = 0;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	coh_jmp = NULL;
+	for (i = 0; i < 2; i++)
+		t[i] = (struct coh_mp_thread){ .pr = pr, .which = i,
+					       .done = &done, .ready = &ready };
+	for (i = 0; i < 2; i++)
+		if (pthread_create(&tid[i], NULL, coh_mp_worker, &t[i])) {
+			snprintf(pr->reason, sizeof(pr->reason), "cannot start a thread");
+			__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+			if (i)
+				pthread_join(tid[0], NULL);
+			return false;
+		}
+	for (i = 0; i < 2; i++)
+		pthread_join(tid[i], NULL);
+	pr->messages += t[0].count;
+	pr->observed += t[1].count;
+	for (i = 0; i < 2; i++)
+		if (t[i].err[0]) {
+			snprintf(pr->reason, sizeof(pr->reason), "%s", t[i].err);
+			return false;
+		}
+	return true;
+}
+
+static void coh_print_pair(const struct coh_pair *pr)
+{
+	print_open_object(NULL);
+	print_open_array("nodes");
+	print_u64(NULL, "nodes %llu", pr->a->node);
+	print_u64(NULL, ",%llu", pr->b->node);
+	print_close_array();
+	print_str("verdict", " %s", pr->fail ? "FAIL" : "pass");
+	print_u64("messages", " messages %llu", pr->messages);
+	print_u64("observed", " observed %llu", pr->observed);
+	if (pr->fail)
+		print_str("reason", ": %s", pr->reason);
+	else
+		print_null("reason", NULL);
+	print_nl();
+	print_close_object();
+}
+
+/*
+ * After a failure: if the driver revoked one of @cn's windows, put why
+ * in front of @reason.
+ */
+static void coh_explain(struct coh_node *cn, char *reason, size_t len)
 {
 	struct snode_import_status st;
 	char was[200];
-	unsigned int i;
-
-	unsigned int tries;
+	unsigned int i, tries;
 
 	/*
 	 * The device cuts a revoked window at once; the driver hears of it
@@ -921,9 +1076,8 @@ static void coh_explain(struct coh_node *cn)
 				continue;
 			if (st.out_state == SNODE_WINDOW_STATE_ACTIVE)
 				continue;
-			snprintf(was, sizeof(was), "%s", cn->reason);
-			snprintf(cn->reason, sizeof(cn->reason),
-				 "window revoked (%s, epoch %u): %.140s",
+			snprintf(was, sizeof(was), "%s", reason);
+			snprintf(reason, len, "window revoked (%s, epoch %u): %.140s",
 				 revoke_reason_name(st.out_reason), st.out_epoch, was);
 			return;
 		}
@@ -1017,9 +1171,11 @@ static int diag_coherence(struct snodectl *sc)
 	struct sigaction sa = { 0 }, old_bus, old_segv;
 	struct coh_node *cn;
 	bool have_key = false;
-	unsigned int nfail = 0;
+	unsigned int nfail = 0, pfail = 0;
+	int npairs = 0;
+	struct coh_pair *pairs;
 	struct snode_dev *dev;
-	int argc, id, ret, n = 0, i;
+	int argc, id, ret, n = 0, i, j;
 	uint64_t round;
 	double t_end;
 	struct timespec ts;
@@ -1119,7 +1275,10 @@ static int diag_coherence(struct snodectl *sc)
 		return snodectl_err("diag coherence: no peer nodes to check");
 	}
 	cn = calloc(n, sizeof(*cn));
-	if (!cn) {
+	pairs = calloc(n, sizeof(*pairs));
+	if (!cn || !pairs) {
+		free(cn);
+		free(pairs);
 		snode_node_iter_free(iter);
 		return snodectl_err("diag coherence: out of memory");
 	}
@@ -1152,20 +1311,50 @@ static int diag_coherence(struct snodectl *sc)
 		for (round = 0;; round++) {
 			if (!coh_round(&cn[i], round)) {
 				cn[i].fail = true;
-				coh_explain(&cn[i]);
+				coh_explain(&cn[i], cn[i].reason, sizeof(cn[i].reason));
+				coh_close(&cn[i]);
 				break;
 			}
 			clock_gettime(CLOCK_MONOTONIC, &ts);
 			if (ts.tv_sec + ts.tv_nsec / 1e9 >= t_end)
 				break;
 		}
-		coh_close(&cn[i]);
 	}
+	/* then each node that passed with the next one that passed */
+	for (i = 0, j = -1; i < n; i++) {
+		struct coh_pair *pr;
+
+		if (cn[i].fail)
+			continue;
+		if (j < 0) {
+			j = i;
+			continue;
+		}
+		pr = &pairs[npairs++];
+		pr->a = &cn[j];
+		pr->b = &cn[i];
+		j = i;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		t_end = ts.tv_sec + ts.tv_nsec / 1e9 + duration;
+		do {
+			if (!coh_pair_round(pr)) {
+				pr->fail = true;
+				coh_explain(pr->a, pr->reason, sizeof(pr->reason));
+				coh_explain(pr->b, pr->reason, sizeof(pr->reason));
+				break;
+			}
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+		} while (ts.tv_sec + ts.tv_nsec / 1e9 < t_end);
+	}
+	for (i = 0; i < n; i++)
+		coh_close(&cn[i]);
 	sigaction(SIGBUS, &old_bus, NULL);
 	sigaction(SIGSEGV, &old_segv, NULL);
 
 	for (i = 0; i < n; i++)
 		nfail += cn[i].fail;
+	for (i = 0; i < npairs; i++)
+		pfail += pairs[i].fail;
 	print_str("dev", "%s:", snode_dev_get_name(dev));
 	print_u64("node", " node %llu", st.node_id);
 	print_u64("export_id", " scratch export %llu", export_id);
@@ -1175,15 +1364,22 @@ static int diag_coherence(struct snodectl *sc)
 	for (i = 0; i < n; i++)
 		coh_print_node(&cn[i]);
 	print_close_array();
-	print_str("verdict", "coherence: %s", nfail ? "FAIL" : "PASS");
+	print_open_array("pairs");
+	for (i = 0; i < npairs; i++)
+		coh_print_pair(&pairs[i]);
+	print_close_array();
+	print_str("verdict", "coherence: %s", nfail || pfail ? "FAIL" : "PASS");
 	print_u64("failed", " (%llu", nfail);
-	print_u64("checked", " of %llu nodes failed)", n);
+	print_u64("checked", " of %llu nodes failed", n);
+	print_u64("pairs_failed", ", %llu", pfail);
+	print_u64("pairs_checked", " of %llu pairs)", npairs);
 	print_nl();
+	free(pairs);
 	free(cn);
 	/* the report goes out whatever the verdict; the status tells it */
 	if (print_flush(true))
 		return 1;
-	return nfail ? 1 : 0;
+	return nfail || pfail ? 1 : 0;
 }
 
 static const struct snodectl_cmd diag_cmds[] = {
