@@ -13,7 +13,8 @@
 #     versions; an import held under a distinctive key while it runs: no
 #     file of the bundle holds that key (hex or decimal) unless
 #     --with-keys, and then it does (so the grep can fail); -j; a missing
-#     -o and a missing directory are refused and leave no file
+#     -o and a missing directory are refused and leave no file; without
+#     debugfs the MANIFEST says it was skipped and why
 #   - diag coherence: PASS on nodes 1-3 of a healthy fabric (text and -j),
 #     messages passed between nodes 1,2 and 2,3; FAIL naming the
 #     revocation when node 1's export is withdrawn (snode-fm ctl sim
@@ -117,6 +118,14 @@ check "$KERNEL: bundle without -o: usage error 64 ($out)" eval \
 out=$(gexec 0 "snodectl diag bundle -o /nonexistent/x.tar.gz 2>&1; echo rc=\$?; ls /nonexistent 2>&1 | wc -l" | tr '\n' ' ')
 check "$KERNEL: bundle into a missing directory: refused, exit 1 ($out)" eval \
 	'grep -q "rc=1" <<<"$out" && grep -q "/nonexistent: no such directory" <<<"$out"'
+out=$(gexec 0 "umount /sys/kernel/debug/tracing 2>/dev/null; umount /sys/kernel/debug && rm -rf /tmp/c /tmp/c.tgz && mkdir /tmp/c &&
+	snodectl diag bundle -o /tmp/c.tgz >/dev/null && tar -xzf /tmp/c.tgz -C /tmp/c &&
+	cat /tmp/c/snode-diag-*/MANIFEST; ls /tmp/c/snode-diag-*/debugfs.txt 2>&1;
+	mount -t debugfs debugfs /sys/kernel/debug")
+echo "$out" >"$LOG/bundle-nodebugfs.txt"
+check "$KERNEL: bundle without debugfs: MANIFEST says skipped and why, no debugfs.txt, the rest ok" eval \
+	'grep -q "^debugfs.txt .* skipped: debugfs not mounted" <<<"$out" && grep -q "debugfs.txt: No such file" <<<"$out" &&
+	 grep -Eq "^mem.json .* ok [0-9]+ bytes" <<<"$out"'
 gexec 0 "kill \$(pidof link_stream) 2>/dev/null; true" >/dev/null
 
 # --- diag coherence ----------------------------------------------------------------
