@@ -24,8 +24,10 @@
 #   - snode-perf link: each link measured with the other down, its own
 #     counters carrying the copies, saved as a baseline; a rerun against it
 #     passes; a baseline far above what the links do fails, naming the
-#     port; a malformed baseline is refused with its line number; both
-#     links are up afterwards
+#     port; a malformed baseline is refused with its line number; a link
+#     that is down is refused, one named alone is measured alone; killed
+#     (SIGTERM) while it holds the other link down, it brings it back up
+#     and fails; both links are up afterwards
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
 # Needs: make all modules-guest selftests (and the kernels).
@@ -223,6 +225,26 @@ sys.exit(0 if sys.argv[2] == "1" and d["verdict"] == "fail" and len(l) == 2 and
 out=$(gexec 0 "printf 'snode0 0 10\nsnode0 x 10\n' >/tmp/base.bad; snode-perf link handle $H baseline /tmp/base.bad 2>&1; echo rc=\$?" | tr '\n' ' ')
 check "$KERNEL: perf link: a malformed baseline refused with its line ($out)" eval \
 	'grep -q "base.bad: line 2: malformed" <<<"$out" && grep -q "rc=1" <<<"$out"'
+gexec 0 "snodectl link set snode0 1 state down" >/dev/null
+until_ok 20 links_are up down
+out=$(gexec 0 "snode-perf link handle $H ports 1 2>&1; echo rc=\$?" | tr '\n' ' ')
+check "$KERNEL: perf link ports 1 with link 1 down: refused ($out)" eval \
+	'grep -q "port 1 is not up; bring it up first" <<<"$out" && grep -q "rc=1" <<<"$out"'
+gexec 0 "snodectl link set snode0 1 state up" >/dev/null
+check "$KERNEL: perf link: link 1 up again" until_ok 20 links_are up up
+st=$(gexec 0 "snode-perf -j link handle $H ports 1 seconds 1 >/tmp/pl.json 2>/tmp/pl.err; echo \$?")
+out=$(gexec 0 "cat /tmp/pl.json")
+check "$KERNEL: perf link ports 1: that link alone, steered (exit $st)" pycheck '
+d = json.loads(sys.argv[1]); l = d["links"]
+sys.exit(0 if sys.argv[2] == "0" and [x["port"] for x in l] == [1] and l[0]["steered"] else 1)' "$out" "$st"
+# SIGTERM while link 1 is down for port 0's measurement: it comes back
+gexec 0 "rm -f /tmp/pt.*; (snode-perf link handle $H seconds 30 >/tmp/pt.out 2>&1; echo \$? >/tmp/pt.rc) &
+	sleep 5; kill -TERM \$(pidof snode-perf)" >/dev/null
+check "$KERNEL: perf link under SIGTERM: it stops" until_ok 40 gexec 0 "test -f /tmp/pt.rc"
+out=$(gexec 0 "cat /tmp/pt.rc /tmp/pt.out" | tr '\n' ' ')
+echo "$out" >"$LOG/perf-link-sigterm.txt"
+check "$KERNEL: perf link under SIGTERM: exit 1, the link it measured failed, link: FAIL ($out)" eval \
+	'[ "${out%% *}" = 1 ] && grep -Eq "  0 .* FAIL: (interrupted|copies failed)" <<<"$out" && grep -q "link: FAIL" <<<"$out"'
 check "$KERNEL: perf link: both links up at the end" until_ok 20 links_are up up
 
 finish
