@@ -80,8 +80,8 @@ bundle_grep() {
 out=$(bundle_grep "")
 echo "$out" >"$LOG/bundle-grep.txt"
 check "$KERNEL: bundle: made and unpacked" grep -q '^unpacked' <<<"$out"
-check "$KERNEL: bundle: no file holds the key, hex or decimal ($(sed -n 2p <<<"$out"))" \
-	[ -z "$(sed -n 2p <<<"$out" | tr -d ' ')" ]
+check "$KERNEL: bundle: unpacked, and no file holds the key, hex or decimal ($(sed -n 2p <<<"$out"))" eval \
+	'grep -q "^unpacked" <<<"$out" && [ -z "$(sed -n 2p <<<"$out" | tr -d " ")" ]'
 gexec 0 "cd /tmp/b/snode-diag-* && ls -1 && echo ---- && cat MANIFEST" >"$LOG/bundle-manifest.txt"
 man=$(cat "$LOG/bundle-manifest.txt")
 for f in MANIFEST versions.txt dev.json link-status.json link-snode0-0.json link-snode0-1.json node.json mem.json \
