@@ -5,7 +5,9 @@
 #
 # Boots tools/emu/topologies/bench-2.topo (a VM facing a simulated node
 # that exports 1 GiB) and runs "snode-perf mem" against that export. The
-# results are printed, and kept in build/bench/<kernel>.{txt,json}. Then
+# results are printed, and kept in build/bench/<kernel>.{txt,json}, then
+# "snode-perf link" measures each of its two links alone against lanes x
+# speed (build/bench/perf-link-<kernel>.{txt,json}). Then
 # tools/snode-perf/bench-msg.sh measures messages, doorbells and DMA on the
 # same kernel (build/bench/msg-<kernel>/), and tools/snode-perf/bench-net.sh
 # IP over the fabric against the DMA engine (build/bench/net-<kernel>/). A
@@ -41,6 +43,14 @@ for kernel in "$@"; do
 	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
 	"$VM" exec -- "cat /tmp/perf.json" | sed 's/^\[node[0-9]*\] //' \
 		>"$OUT/$kernel.json"
+	# each of the two links alone: MB/s against lanes x speed (no
+	# baseline here: the verdict only says the copies took the link)
+	echo "== snode-perf link on Debian $kernel"
+	"$VM" exec --timeout 300 -- "snode-perf -o /tmp/link.json link handle $HANDLE seconds 2" |
+		sed 's/^\[node[0-9]*\] //' | tee "$OUT/perf-link-$kernel.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	"$VM" exec -- "cat /tmp/link.json" | sed 's/^\[node[0-9]*\] //' \
+		>"$OUT/perf-link-$kernel.json"
 	"$VM" down >/dev/null 2>&1
 	bash "$TOP/tools/snode-perf/bench-msg.sh" "$kernel" || rc=1
 	bash "$TOP/tools/snode-perf/bench-net.sh" "$kernel" || rc=1

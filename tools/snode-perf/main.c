@@ -7,7 +7,8 @@
  * (tools/lib). Each benchmark lives in its own file and registers in
  * perf_cmds[]; a benchmark measures the snode path and a local baseline
  * side by side in one run and reports both and their ratio, and never
- * fails on a timing. Help needs no device.
+ * fails on a timing; link, a check rather than a benchmark, fails on a
+ * link too far below its stored baseline. Help needs no device.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -25,6 +26,8 @@ static const struct perf_cmd perf_cmds[] = {
 	  perf_dma, perf_dma_help },
 	{ "events", "link fault to netlink notification; node and link dumps",
 	  perf_events, perf_events_help },
+	{ "link", "per-link DMA bandwidth vs lanes x speed and a baseline",
+	  perf_link, perf_link_help },
 	{ "mem", "global memory: remote window vs local memory",
 	  perf_mem, perf_mem_help },
 	{ "notify", "ring-to-wake latency of a sleeping receiver",

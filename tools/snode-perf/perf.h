@@ -63,16 +63,44 @@ int perf_trace_parse(const char *line, uint64_t *ns, char *event,
 		     size_t size);
 void perf_trace_close(struct perf_trace *t);
 
+/* baseline.c: snode-perf link's baseline file, one link a line */
+#define PERF_BASELINE_MAX	64
+
+struct perf_baseline_entry {
+	char dev[32];
+	unsigned int port;
+	double mbs;
+};
+
+struct perf_baseline {
+	unsigned int n;
+	struct perf_baseline_entry e[PERF_BASELINE_MAX];
+};
+
+/*
+ * Read "DEV PORT MB/S" lines from @f. 0, or a negative errno with the
+ * line and what is wrong with it in @err (and no entry kept).
+ */
+int perf_baseline_parse(FILE *f, struct perf_baseline *b, char *err,
+			size_t errlen);
+const struct perf_baseline_entry *
+perf_baseline_find(const struct perf_baseline *b, const char *dev,
+		   unsigned int port);
+/* @measured is within @tolerance percent below @baseline, or above it */
+bool perf_baseline_ok(double measured, double baseline, double tolerance);
+
 /* One benchmark per file, each with its help. */
 int perf_allreduce(struct perf *p);
 int perf_dma(struct perf *p);
 int perf_events(struct perf *p);
+int perf_link(struct perf *p);
 int perf_mem(struct perf *p);
 int perf_notify(struct perf *p);
 int perf_ping(struct perf *p);
 void perf_allreduce_help(FILE *f);
 void perf_dma_help(FILE *f);
 void perf_events_help(FILE *f);
+void perf_link_help(FILE *f);
 void perf_mem_help(FILE *f);
 void perf_notify_help(FILE *f);
 void perf_ping_help(FILE *f);

@@ -26,7 +26,7 @@ static void main_help(FILE *f)
 	fprintf(f,
 		"Usage: snodectl [ OPTIONS ] OBJECT { COMMAND | help }\n"
 		"       snodectl [ -force ] -batch FILENAME\n"
-		"where  OBJECT := { dev | dma | health | link | mem | monitor | msg | node | sensor }\n"
+		"where  OBJECT := { dev | diag | dma | health | link | mem | monitor | msg | node | sensor }\n"
 		"       OPTIONS := { -V[ersion] | -j[son] | -p[retty] | -h[elp] |\n"
 		"                    -b[atch] FILENAME | -f[orce] }\n"
 		"Objects, commands and options may be abbreviated (snodectl l st).\n");
@@ -261,6 +261,8 @@ static const struct snodectl_cmd snodectl_objects[] = {
 	{ "msg", cmd_msg },
 	{ "node", cmd_node },
 	{ "sensor", cmd_sensor },
+	/* after the rest, so that "d" stays dev */
+	{ "diag", cmd_diag },
 	{ NULL, NULL }
 };
 

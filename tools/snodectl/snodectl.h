@@ -87,6 +87,7 @@ int snodectl_dev_only(struct snodectl *sc, const char *object,
 		      struct snode_dev **dev);
 
 int cmd_dev(struct snodectl *sc);
+int cmd_diag(struct snodectl *sc);
 int cmd_dma(struct snodectl *sc);
 int cmd_health(struct snodectl *sc);
 int cmd_link(struct snodectl *sc);

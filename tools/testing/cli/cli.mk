@@ -6,14 +6,16 @@
 
 CLI_TEST_DIR  := $(TOP)/tools/testing/cli
 CLI_UNIT      := $(BUILD)/tools/cli-unit
-# snode-perf's trace-line parser; snodectl's pure parts: error texts, the
-# link and health verdicts, the link record file and link trend's arithmetic,
-# the sensor baseline file and its drift rule
-CLI_UNIT_SRCS := $(CLI_TEST_DIR)/unit.c $(TOP)/tools/snode-perf/trace.c \
+# snode-perf's trace-line parser and link baseline file; snodectl's pure
+# parts: error texts, the link and health verdicts, the link record file,
+# link trend's arithmetic, the sensor baseline file and its drift rule,
+# diag's key scrub and node lists
+CLI_UNIT_SRCS := $(CLI_TEST_DIR)/unit.c $(TOP)/tools/snode-perf/baseline.c \
+		 $(TOP)/tools/snode-perf/trace.c \
 		 $(TOP)/tools/snodectl/baseline.c \
 		 $(TOP)/tools/snodectl/errmsg.c \
-		 $(TOP)/tools/snodectl/record.c $(TOP)/tools/snodectl/trend.c \
-		 $(TOP)/tools/snodectl/verdict.c
+		 $(TOP)/tools/snodectl/record.c $(TOP)/tools/snodectl/scrub.c \
+		 $(TOP)/tools/snodectl/trend.c $(TOP)/tools/snodectl/verdict.c
 
 .PHONY: cli-test
 cli-test: $(CLI_UNIT) $(SNODECTL) $(SNODE_PERF) $(FM_BIN)
@@ -26,7 +28,8 @@ cli-test: $(CLI_UNIT) $(SNODECTL) $(SNODE_PERF) $(FM_BIN)
 $(CLI_UNIT): $(CLI_UNIT_SRCS) $(TOP)/tools/snode-perf/perf.h \
 		$(TOP)/tools/snodectl/snodectl.h \
 		$(TOP)/tools/snodectl/baseline.h \
-		$(TOP)/tools/snodectl/record.h $(TOP)/tools/snodectl/trend.h \
+		$(TOP)/tools/snodectl/record.h $(TOP)/tools/snodectl/scrub.h \
+		$(TOP)/tools/snodectl/trend.h \
 		$(TOOLS_LIB_SRCS) $(TOOLS_LIB_HDRS) $(LIBSNODE_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(TOOLS_LIB_CFLAGS) -I$(TOP)/tools/snode-perf \

@@ -154,6 +154,12 @@ ok "completion: dev set DEV temp-max offers no word for the value" eval '[ -z "$
 ok "completion: sensor offers baseline, sensor baseline offers record" eval '[ "$(comp sensor | sort | tr "\n" " ")" = "baseline help " ] && [ "$(comp s b)" = record ]'
 ok "completion: sensor baseline record FILE offers load; load offers labels" eval '[ "$(comp sensor baseline record x)" = load ] && comp sensor baseline record x load | grep -qx idle'
 ok "completion: health offers --baseline" eval 'comp health | grep -qx -- --baseline && comp health snode0 | grep -qx -- --baseline'
+ok "completion: diag offers bundle and coherence" eval '[ "$(comp diag | sort | tr "\n" " ")" = "bundle coherence help " ]'
+ok "completion: di b (diag bundle) offers -o and --with-keys" eval '[ "$(comp di b | sort | tr "\n" " ")" = "--with-keys -o " ]'
+ok "completion: diag bundle -o completes a file name" eval '(cd "$TOP" && comp diag bundle -o) | grep -qx Makefile'
+ok "completion: diag coherence --key K offers the other options" eval '[ "$(comp diag coherence --key 5 | sort | tr "\n" " ")" = "--duration --export --key --nodes --size " ]'
+ok "completion: diag coherence --nodes takes a value (no completions)" eval '[ -z "$(comp diag coherence --nodes)" ]'
+ok "completion: d is still dev" eval '[ "$(comp d)" = show ] || [ "$(comp d | head -1)" = show ]'
 run "$SNODECTL" foo
 ok "unknown object: exit 64" eval 'rc_is 64 && has "\"foo\" is unknown" "$err"'
 run "$SNODECTL" link foo
@@ -468,7 +474,7 @@ for h in --help -h -help help; do
 done
 run -n "$PERF" help
 benches=$(sed -n '/^BENCHMARK/,$p' <<<"$out" | awk 'NR > 1 { print $1 }')
-ok "snode-perf help lists six benchmarks" eval '[ "$(wc -w <<<"$benches")" -eq 6 ]'
+ok "snode-perf help lists seven benchmarks" eval '[ "$(wc -w <<<"$benches")" -eq 7 ]'
 for b in $benches; do
 	run -n "$PERF" "$b" help
 	ok "snode-perf $b help: without a device, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
@@ -487,6 +493,55 @@ run -n "$PERF" --version
 ok "snode-perf --version" eval 'rc_is 0 && [[ "$out" =~ ^snode-perf\ [0-9] ]]'
 run -n "$PERF" mem
 ok "snode-perf mem without a device: exit 1, says so" eval 'rc_is 1 && has "no snode device" "$err"'
+
+# --- diag and snode-perf link: arguments checked before anything runs ------------------
+while IFS='|' read -r args want code; do
+	run -n "$SNODECTL" diag $args
+	ok "diag $args: exit $code, says \"$want\"" eval 'rc_is $code && [ -z "$out" ] && [ "$(wc -l <<<"$err")" = 1 ] && has "$want" "$err"'
+done <<'EOF2'
+bundle|-o FILE.tar.gz is required|64
+bundle -o|option "-o" needs a value|64
+bundle -o a.tgz -o b.tgz|-o given twice|64
+bundle -o a.tgz extra|unexpected argument "extra"|64
+bundle --bogus|--bogus|64
+bundle -o /nonexistent/dir/x.tgz|/nonexistent/dir: no such directory for the bundle|1
+coherence|--key KEY is required|64
+coherence --key zz|bad --key "zz"|64
+coherence --key 1 --nodes 1,,2|bad --nodes "1,,2": want NODE|64
+coherence --key 1 --nodes 2,2|a node given twice|64
+coherence --key 1 --nodes 5-3|bad --nodes "5-3"|64
+coherence --key 1 --size 1000|bad --size "1000"|64
+coherence --key 1 --size 2G|bad --size "2G"|64
+coherence --key 1 --duration 0|bad --duration "0"|64
+coherence --key 1 --export -1|bad --export "-1"|64
+coherence --key 1 snode0 extra|unexpected argument "extra"|64
+coherence --key 1|no snode devices|1
+frob|unknown command "frob"|64
+EOF2
+run -n "$SNODECTL" diag bundle -o ""
+ok "diag bundle -o \"\": exit 64, needs a file name" eval 'rc_is 64 && has "-o needs a file name" "$err"'
+run -n "$SNODECTL" diag help
+ok "diag help: both commands" eval 'rc_is 0 && has "snodectl diag bundle -o FILE.tar.gz" "$out" && has "snodectl diag coherence --key KEY" "$out"'
+run -n "$SNODECTL" diag bundle -o "$TMP/x.tar.gz"
+ok "diag bundle without a device: exit 1, no file left" eval 'rc_is 1 && has "no snode devices" "$err" && [ ! -e "$TMP/x.tar.gz" ] && [ ! -e "$TMP/x.tar.gz.tmp" ]'
+run "$SNODECTL" diag coherence --key 1 snode9
+ok "diag coherence snode9: no such device" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
+while IFS='|' read -r args want; do
+	run "$PERF" link $args
+	ok "snode-perf link $args: exit 64, says \"$want\"" eval 'rc_is 64 && has "$want" "$err"'
+done <<'EOF2'
+|handle HANDLE is required
+handle|"handle" needs a value
+handle nope|"nope" is not a handle
+handle snode:v1:1:0:5100 ports 0,0|bad ports "0,0"
+handle snode:v1:1:0:5100 ports 99|bad ports "99"
+handle snode:v1:1:0:5100 ports a|bad ports "a"
+handle snode:v1:1:0:5100 seconds 0|bad seconds "0"
+handle snode:v1:1:0:5100 seconds 61|bad seconds "61"
+handle snode:v1:1:0:5100 tolerance 100|bad tolerance "100"
+handle snode:v1:1:0:5100 tolerance -1|bad tolerance "-1"
+handle snode:v1:1:0:5100 frob 1|unknown argument "frob"
+EOF2
 
 # --- snode-fm ctl show: JSON through the print path ---------------------------------
 if [ -n "$have_py" ]; then
@@ -602,7 +657,7 @@ ok "health --baseline twice: exit 64" eval 'rc_is 64 && has "given twice" "$err"
 # --- the man pages document what the help lists ------------------------------------------
 run -n "$SNODECTL" help
 objs=$(sed -n 's/.*OBJECT := { \(.*\) }.*/\1/p' <<<"$out" | tr -d '|')
-ok "snodectl help lists the objects" eval '[ "$(wc -w <<<"$objs")" -eq 9 ]'
+ok "snodectl help lists the objects" eval '[ "$(wc -w <<<"$objs")" -eq 10 ]'
 for o in $objs; do
 	ok "snodectl(8) has a section for $o" grep -q "^\.SS \"\?$o\b" "$MAN8"
 done

@@ -10,8 +10,8 @@
  * record file (written by diag's writer, read back by trend's reader) and
  * link trend's rates, slopes and flags on constructed series, the sensor
  * baseline file (writer and reader), sensor limit values and the drift
- * rule; and
- * snode-perf's reading of tracefs text lines (6.1's and 6.12's formats).
+ * rule, diag's key scrub and node lists; and snode-perf's reading of
+ * tracefs text lines (6.1's and 6.12's formats) and its link baseline file.
  *
  * Usage: unit TMPDIR
  */
@@ -34,6 +34,7 @@
 #include "perf.h"
 #include "print.h"
 #include "record.h"
+#include "scrub.h"
 #include "snodectl.h"
 #include "trend.h"
 #include "util.h"
@@ -1646,6 +1647,107 @@ static void test_trace_parse(void)
 	   "trace: an event name longer than the room is refused");
 }
 
+static void test_scrub(void)
+{
+	const uint64_t keys[] = { 0x5eedc0ffee123457ULL, 0x5100, 0 };
+	unsigned int red = 99;
+	char *s;
+
+	s = scrub_text("export 3 key 0x5eedc0ffee123457 nodes all\n", keys, 3, &red);
+	ok(s && !strcmp(s, "export 3 key REDACTED nodes all\n") && red == 1,
+	   "scrub: a debugfs key 0x%%016llx (%s)", s);
+	free(s);
+	s = scrub_text("{ \"key\": \"5eedc0ffee123457\", \"node\": 1 }", keys, 3, &red);
+	ok(s && !strcmp(s, "{ \"key\": \"REDACTED\", \"node\": 1 }") && red == 1,
+	   "scrub: a JSON key string (%s)", s);
+	free(s);
+	s = scrub_text("handle snode:v1:1:0:5EEDC0FFEE123457 dec 6840335614489015383 x\n",
+		       keys, 3, &red);
+	ok(s && !strcmp(s, "handle snode:v1:1:0:REDACTED dec REDACTED x\n") && red == 2,
+	   "scrub: a known key in upper case and in decimal, unlabelled (%s)", s);
+	free(s);
+	s = scrub_text("key=0x0000000000005100 n 15100 51000 5100\n", keys, 3, &red);
+	ok(s && !strcmp(s, "key=REDACTED n 15100 51000 REDACTED\n") && red == 2,
+	   "scrub: a short key only as a whole word (%s)", s);
+	free(s);
+	s = scrub_text("KEY: 0xdeadbeef, monkey 1234 keys 77 SNODE_ENTRY_KEY 5\n",
+		       NULL, 0, &red);
+	ok(s && !strcmp(s, "KEY: REDACTED, monkey 1234 keys 77 SNODE_ENTRY_KEY 5\n") &&
+	   red == 1, "scrub: an unknown value after \"key\", not after monkey/keys/_KEY (%s)", s);
+	free(s);
+	s = scrub_text("key none, key 0x, done", NULL, 0, &red);
+	ok(s && !strcmp(s, "key none, key 0x, done") && red == 0,
+	   "scrub: no value after key: nothing taken (%s)", s);
+	free(s);
+	s = scrub_text("", keys, 3, &red);
+	ok(s && !*s && red == 0, "scrub: empty text");
+	free(s);
+}
+
+static void test_parse_nodes(void)
+{
+	uint32_t n[8];
+	int r;
+
+	r = scrub_parse_nodes("1,3,5-7", n, 8, 256);
+	ok(r == 5 && n[0] == 1 && n[1] == 3 && n[2] == 5 && n[4] == 7,
+	   "nodes: 1,3,5-7 is 5 nodes (%d)", r);
+	ok(scrub_parse_nodes("2", n, 8, 256) == 1 && n[0] == 2, "nodes: one node");
+	ok(scrub_parse_nodes("", n, 8, 256) == -EINVAL, "nodes: empty refused");
+	ok(scrub_parse_nodes("1,,2", n, 8, 256) == -EINVAL, "nodes: 1,,2 refused");
+	ok(scrub_parse_nodes("1,", n, 8, 256) == -EINVAL, "nodes: trailing comma refused");
+	ok(scrub_parse_nodes("3-1", n, 8, 256) == -EINVAL, "nodes: a falling range refused");
+	ok(scrub_parse_nodes("a", n, 8, 256) == -EINVAL, "nodes: a word refused");
+	ok(scrub_parse_nodes("-1", n, 8, 256) == -EINVAL, "nodes: a negative refused");
+	ok(scrub_parse_nodes("1,1", n, 8, 256) == -EEXIST, "nodes: a node twice refused");
+	ok(scrub_parse_nodes("300", n, 8, 256) == -ERANGE, "nodes: past the limit refused");
+	ok(scrub_parse_nodes("0-8", n, 8, 256) == -E2BIG, "nodes: more than max refused");
+}
+
+static int baseline_from(const char *text, struct perf_baseline *b, char *err)
+{
+	FILE *f = fmemopen((void *)text, strlen(text), "r");
+	int r;
+
+	if (!f)
+		return -ENOMEM;
+	err[0] = '\0';
+	r = perf_baseline_parse(f, b, err, 160);
+	fclose(f);
+	return r;
+}
+
+static void test_baseline(void)
+{
+	static struct perf_baseline b;
+	const struct perf_baseline_entry *e;
+	char err[160];
+	int r;
+
+	r = baseline_from("# comment\n\nsnode0 0 812.5\nsnode0 1 790 # p1\n", &b, err);
+	e = perf_baseline_find(&b, "snode0", 1);
+	ok(!r && b.n == 2 && e && e->mbs == 790 && !perf_baseline_find(&b, "snode1", 0),
+	   "baseline: two links read, comments skipped (%d %s)", r, err);
+	r = baseline_from("snode0 0 10\nsnode0 x 10\n", &b, err);
+	ok(r == -EINVAL && b.n == 0 && !strcmp(err, "line 2: malformed (want DEV PORT MB/S, e.g. \"snode0 1 812.5\")"),
+	   "baseline: a malformed line named, nothing kept (%s)", err);
+	r = baseline_from("snode0 0 10 extra\n", &b, err);
+	ok(r == -EINVAL && strstr(err, "line 1: malformed"), "baseline: trailing words refused (%s)", err);
+	r = baseline_from("eth0 0 10\n", &b, err);
+	ok(r == -EINVAL && strstr(err, "line 1: malformed"), "baseline: not a snode device refused (%s)", err);
+	r = baseline_from("snode0 0 -5\n", &b, err);
+	ok(r == -EINVAL && !strcmp(err, "line 1: impossible bandwidth -5 MB/s"),
+	   "baseline: a negative bandwidth refused (%s)", err);
+	r = baseline_from("snode0 0 nan\n", &b, err);
+	ok(r == -EINVAL && strstr(err, "impossible bandwidth"), "baseline: NaN refused (%s)", err);
+	r = baseline_from("snode0 0 1\nsnode0 0 2\n", &b, err);
+	ok(r == -EINVAL && !strcmp(err, "line 2: snode0 port 0 given twice"),
+	   "baseline: a link twice refused (%s)", err);
+	ok(perf_baseline_ok(80, 100, 20) && !perf_baseline_ok(79.9, 100, 20) &&
+	   perf_baseline_ok(500, 100, 0) && !perf_baseline_ok(99, 100, 0),
+	   "baseline: within the tolerance below passes, past it fails, above passes");
+}
+
 int main(int argc, char **argv)
 {
 	if (argc != 2) {
@@ -1677,6 +1779,9 @@ int main(int argc, char **argv)
 	test_baseline_rule();
 	test_discovery(argv[1]);
 	test_trace_parse();
+	test_scrub();
+	test_parse_nodes();
+	test_baseline();
 	printf("1..%d\n", test_n);
 	return test_failed ? 1 : 0;
 }
