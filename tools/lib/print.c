@@ -87,8 +87,10 @@ static void print_add(const char *key, struct json_object *val)
 	top = print_stack[print_top];
 	if (json_object_is_type(top, json_type_array))
 		json_object_array_add(top, val);
-	else
+	else if (key)
 		json_object_object_add(top, key, val);
+	else
+		json_object_put(val);	/* a value without a name in an object */
 }
 
 static void print_push(const char *key, struct json_object *obj)
@@ -98,7 +100,14 @@ static void print_push(const char *key, struct json_object *obj)
 		print_lost++;
 		return;
 	}
-	print_add(key, obj);
+	/* an object without a name in an object is that object: its members join */
+	if (!key && json_object_is_type(obj, json_type_object) &&
+	    json_object_is_type(print_stack[print_top], json_type_object)) {
+		json_object_put(obj);
+		obj = print_stack[print_top];
+	} else {
+		print_add(key, obj);
+	}
 	print_stack[++print_top] = obj;
 }
 

@@ -41,6 +41,12 @@ int print_json_to(FILE *f, bool pretty);
 
 void print_open_array(const char *key);
 void print_close_array(void);
+/*
+ * @key names the object in an enclosing object and is NULL in an array; a
+ * NULL @key in an object opens no new object: the members go to the
+ * enclosing one (so a command can print one object at the root or in a
+ * list alike). A scalar without a name in an object is dropped.
+ */
 void print_open_object(const char *key);
 void print_close_object(void);
 void print_str(const char *key, const char *fmt, const char *val);

@@ -142,7 +142,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		break;
 	case SNODE_NL_CMD_THERMAL_NTF:
 		print_str("event", " %s", "thermal");
-		print_u64("temp", NULL, (uint64_t)(int64_t)ev->thermal.temp);
+		print_s64("temp", NULL, ev->thermal.temp);
 		print_text(" temp %.1f C", ev->thermal.temp / 1000.0);
 		print_u64("power", NULL, ev->thermal.power);
 		print_text(" power %.3f W", ev->thermal.power / 1000.0);

@@ -253,6 +253,23 @@ static void test_print(void)
 	   "print: an array root (snode-fm ctl show)");
 	json_object_put(root);
 
+	/* an unnamed object at an object root is the root (no crash) */
+	sink_buf[0] = '\0';
+	print_begin(&(struct print_opts){ .json = true, .sink = sink });
+	print_open_object(NULL);
+	print_u64("id", NULL, 7);
+	print_u64(NULL, NULL, 8);
+	print_close_object();
+	print_u64("after", NULL, 9);
+	print_flush(true);
+	root = json_tokener_parse(sink_buf);
+	ok(root && json_object_object_length(root) == 2 &&
+	   json_object_object_get_ex(root, "id", &v) &&
+	   json_object_get_int(v) == 7 &&
+	   json_object_object_get_ex(root, "after", &v),
+	   "print: an unnamed object in an object joins it; an unnamed value is dropped");
+	json_object_put(root);
+
 	/* a failed command: nothing written */
 	sink_buf[0] = '\0';
 	print_begin(&(struct print_opts){ .json = true, .sink = sink });
