@@ -45,14 +45,6 @@ finish_hook() {
 	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
 }
 
-links_are() {
-	local j
-	j=$(gexec 0 "snodectl -j link status snode0")
-	pycheck '
-l = {x["port"]: x["state"] for x in json.loads(sys.argv[1])["links"]}
-sys.exit(0 if l == {0: sys.argv[2], 1: sys.argv[3]} else 1)' "$j" "$1" "$2"
-}
-
 require "$BUILD/stage/common/usr/bin/snodectl" "$BUILD/stage/common/usr/bin/snode-perf" \
 	"$BUILD/stage/common$KSFT_BIN/link_stream"
 

@@ -158,6 +158,16 @@ until_ok() {
 	return 1
 }
 
+# links_are STATE0 STATE1: snodectl's oper state of snode0's ports 0 and 1
+# on node 0
+links_are() {
+	local j
+	j=$(gexec 0 "snodectl -j link status snode0")
+	pycheck '
+l = {x["port"]: x["state"] for x in json.loads(sys.argv[1])["links"]}
+sys.exit(0 if l == {0: sys.argv[2], 1: sys.argv[3]} else 1)' "$j" "$1" "$2"
+}
+
 # --- the kselftest collection --------------------------------------------------
 # ksft_exec NODE TIMEOUT TEST [VAR=VALUE...]: run_kselftest.sh -t snode:TEST
 # on NODE with the environment given; output in $LOG/TEST-nodeNODE.tap;

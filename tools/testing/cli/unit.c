@@ -1203,8 +1203,46 @@ static int write_file(const char *path, const char *text)
 	return fclose(f);
 }
 
+/*
+ * Run @read(@arg), a file reader that reports on stderr, with its stderr in
+ * @tmp/@name.err: its status, the first line it printed in @msg.
+ */
+static int capture_stderr(const char *tmp, const char *name,
+			  int (*read)(void *), void *arg, char *msg, size_t len)
+{
+	char err[4096];
+	int fd, saved, ret;
+	FILE *f;
+
+	snprintf(err, sizeof(err), "%s/%s.err", tmp, name);
+	msg[0] = '\0';
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (saved < 0 || fd < 0)
+		return -1;
+	dup2(fd, 2);
+	close(fd);
+	ret = read(arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fopen(err, "r");
+	if (f) {
+		if (!fgets(msg, len, f))
+			msg[0] = '\0';
+		fclose(f);
+	}
+	return ret;
+}
+
 /* What record_read() said on stderr, for the tests of its messages */
 static char record_msg[512];
+
+static int record_read_cb(void *h)
+{
+	return record_read(h);
+}
 
 /*
  * Read @text as a record file (NULL: a file that does not exist):
@@ -1214,34 +1252,15 @@ static char record_msg[512];
 static int read_records(const char *tmp, const char *text,
 			struct record_file *h)
 {
-	static char path[4096], err[4096];
-	int fd, saved, ret;
-	FILE *f;
+	static char path[4096];
 
 	snprintf(path, sizeof(path), "%s/records.jsonl", tmp);
-	snprintf(err, sizeof(err), "%s/records.err", tmp);
 	*h = (struct record_file){ .file = text ? path : "/nonexistent/records" };
 	record_msg[0] = '\0';
 	if (text && write_file(path, text))
 		return -1;
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (saved < 0 || fd < 0)
-		return -1;
-	dup2(fd, 2);
-	close(fd);
-	ret = record_read(h);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	f = fopen(err, "r");
-	if (f) {
-		if (!fgets(record_msg, sizeof(record_msg), f))
-			record_msg[0] = '\0';
-		fclose(f);
-	}
-	return ret;
+	return capture_stderr(tmp, "records", record_read_cb, h, record_msg,
+			      sizeof(record_msg));
 }
 
 static void test_record(const char *tmp)
@@ -1366,6 +1385,11 @@ static void test_record(const char *tmp)
 /* What baseline_read() said on stderr, for the tests of its messages */
 static char baseline_msg[512];
 
+static int baseline_read_cb(void *b)
+{
+	return baseline_read(b);
+}
+
 /*
  * Read @text as a baseline file (NULL: a file that does not exist):
  * baseline_read()'s status, entries in @b, its message in baseline_msg.
@@ -1373,34 +1397,15 @@ static char baseline_msg[512];
 static int read_baseline(const char *tmp, const char *text,
 			 struct baseline_file *b)
 {
-	static char path[4096], err[4096];
-	int fd, saved, ret;
-	FILE *f;
+	static char path[4096];
 
 	snprintf(path, sizeof(path), "%s/base.jsonl", tmp);
-	snprintf(err, sizeof(err), "%s/base.err", tmp);
 	*b = (struct baseline_file){ .file = text ? path : "/nonexistent/base" };
 	baseline_msg[0] = '\0';
 	if (text && write_file(path, text))
 		return -1;
-	fflush(stderr);
-	saved = dup(2);
-	fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (saved < 0 || fd < 0)
-		return -1;
-	dup2(fd, 2);
-	close(fd);
-	ret = baseline_read(b);
-	fflush(stderr);
-	dup2(saved, 2);
-	close(saved);
-	f = fopen(err, "r");
-	if (f) {
-		if (!fgets(baseline_msg, sizeof(baseline_msg), f))
-			baseline_msg[0] = '\0';
-		fclose(f);
-	}
-	return ret;
+	return capture_stderr(tmp, "base", baseline_read_cb, b, baseline_msg,
+			      sizeof(baseline_msg));
 }
 
 static void test_sensor_values(void)
