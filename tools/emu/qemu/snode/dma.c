@@ -44,10 +44,11 @@ void snode_count_bytes(SnodeNicState *s, uint32_t node, uint64_t n,
  * DMA pacing: a link carries lanes x speed Gbit/s and no more. Each chunk
  * books the line of the port it leaves or enters for its serialisation
  * time; the next chunk on that port waits until the line is free. Up to
- * SNODE_DMA_BURST_NS of idle time is credited, no more, so that a stream
+ * SNODE_DMA_BURST_NS of idle time is credited (the pace timer and the
+ * guest are late by milliseconds under TCG), no more, so that a stream
  * after a pause does not run above the line rate for long.
  */
-#define SNODE_DMA_BURST_NS  (1 * 1000 * 1000)
+#define SNODE_DMA_BURST_NS  (20 * 1000 * 1000)
 
 static int snode_dma_port(SnodeNicState *s)
 {
