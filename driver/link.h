@@ -35,6 +35,19 @@ struct snode_net;
  */
 #define SNODE_RL_INTERVAL_NS	NSEC_PER_SEC
 
+/*
+ * Utilisation (decision 0027): the driver samples every port's byte
+ * counters each SNODE_UTIL_PERIOD_MS and expresses what crossed the link
+ * in the period as hundredths of a percent of lanes x speed. The alarm
+ * rises at the threshold (percent, SNODE_UTIL_DEFAULT unless set) and
+ * clears below it by SNODE_UTIL_HYSTERESIS points (half the threshold if
+ * that is less), so a link running at the threshold does not flap.
+ */
+#define SNODE_UTIL_PERIOD_MS	1000
+#define SNODE_UTIL_DEFAULT	80
+#define SNODE_UTIL_HYSTERESIS	10
+#define SNODE_UTIL_MAX		1000000	/* clamp: 10000 %, a NIC gone mad */
+
 /**
  * struct snode_port - what PORT_QUERY reports about a port, decoded
  * @admin_state: SNODE_LINK_ADMIN_STATE_*; events do not carry it
@@ -102,6 +115,7 @@ enum snode_link_ntf {
 	SNODE_LINK_NTF_STATE,
 	SNODE_LINK_NTF_BER,
 	SNODE_LINK_NTF_ISOLATION,
+	SNODE_LINK_NTF_UTIL,
 	SNODE_LINK_NTF_NR,
 };
 
@@ -144,6 +158,20 @@ struct snode_isolate_set {
 };
 
 /**
+ * struct snode_link_util - utilisation of a link and its alarm
+ * @threshold: alarm threshold, percent of lanes x speed, 1 to 100
+ * @tx: bytes sent in the last period, hundredths of a percent
+ * @rx: bytes received in the last period, hundredths of a percent
+ * @alarm: in alarm: reached @threshold, not yet below it by the hysteresis
+ */
+struct snode_link_util {
+	u32 threshold;
+	u32 tx;
+	u32 rx;
+	bool alarm;
+};
+
+/**
  * struct snode_link_port - cached state of one port
  * @port: as the NIC last reported it, in an event or to PORT_QUERY
  * @stamp: &snode_link.events when an event last changed @port
@@ -160,6 +188,10 @@ struct snode_isolate_set {
  * @flap_next: slot of @flap_times for the next down event
  * @flap_times: ktime_get_ns() of the last &snode_isolate.flaps down
  *              events, 0 for none
+ * @util: utilisation and its alarm
+ * @util_tx_bytes: tx_bytes at the last utilisation sample
+ * @util_rx_bytes: rx_bytes at the last utilisation sample
+ * @util_ns: ktime_get_ns() of the last sample; 0: none yet
  */
 struct snode_link_port {
 	struct snode_port port;
@@ -173,6 +205,10 @@ struct snode_link_port {
 	u64 flap_seen;
 	unsigned int flap_next;
 	u64 flap_times[SNODE_LINK_MAX_FLAPS];
+	struct snode_link_util util;
+	u64 util_tx_bytes;
+	u64 util_rx_bytes;
+	u64 util_ns;
 };
 
 /**
@@ -201,6 +237,7 @@ struct snode_link_node {
  * @flush_work: sends the notifications the rate limit held back
  * @resync_work: re-reads every port and node after events were lost
  * @isolate_work: takes down the links past their auto-isolate policy
+ * @util_work: samples the byte counters of every port each period
  * @lock: protects the members below; held while their notifications are
  *        sent, so that they leave in the order of the events
  * @live: notifications and work may be scheduled; cleared on removal
@@ -222,6 +259,7 @@ struct snode_link {
 	struct delayed_work flush_work;
 	struct work_struct resync_work;
 	struct work_struct isolate_work;
+	struct delayed_work util_work;
 
 	/* protects the members below; held while sending their notifications */
 	struct mutex lock;
@@ -246,6 +284,12 @@ int snode_link_port_set(struct snode_dev *sdev, unsigned int port, u32 action);
 int snode_link_set_threshold(struct snode_dev *sdev, int port, u64 threshold);
 int snode_link_set_isolate(struct snode_dev *sdev, unsigned int port,
 			   const struct snode_isolate_set *set);
+int snode_link_set_util_threshold(struct snode_dev *sdev, unsigned int port,
+				  u32 threshold);
+void snode_link_util_get(struct snode_dev *sdev, unsigned int port,
+			 struct snode_link_util *util);
+u32 snode_util_of(u64 bytes, u64 ns, u32 lanes, u32 speed);
+u32 snode_util_hysteresis(u32 threshold);
 int snode_link_nodes_refresh(struct snode_dev *sdev);
 void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
 			   unsigned long *up);

@@ -372,6 +372,19 @@ static int snode_nl_put_isolation(struct sk_buff *skb,
 	return 0;
 }
 
+static int snode_nl_put_util(struct sk_buff *skb,
+			     const struct snode_link_util *util)
+{
+	if (nla_put_u32(skb, SNODE_A_LINK_UTIL_THRESHOLD, util->threshold) ||
+	    nla_put_u32(skb, SNODE_A_LINK_UTIL_TX, util->tx) ||
+	    nla_put_u32(skb, SNODE_A_LINK_UTIL_RX, util->rx) ||
+	    nla_put_u32(skb, SNODE_A_LINK_UTIL_ALARM, util->alarm) ||
+	    nla_put_u32(skb, SNODE_A_LINK_UTIL_HYSTERESIS,
+			snode_util_hysteresis(util->threshold)))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      unsigned int port, const struct snode_port *p,
 			      u64 threshold, bool alarm,
@@ -379,7 +392,10 @@ static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      u32 seq, int flags, struct netlink_callback *cb)
 {
 	bool to_switch = p->peer_port & SNODE_PORT_PEER_SWITCH;
+	struct snode_link_util util;
 	void *hdr;
+
+	snode_link_util_get(sdev, port, &util);
 
 	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
 			  SNODE_NL_CMD_LINK_GET);
@@ -432,7 +448,8 @@ static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      SNODE_A_LINK_PAD) ||
 	    nla_put_u32(skb, SNODE_A_LINK_ISOLATE_FLAPS, iso->flaps) ||
 	    nla_put_u32(skb, SNODE_A_LINK_ISOLATE_WINDOW, iso->window) ||
-	    snode_nl_put_isolation(skb, iso))
+	    snode_nl_put_isolation(skb, iso) ||
+	    snode_nl_put_util(skb, &util))
 		goto nla_put_failure;
 
 	genlmsg_end(skb, hdr);
@@ -583,9 +600,9 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (set_iso < 0)
 		return set_iso;
 	if (!tb[SNODE_A_LINK_ADMIN_STATE] && !tb[SNODE_A_LINK_BER_THRESHOLD] &&
-	    !set_iso) {
+	    !tb[SNODE_A_LINK_UTIL_THRESHOLD] && !set_iso) {
 		GENL_SET_ERR_MSG(info,
-				 "nothing to set: give admin-state, ber-threshold or auto-isolate");
+				 "nothing to set: give admin-state, ber-threshold, util-threshold or auto-isolate");
 		return -EINVAL;
 	}
 
@@ -610,6 +627,11 @@ static int snode_nl_link_set_doit(struct sk_buff *skb, struct genl_info *info)
 		u64 threshold = nla_get_u64(tb[SNODE_A_LINK_BER_THRESHOLD]);
 
 		ret = snode_link_set_threshold(sdev, port, threshold);
+	}
+	if (!ret && tb[SNODE_A_LINK_UTIL_THRESHOLD]) {
+		u32 pct = nla_get_u32(tb[SNODE_A_LINK_UTIL_THRESHOLD]);
+
+		ret = snode_link_set_util_threshold(sdev, port, pct);
 	}
 	if (!ret && tb[SNODE_A_LINK_ADMIN_STATE]) {
 		bool up = nla_get_u32(tb[SNODE_A_LINK_ADMIN_STATE]) ==
@@ -1255,7 +1277,8 @@ static void snode_nl_ntf_send(struct sk_buff *skb, void *hdr)
 }
 
 /**
- * snode_nl_link_ntf() - notify a link's state, BER alarm or isolation
+ * snode_nl_link_ntf() - notify a link's state, BER alarm, isolation or
+ * utilisation alarm
  * @sdev: snode device
  * @kind: SNODE_LINK_NTF_*
  * @port: the port
@@ -1278,6 +1301,7 @@ void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
 		[SNODE_LINK_NTF_STATE] = SNODE_NL_CMD_LINK_STATE_NTF,
 		[SNODE_LINK_NTF_BER] = SNODE_NL_CMD_LINK_BER_NTF,
 		[SNODE_LINK_NTF_ISOLATION] = SNODE_NL_CMD_LINK_ISOLATION_NTF,
+		[SNODE_LINK_NTF_UTIL] = SNODE_NL_CMD_LINK_UTIL_NTF,
 	};
 
 	hdr = snode_nl_ntf_start(&skb, sdev, cmds[kind], meta);
@@ -1297,7 +1321,8 @@ void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
 	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
 			      SNODE_A_LINK_PAD) ||
 	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, lp->ber_alarm) ||
-	    snode_nl_put_isolation(skb, &lp->iso))
+	    snode_nl_put_isolation(skb, &lp->iso) ||
+	    snode_nl_put_util(skb, &lp->util))
 		goto err_free;
 	nla_nest_end(skb, nest);
 	snode_nl_ntf_send(skb, hdr);
@@ -1469,7 +1494,7 @@ static struct netlink_range_validation snode_a_link_isolate_window_range __ro_af
 	.max	= SNODE_LINK_MAX_FLAP_WINDOW,
 };
 
-static const struct nla_policy snode_link_set_nl_policy[SNODE_A_LINK_ISOLATE_WINDOW + 1] = {
+static const struct nla_policy snode_link_set_nl_policy[SNODE_A_LINK_UTIL_THRESHOLD + 1] = {
 	[SNODE_A_LINK_DEV_INDEX] = { .type = NLA_U32, },
 	[SNODE_A_LINK_PORT] = { .type = NLA_U32, },
 	[SNODE_A_LINK_ADMIN_STATE] = NLA_POLICY_MAX(NLA_U32, 1),
@@ -1479,6 +1504,7 @@ static const struct nla_policy snode_link_set_nl_policy[SNODE_A_LINK_ISOLATE_WIN
 	[SNODE_A_LINK_ISOLATE_FLAPS] = NLA_POLICY_MAX(NLA_U32, SNODE_LINK_MAX_FLAPS),
 	[SNODE_A_LINK_ISOLATE_WINDOW] =
 		NLA_POLICY_FULL_RANGE(NLA_U32, &snode_a_link_isolate_window_range),
+	[SNODE_A_LINK_UTIL_THRESHOLD] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
 };
 
 /* link-reset and link-clear */
@@ -1535,7 +1561,7 @@ static const struct genl_ops snode_nl_ops[] = {
 		.cmd		= SNODE_NL_CMD_LINK_SET,
 		.doit		= snode_nl_link_set_doit,
 		.policy		= snode_link_set_nl_policy,
-		.maxattr	= SNODE_A_LINK_ISOLATE_WINDOW,
+		.maxattr	= SNODE_A_LINK_UTIL_THRESHOLD,
 		.flags		= GENL_ADMIN_PERM,
 	},
 	{

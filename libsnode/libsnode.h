@@ -128,6 +128,12 @@ struct snode_link_info {
 	unsigned int isolate_window;	/* seconds the flaps are counted over */
 	unsigned int isolation;		/* enum snode_link_isolation */
 	unsigned int isolate_reason;	/* enum snode_isolate_reason */
+	/* utilisation over the driver's last period (1 s); 0.3 and later */
+	unsigned int util_threshold;	/* alarm threshold, percent */
+	unsigned int util_tx;		/* hundredths of a % of lanes x speed */
+	unsigned int util_rx;
+	int util_alarm;
+	unsigned int util_hysteresis;	/* points below threshold to clear */
 };
 
 /* dev_index -1: the links of every device */
@@ -159,6 +165,10 @@ int snode_link_set_ber_threshold(struct snode_ctx *ctx,
 int snode_link_set_auto_isolate(struct snode_ctx *ctx, unsigned int dev_index,
 				unsigned int port, int on, uint64_t ber,
 				unsigned int flaps, unsigned int window);
+/* LIBSNODE_3 */
+int snode_link_set_util_threshold(struct snode_ctx *ctx,
+				  unsigned int dev_index, unsigned int port,
+				  unsigned int percent);
 
 struct snode_node_info {
 	unsigned int dev_index;		/* the NIC that sees the node so */
@@ -253,7 +263,8 @@ struct snode_event {
 	uint32_t suppressed;		/* folded in by the rate limit */
 	/* anonymous (C11); __extension__ lets C99 -pedantic builds take it */
 	__extension__ union {
-		/* SNODE_NL_CMD_LINK_STATE_NTF, _LINK_BER_NTF, _LINK_ISOLATION_NTF */
+		/* SNODE_NL_CMD_LINK_STATE_NTF, _LINK_BER_NTF,
+		 * _LINK_ISOLATION_NTF, _LINK_UTIL_NTF */
 		struct snode_link_info link;
 		struct snode_event_node node;
 		struct snode_event_window window;

@@ -46,6 +46,7 @@ static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 	case SNODE_NL_CMD_LINK_STATE_NTF:
 	case SNODE_NL_CMD_LINK_BER_NTF:
 	case SNODE_NL_CMD_LINK_ISOLATION_NTF:
+	case SNODE_NL_CMD_LINK_UTIL_NTF:
 		if (tb[SNODE_A_EVENT_LINK]) {
 			struct nlattr *lt[SNODE_A_LINK_MAX + 1];
 

@@ -429,6 +429,11 @@ void lsn_nl_parse_link_info(struct nlattr **tb, struct snode_link_info *li)
 	li->isolate_window = lsn_nl_u32(tb, SNODE_A_LINK_ISOLATE_WINDOW, 0);
 	li->isolation = lsn_nl_u32(tb, SNODE_A_LINK_ISOLATION, 0);
 	li->isolate_reason = lsn_nl_u32(tb, SNODE_A_LINK_ISOLATE_REASON, 0);
+	li->util_threshold = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_THRESHOLD, 0);
+	li->util_tx = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_TX, 0);
+	li->util_rx = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_RX, 0);
+	li->util_alarm = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_ALARM, 0) != 0;
+	li->util_hysteresis = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_HYSTERESIS, 0);
 }
 
 /* Every list parser appends to the snapshot that is req->arg. */
@@ -596,6 +601,41 @@ SNODE_EXPORT int snode_link_set_auto_isolate(struct snode_ctx *ctx,
 	struct lsn_nl_req req = { .maxattr = SNODE_A_LINK_MAX };
 
 	return lsn_nl_request(ctx, SNODE_NL_CMD_LINK_SET, 0, lsn_nl_fill_isolate,
+			      &p, &req, NULL);
+}
+
+struct lsn_nl_util {
+	unsigned int dev_index;
+	unsigned int port;
+	unsigned int percent;
+};
+
+static int lsn_nl_fill_util(struct nl_msg *msg, void *arg)
+{
+	const struct lsn_nl_util *p = arg;
+
+	if (nla_put_u32(msg, SNODE_A_LINK_DEV_INDEX, p->dev_index) < 0 ||
+	    nla_put_u32(msg, SNODE_A_LINK_PORT, p->port) < 0 ||
+	    nla_put_u32(msg, SNODE_A_LINK_UTIL_THRESHOLD, p->percent) < 0)
+		return -1;
+	return 0;
+}
+
+SNODE_EXPORT int snode_link_set_util_threshold(struct snode_ctx *ctx,
+					       unsigned int dev_index,
+					       unsigned int port,
+					       unsigned int percent)
+{
+	struct lsn_nl_util p = {
+		.dev_index = dev_index,
+		.port = port,
+		.percent = percent,
+	};
+	struct lsn_nl_req req = { .maxattr = SNODE_A_LINK_MAX };
+
+	if (!percent || percent > 100)
+		return -EINVAL;
+	return lsn_nl_request(ctx, SNODE_NL_CMD_LINK_SET, 0, lsn_nl_fill_util,
 			      &p, &req, NULL);
 }
 

@@ -514,8 +514,13 @@ static const int link_attrs[] = {
 	SNODE_A_LINK_BER_THRESHOLD, SNODE_A_LINK_BER_ALARM,
 	SNODE_A_LINK_AUTO_ISOLATE, SNODE_A_LINK_ISOLATE_BER,
 	SNODE_A_LINK_ISOLATE_FLAPS, SNODE_A_LINK_ISOLATE_WINDOW,
-	SNODE_A_LINK_ISOLATION, 0
+	SNODE_A_LINK_ISOLATION, SNODE_A_LINK_UTIL_THRESHOLD,
+	SNODE_A_LINK_UTIL_TX, SNODE_A_LINK_UTIL_RX, SNODE_A_LINK_UTIL_ALARM,
+	SNODE_A_LINK_UTIL_HYSTERESIS, 0
 };
+
+/* nothing sets a utilisation threshold before the sweep: the default */
+#define NTH_UTIL_THRESHOLD	80
 static const int node_attrs[] = {
 	SNODE_A_NODE_DEV_INDEX, SNODE_A_NODE_ID, SNODE_A_NODE_STATE, 0
 };
@@ -568,7 +573,8 @@ static int nth_link_cb(const struct msg *m, void *arg)
 	c->last_id = port;
 	if (dev == c->dev.index && port < NTH_PORTS &&
 	    (get_u32(m, SNODE_A_LINK_ADMIN_STATE) != c->link[port].admin ||
-	     get_u64(m, SNODE_A_LINK_BER_THRESHOLD) != c->link[port].threshold))
+	     get_u64(m, SNODE_A_LINK_BER_THRESHOLD) != c->link[port].threshold ||
+	     get_u32(m, SNODE_A_LINK_UTIL_THRESHOLD) != NTH_UTIL_THRESHOLD))
 		return -EPROTO;
 	return 0;
 }
@@ -793,8 +799,9 @@ static int op_nl_dev_set(struct ctx *c)
 }
 
 /*
- * The last port's own threshold, its admin state and its auto-isolate
- * policy (off, as nothing before the sweep sets one), all to what they are.
+ * The last port's own threshold, its admin state, its auto-isolate policy
+ * (off, as nothing before the sweep sets one) and its utilisation
+ * threshold (the default), all to what they are.
  */
 static int op_nl_link_set(struct ctx *c)
 {
@@ -806,6 +813,7 @@ static int op_nl_link_set(struct ctx *c)
 	req_u32(&r, SNODE_A_LINK_AUTO_ISOLATE, 0);
 	req_u64(&r, SNODE_A_LINK_ISOLATE_BER, 0);
 	req_u32(&r, SNODE_A_LINK_ISOLATE_FLAPS, 0);
+	req_u32(&r, SNODE_A_LINK_UTIL_THRESHOLD, NTH_UTIL_THRESHOLD);
 	return nl_call(c, &r);
 }
 

@@ -331,6 +331,47 @@ TEST_F(nl, link_set_needs_something)
 }
 
 /*
+ * The utilisation threshold: 80 by default with 10 points of hysteresis,
+ * 1..100 (the policy's range; nothing changes on a refusal), per link,
+ * the hysteresis half a low threshold; 80 again at the end. An idle link
+ * is not in alarm.
+ */
+TEST_F(nl, link_util_threshold)
+{
+	uint32_t port = self->dev.nports - 1, dev = self->dev.index;
+	struct link_ent l;
+
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(80, l.util_threshold);
+	EXPECT_EQ(10, l.util_hyst);
+	EXPECT_EQ(0, l.util_alarm);
+	EXPECT_GE(10000u, l.util_tx);
+	EXPECT_GE(10000u, l.util_rx);
+	EXPECT_EQ(-ERANGE, link_set_u32(&self->nl, dev, port,
+					SNODE_A_LINK_UTIL_THRESHOLD, 0));
+	EXPECT_EQ(-ERANGE, link_set_u32(&self->nl, dev, port,
+					SNODE_A_LINK_UTIL_THRESHOLD, 101));
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(80, l.util_threshold);
+	ASSERT_EQ(0, link_set_u32(&self->nl, dev, port,
+				  SNODE_A_LINK_UTIL_THRESHOLD, 9));
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(9, l.util_threshold);
+	EXPECT_EQ(4, l.util_hyst);
+	EXPECT_EQ(0, l.util_alarm);
+	if (port) {
+		ASSERT_EQ(0, link_get(&self->nl, dev, 0, &l));
+		EXPECT_EQ(80, l.util_threshold);
+	}
+	EXPECT_EQ(-ENOENT, link_set_u32(&self->nl, dev, self->dev.nports,
+					SNODE_A_LINK_UTIL_THRESHOLD, 50));
+	ASSERT_EQ(0, link_set_u32(&self->nl, dev, port,
+				  SNODE_A_LINK_UTIL_THRESHOLD, 80));
+	ASSERT_EQ(0, link_get(&self->nl, dev, port, &l));
+	EXPECT_EQ(80, l.util_threshold);
+}
+
+/*
  * The auto-isolate policy: off by default, what link-set refuses (with
  * the reason), what link-get reports back; off again at the end.
  */

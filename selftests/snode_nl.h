@@ -383,6 +383,8 @@ struct link_ent {
 	/* auto-isolate: the policy, the isolation and its reason */
 	uint32_t iso_on, iso_flaps, iso_window, isolation, iso_reason;
 	uint64_t iso_ber;
+	/* utilisation: threshold (%), last period (0.01 %), alarm, hysteresis */
+	uint32_t util_threshold, util_tx, util_rx, util_alarm, util_hyst;
 };
 
 struct node_ent {
@@ -438,6 +440,11 @@ static inline void link_fill(struct link_ent *l, const struct msg *m)
 	l->iso_window = get_u32(m, SNODE_A_LINK_ISOLATE_WINDOW);
 	l->isolation = get_u32(m, SNODE_A_LINK_ISOLATION);
 	l->iso_reason = get_u32(m, SNODE_A_LINK_ISOLATE_REASON);
+	l->util_threshold = get_u32(m, SNODE_A_LINK_UTIL_THRESHOLD);
+	l->util_tx = get_u32(m, SNODE_A_LINK_UTIL_TX);
+	l->util_rx = get_u32(m, SNODE_A_LINK_UTIL_RX);
+	l->util_alarm = get_u32(m, SNODE_A_LINK_UTIL_ALARM);
+	l->util_hyst = get_u32(m, SNODE_A_LINK_UTIL_HYSTERESIS);
 }
 
 static inline int link_cb(const struct msg *m, void *arg)

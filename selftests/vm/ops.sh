@@ -34,6 +34,11 @@
 #     events, health warns, then is critical and throttled, and with
 #     --baseline warns of drift; at another power the baseline is not
 #     compared; cooled down, health is ok again.
+#   - utilisation (decision 0027): both links at 1 lane x 1 Gb/s, a DMA
+#     stream (snode-perf dma stream) into a window of node 1: link status
+#     -s -j reads the busy link's tx within 10 % of the stream's own rate,
+#     health warns, and monitor sees one link-util alarm raised and one
+#     cleared; util-threshold out of range is refused.
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
 # Needs: make all modules-guest selftests (and the kernels).
@@ -371,5 +376,84 @@ st=$(gexec 0 "snodectl health >/dev/null; echo \$?")
 check "$KERNEL: sensors: ... and plain health ok (exit $st)" [ "$st" = 0 ]
 gexec 0 "snodectl dev set snode0 temp-max 85 temp-crit 100 power-max 25 >/dev/null
 	for f in $HW/temp1_*_alarm $HW/power1_max_alarm; do echo 0 >\$f; done" >/dev/null
+# --- utilisation (decision 0027): a DMA stream saturates a slow link -----------
+# Both of node 0's links at 1 lane x 1 Gb/s, which the device paces its DMA
+# engine to, whichever one routes to node 1; a 3 MiB window of node 1.
+out=$(gexec 0 "snodectl -j link show snode0 0")
+check "$KERNEL: util: link show -j: threshold 80 by default, hysteresis 10, no alarm" pycheck '
+l = json.loads(sys.argv[1])["links"][0]
+sys.exit(0 if l["util_threshold"] == 80 and l["util_hysteresis"] == 10 and
+         l["util_alarm"] is False else 1)' "$out"
+out=$(gexec 0 "snodectl link set snode0 0 util-threshold 0 2>&1; echo rc=\$?; snodectl link set snode0 0 util-threshold 101 2>&1; echo rc=\$?" | tr '\n' ' ')
+check "$KERNEL: util: util-threshold 0 and 101 refused, naming the value ($out)" eval \
+	'[ "$(grep -o "rc=64" <<<"$out" | wc -l)" = 2 ] && grep -q "bad util-threshold \"0\"" <<<"$out" && grep -q "bad util-threshold \"101\"" <<<"$out"'
+gexec 0 "snodectl link set snode0 1 util-threshold 50" >/dev/null
+out=$(gexec 0 "snodectl -j link show snode0 1; snodectl -j link show snode0 0")
+check "$KERNEL: util: util-threshold 50 on link 1 only" pycheck '
+a, b = [json.loads(x)["links"][0] for x in sys.argv[1].splitlines()]
+sys.exit(0 if a["util_threshold"] == 50 and b["util_threshold"] == 80 else 1)' "$out"
+gexec 0 "snodectl link set snode0 1 util-threshold 80" >/dev/null
+for p in 0 1; do
+	fmctl link lanes 0.$p 1
+	fmctl link speed 0.$p 1
+done
+fmctl sim export 1 7 1M 3M 0x5700 rw
+check "$KERNEL: util: both links at 1 x 1G" until_ok 15 eval \
+	'gexec 0 "snodectl -j link status snode0" | python3 -c "import json, sys; sys.exit(0 if all(x[\"lanes\"] == 1 and x[\"speed\"] == 1 for x in json.load(sys.stdin)[\"links\"]) else 1)"'
+sleep 3
+gexec 0 "rm -f /tmp/umon.*; (snodectl -j monitor timeout 60 >/tmp/umon.json 2>/tmp/umon.err & echo \$! >/tmp/umon.pid)
+	for i in \$(seq 50); do grep -q monitoring /tmp/umon.err && exit 0; sleep 0.1; done; exit 1" >/dev/null
+check "$KERNEL: util: monitor listening" [ $? -eq 0 ]
+gexec 0 "rm -f /tmp/ustream.*; (snode-perf -j dma handle snode:v1:1:7:0x5700 max 3M stream 9 >/tmp/ustream.json 2>/tmp/ustream.err; echo \$? >/tmp/ustream.rc) &" >/dev/null
+sleep 3
+rates=$(gexec 0 "snodectl -j link status -s --interval 3 snode0")
+echo "$rates" >"$LOG/util-rates.json"
+st=$(gexec 0 "snodectl -j health >/tmp/uhealth.json; echo \$?")
+uhealth=$(gexec 0 "cat /tmp/uhealth.json")
+echo "$uhealth" >"$LOG/util-health.json"
+text=$(gexec 0 "snodectl link status -s --interval 0.5 snode0")
+echo "$text" >"$LOG/util-rates.txt"
+until_ok 30 gexec 0 "test -f /tmp/ustream.rc" >/dev/null
+stream=$(gexec 0 "cat /tmp/ustream.json")
+echo "$stream" >"$LOG/util-stream.json"
+check "$KERNEL: util: the DMA stream ran and saturates the 1 Gbit/s link ($stream)" pycheck '
+d = json.loads(sys.argv[1])
+sys.exit(0 if d["benchmark"] == "dma-stream" and 0.8 <= d["gbps"] <= 1.1 else 1)' "$stream"
+check "$KERNEL: util: link status -s -j: the busy link tx within 10% of the stream's rate, the other idle" pycheck '
+s = json.loads(sys.argv[2])["gbps"]
+l = json.loads(sys.argv[1])["links"]
+tx = sorted(x["rate"]["tx_gbps"] for x in l)
+print(s, [x["rate"] for x in l], file=sys.stderr)
+busy = [x for x in l if x["rate"]["tx_gbps"] == tx[-1]][0]
+sys.exit(0 if abs(tx[-1] - s) <= 0.1 * s and tx[0] < 0.01 and
+         abs(busy["rate"]["tx_pct"] - 100 * tx[-1] / (busy["lanes"] * busy["speed"])) < 0.01 and
+         busy["rate"]["interval"] >= 3 and busy["util_alarm"] is True else 1)' "$rates" "$stream"
+check "$KERNEL: util: link status -s text: a rate line per link" eval \
+	'[ "$(grep -Ec "^    over [0-9.]+s: rx [0-9.]+ Gbit/s \([0-9.]+%\) tx [0-9.]+ Gbit/s \([0-9.]+%\)$" <<<"$text")" = 2 ]'
+check "$KERNEL: util: health -j warns of the busy link's utilisation (exit $st)" pycheck '
+d = json.loads(sys.argv[1]); p = d["devices"][0]["problems"]
+print(p, file=sys.stderr)
+sys.exit(0 if sys.argv[2] == "1" and d["verdict"] == "warning" and
+         any(x.startswith("link ") and " utilisation " in x and x.endswith("(alarm at 80%)") for x in p) else 1)' "$uhealth" "$st"
+# the alarm clears in the first whole period after the stream (1 s), held at
+# most one rate-limit interval (1 s)
+sleep 4
+gexec 0 "kill \$(cat /tmp/umon.pid)"
+out=$(gexec 0 "cat /tmp/umon.json")
+echo "$out" >"$LOG/util-monitor.json"
+check "$KERNEL: util: monitor -j: one link-util raised, then one cleared, on the busy link" pycheck '
+e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
+u = [x for x in e if x["event"] == "link-util"]
+print(u, file=sys.stderr)
+sys.exit(0 if len(u) == 2 and u[0]["alarm"] == "raised" and u[1]["alarm"] == "cleared" and
+         u[0]["port"] == u[1]["port"] and max(u[0]["tx_pct"], u[0]["rx_pct"]) >= 80 and
+         max(u[1]["tx_pct"], u[1]["rx_pct"]) < 70 and u[0]["util_threshold"] == 80 else 1)' "$out"
+for p in 0 1; do
+	fmctl link speed 0.$p 100
+	fmctl link lanes 0.$p max
+done
+fmctl sim unexport 1 7
+health_ok() { [ "$(gexec 0 "snodectl health >/dev/null; echo \$?")" = 0 ]; }
+check "$KERNEL: util: stream over, links back to 4 x 100G: health ok again" until_ok 15 health_ok
 
 finish

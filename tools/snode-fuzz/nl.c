@@ -188,7 +188,8 @@ static void op_raw(struct fz_ctx *c, struct fz_nl *nl)
 		size_t plen = fz_chance(c, 70) ? 4ULL << fz_below(c, 2) :
 			      fz_below(c, 40);
 
-		a->nla_type = (uint16_t)(1 + fz_below(c, 24));
+		/* attribute types up to the link set's last, and two past it */
+		a->nla_type = (uint16_t)(1 + fz_below(c, SNODE_A_LINK_MAX + 2));
 		if (fz_chance(c, 5))
 			a->nla_type |= NLA_F_NESTED;
 		a->nla_len = (uint16_t)(NLA_HDRLEN + plen);
@@ -241,7 +242,7 @@ static void op_lib_locked(struct fz_ctx *c, struct fz_nl *nl)
 {
 	unsigned int dev = fz_chance(c, 90) ? 0 : (unsigned int)fz_below(c, 4);
 	unsigned int port = (unsigned int)fz_below(c, 3);
-	int what = (int)fz_below(c, 11), ret;
+	int what = (int)fz_below(c, 12), ret;
 	struct snode_window_iter *windows;
 	struct snode_mem_iter *mems;
 	struct snode_msg_iter *msgs;
@@ -339,7 +340,7 @@ static void op_lib_locked(struct fz_ctx *c, struct fz_nl *nl)
 		fz_begin(c, "snode_link_clear(%u, %u)", dev, port);
 		ret = snode_link_clear(nl->ctx, dev, port);
 		break;
-	case 10: {
+	case 11: {
 		/* limits past the policy's ranges too: EPERM comes first */
 		unsigned int flaps = (unsigned int)fz_below(c, LINK_FLAPS_MAX + 2);
 		unsigned int window = (unsigned int)fz_below(c, 86402);
@@ -355,13 +356,23 @@ static void op_lib_locked(struct fz_ctx *c, struct fz_nl *nl)
 						  flaps, window);
 		break;
 	}
-	default:
+	case 6:
 		if (fz_privileged)
 			return;
 		admin = true;
 		fz_begin(c, "snode_link_set_ber_threshold(%u, %u)", dev, port);
 		ret = snode_link_set_ber_threshold(nl->ctx, dev, port,
 						   fz_rand(c));
+		break;
+	case 10:
+		if (fz_privileged)
+			return;
+		admin = true;
+		/* in range: libsnode refuses the rest before asking */
+		type = 1 + (unsigned int)fz_below(c, 100);
+		fz_begin(c, "snode_link_set_util_threshold(%u, %u, %u)", dev,
+			 port, type);
+		ret = snode_link_set_util_threshold(nl->ctx, dev, port, type);
 		break;
 	}
 	fz_end(c, ret < 0 ? -1 : 0, -ret);

@@ -37,9 +37,11 @@ struct dma_report {
 void perf_dma_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snode-perf dma [ handle HANDLE ] [ max BYTES ]\n"
+		"Usage: snode-perf dma [ handle HANDLE ] [ max BYTES ] [ stream SECONDS ]\n"
 		"HANDLE := snode:v1:NODE:EXPORT:KEY (default: export from this node)\n"
-		"BYTES  := largest copy, 4K to 256M (default 64M)\n");
+		"BYTES  := largest copy, 4K to 256M (default 64M)\n"
+		"stream: copies of min(BYTES, 256K) to the window for SECONDS (1..3600),\n"
+		"        and their rate; nothing else\n");
 }
 
 /* MB/s of DMA copies of @size, as many in flight as the queue allows. */
@@ -83,6 +85,61 @@ static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
 		t = perf_now() - t0;
 	} while (t < MIN_TIME);
 	*mbs = bytes / t / 1e6;
+	return 0;
+}
+
+/*
+ * A stream for @secs: @span in copies of @size kept in flight, each one
+ * that completes submitted again at once, so that the queue never runs
+ * dry between batches; then drained. Bytes and the time to the last
+ * completion.
+ */
+static int dma_stream_run(struct snode_dma_queue *q, struct snode_import *imp,
+			  uint8_t *buf, uint64_t size, uint64_t span,
+			  double secs, uint64_t *total, double *took)
+{
+	struct snode_dma_req reqs[DMA_DEPTH];
+	struct snode_dma_cpl cpls[DMA_DEPTH];
+	unsigned int batch = span / size, i, inflight = 0;
+	double t0 = perf_now(), t = 0;
+	uint64_t bytes = 0;
+	int n;
+
+	if (batch > DMA_DEPTH)
+		batch = DMA_DEPTH;
+	for (i = 0; i < batch; i++)
+		reqs[i] = (struct snode_dma_req){
+			.flags = SNODE_DMA_TO_GLOBAL,
+			.import_fd = snode_import_get_fd(imp),
+			.offset = i * size,
+			.addr = (uintptr_t)(buf + i * size),
+			.length = size,
+		};
+	n = snode_dma_submit(q, reqs, batch);
+	if (n < 0)
+		return n;
+	inflight = n;
+	while (inflight) {
+		n = snode_dma_reap(q, cpls, DMA_DEPTH, 10000);
+		if (n <= 0)
+			return n ? n : -ETIMEDOUT;
+		for (i = 0; i < (unsigned int)n; i++) {
+			if (cpls[i].status)
+				return cpls[i].status;
+			bytes += cpls[i].bytes;
+		}
+		inflight -= n;
+		t = perf_now() - t0;
+		if (t < secs) {
+			/* any n of the requests: their ranges are not in flight */
+			n = snode_dma_submit(q, reqs, n);
+			if (n < 0)
+				return n;
+			inflight += n;
+		}
+	}
+	*total = bytes;
+	*took = t;
 	return 0;
 }
 
@@ -131,6 +188,25 @@ static void dma_json(const void *arg)
 	print_close_array();
 }
 
+struct dma_stream {
+	const char *handle;
+	uint64_t size, bytes;
+	double secs, mbs;
+};
+
+static void dma_stream_json(const void *arg)
+{
+	const struct dma_stream *r = arg;
+
+	print_str("benchmark", NULL, "dma-stream");
+	print_str("window", NULL, r->handle);
+	print_u64("size", NULL, r->size);
+	print_u64("bytes", NULL, r->bytes);
+	print_double("seconds", NULL, r->secs);
+	print_double("mbps", NULL, r->mbs);
+	print_double("gbps", NULL, r->mbs * 8 / 1000);
+}
+
 /* The window: imported from @handle, or exported from this node first. */
 static int dma_window(struct perf *p, struct snode_handle *h, bool have,
 		      uint64_t span, struct snode_mem **mem,
@@ -158,7 +234,7 @@ int perf_dma(struct perf *p)
 	struct snode_import *imp = NULL;
 	struct snode_mem *mem = NULL;
 	char hstr[SNODE_HANDLE_STR_MAX];
-	uint64_t max = 64 * MIB, size, span;
+	uint64_t max = 64 * MIB, size, span, stream = 0;
 	struct snode_info info;
 	bool have = false;
 	uint8_t *buf, *win;
@@ -176,6 +252,9 @@ int perf_dma(struct perf *p)
 			have = true;
 		} else if (!strcmp(w, "max")) {
 			if (perf_parse_size(v, &max) || max > 256 * MIB)
+				return perf_usage(perf_dma_help);
+		} else if (!strcmp(w, "stream")) {
+			if (tool_parse_u64(v, 3600, &stream) || !stream)
 				return perf_usage(perf_dma_help);
 		} else {
 			return perf_usage(perf_dma_help);
@@ -202,6 +281,25 @@ int perf_dma(struct perf *p)
 		return perf_err("out of memory");
 	madvise(buf, span, MADV_HUGEPAGE);
 	memset(buf, 0x5a, span);
+
+	if (stream) {
+		struct dma_stream st = { .handle = hstr };
+
+		/* the engine's chunk: many in flight keep the line busy */
+		st.size = max < MIB / 4 ? max : MIB / 4;
+		ret = dma_stream_run(q, imp, buf, st.size, span, stream,
+				     &st.bytes, &st.secs);
+		if (ret < 0)
+			goto out;
+		st.mbs = st.bytes / st.secs / 1e6;
+		if (!p->json)
+			printf("snode-perf dma stream: window %s, %llu bytes in copies of %llu in %.3f s: %.1f MB/s, %.3f Gbit/s\n",
+			       hstr, (unsigned long long)st.bytes,
+			       (unsigned long long)st.size, st.secs, st.mbs,
+			       st.mbs * 8 / 1000);
+		ret = perf_json_report(p, dma_stream_json, &st);
+		goto out;
+	}
 
 	for (size = 4096; size <= max && rep.n < MAX_SIZES; size *= 4) {
 		struct dma_row *row = &rep.rows[rep.n++];

@@ -7,15 +7,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "snodectl.h"
 
 static void link_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snodectl link status [ DEV ]\n"
+		"Usage: snodectl link status [ -s [ --interval S ] ] [ DEV ]\n"
 		"       snodectl link show DEV PORT\n"
 		"       snodectl link set DEV PORT { state { up | down } | ber-threshold BER |\n"
+		"                                    util-threshold PCT |\n"
 		"                                    auto-isolate { off | [ ber BER ] [ flaps N/DUR ] } }\n"
 		"       snodectl link reset DEV PORT\n"
 		"       snodectl link clear DEV PORT\n"
@@ -25,6 +27,8 @@ static void link_help(FILE *f)
 		"                              [ --max-replays N ] [ --max-down N ] [ -j ]\n"
 		"DEV := { snodeN | dev snodeN }    PORT := 0..255 (or DEV/PORT)\n"
 		"BER := a rate from 0 to 1, e.g. 1e-12    DUR := N{s|m|h|d|w}, e.g. 7d\n"
+		"-s: rx/tx Gbit/s and %% of lanes x speed over S seconds (default 1, 0.1..60)\n"
+		"PCT := 1..100, the utilisation alarm threshold (default 80)\n"
 		"auto-isolate: take the link down past BER, or after N down events in DUR\n"
 		"(flaps 5/60s; N 1..64, DUR up to 1d); link clear, then state up, brings it back\n");
 }
@@ -77,8 +81,45 @@ static void link_print_isolation(const struct snode_link_info *li,
 		print_null("isolate_reason", NULL);
 }
 
-/* One line: the operator's view of a link. */
-static void link_print_status(const struct snode_link_info *li)
+/*
+ * link status -s: what crossed the link between two readings @secs apart,
+ * per direction, against lanes x speed; the driver's own utilisation
+ * alarm beside it.
+ */
+static void link_print_rates(const struct snode_link_info *li,
+			     const struct snode_link_info *before, double secs)
+{
+	double tx = 0, rx = 0, tx_pct = 0, rx_pct = 0;
+	bool ok = before &&
+		  !link_rate(before->tx_bytes, li->tx_bytes, secs, li->lanes,
+			     li->speed, &tx, &tx_pct) &&
+		  !link_rate(before->rx_bytes, li->rx_bytes, secs, li->lanes,
+			     li->speed, &rx, &rx_pct);
+
+	print_nl();
+	print_text("    ");
+	print_open_object("rate");
+	print_double("interval", "over %.1fs:", secs);
+	if (ok) {
+		print_double("rx_gbps", " rx %.3f Gbit/s", rx);
+		print_double("rx_pct", " (%.1f%%)", rx_pct);
+		print_double("tx_gbps", " tx %.3f Gbit/s", tx);
+		print_double("tx_pct", " (%.1f%%)", tx_pct);
+	} else {
+		/* counters cleared, or a link that came with the second reading */
+		print_text(" no rate (counters cleared)");
+		print_null("rx_gbps", NULL);
+		print_null("rx_pct", NULL);
+		print_null("tx_gbps", NULL);
+		print_null("tx_pct", NULL);
+	}
+	print_close_object();
+}
+
+/* One line: the operator's view of a link; with -s, a second: its rates. */
+static void link_print_status(const struct snode_link_info *li,
+			      const struct snode_link_info *before,
+			      double secs)
 {
 	print_open_object(NULL);
 	print_str("dev", "%s", li->dev_name);
@@ -98,6 +139,11 @@ static void link_print_status(const struct snode_link_info *li)
 	print_str("verdict", " %s", link_verdict(li));
 	link_print_isolation(li, NULL);
 	link_print_policy(li);
+	print_u64("util_threshold", NULL, li->util_threshold);
+	print_bool("util_alarm", li->util_alarm ? " util-alarm" : NULL,
+		   li->util_alarm);
+	if (secs > 0)
+		link_print_rates(li, before, secs);
 	print_nl();
 	print_close_object();
 }
@@ -165,26 +211,99 @@ static int link_target_only(struct snodectl *sc, struct link_target *t,
 	return ret;
 }
 
+enum { STATUS_OPT_STATS, STATUS_OPT_INTERVAL };
+
+static const struct tool_opt status_opts[] = {
+	{ "-s", STATUS_OPT_STATS, false },
+	{ "-stats", STATUS_OPT_STATS, false },
+	{ "-statistics", STATUS_OPT_STATS, false },
+	{ "-interval", STATUS_OPT_INTERVAL, true },
+	{ NULL, 0, false }
+};
+
+static double link_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The link @li was in the earlier snapshot @iter, or NULL. */
+static const struct snode_link_info *
+link_find(struct snode_link_iter *iter, const struct snode_link_info *li)
+{
+	const struct snode_link_info *b;
+
+	snode_link_iter_foreach(iter, b)
+		if (b->dev_index == li->dev_index && b->port == li->port)
+			return b;
+	return NULL;
+}
+
+/* link status [ -s [ --interval S ] ] [ DEV ] */
 static int link_status(struct snodectl *sc)
 {
+	struct snode_link_iter *iter, *first = NULL;
 	const struct snode_link_info *li;
-	struct snode_link_iter *iter;
-	int dev_index = -1, ret;
+	const char *name = NULL, *val;
+	double secs = 1, t0 = 0, t1;
+	bool stats = false, interval = false;
+	int dev_index = -1, argc, id, ret;
 	struct snode_dev *dev;
 
-	ret = snodectl_dev_only(sc, "link", &dev);
+	while (sc->argc > 0) {
+		id = tool_next_opt(&sc->argc, &sc->argv, status_opts, &val);
+		if (id == -2)
+			return TOOL_EXIT_USAGE;
+		if (id == STATUS_OPT_STATS) {
+			stats = true;
+			continue;
+		}
+		if (id == STATUS_OPT_INTERVAL) {
+			if (link_parse_interval(val, &secs))
+				return snodectl_usage("link", "link status: bad interval \"%s\" (seconds, %g to %d, e.g. 2 or 0.5s)",
+						      val, LINK_MIN_INTERVAL,
+						      LINK_MAX_INTERVAL);
+			interval = true;
+			continue;
+		}
+		argc = sc->argc;
+		ret = snodectl_dev_opt(sc, "link", &name);
+		if (ret)
+			return ret;
+		if (sc->argc == argc)
+			return snodectl_no_more(sc);
+	}
+	if (interval && !stats)
+		return snodectl_usage("link", "link status: --interval goes with -s");
+	ret = snodectl_dev_resolve(sc, name, &dev);
 	if (ret)
 		return ret;
 	if (dev)
 		dev_index = snode_dev_get_index(dev);
+	if (stats) {
+		ret = snode_link_list(sc->ctx, dev_index, sizeof(*li), &first);
+		if (ret < 0)
+			return snodectl_nl_err("link status", ret);
+		t0 = link_now();
+		nanosleep(&(struct timespec){ .tv_sec = (time_t)secs,
+			.tv_nsec = (long)((secs - (time_t)secs) * 1e9) }, NULL);
+	}
 	ret = snode_link_list(sc->ctx, dev_index, sizeof(*li), &iter);
-	if (ret < 0)
+	if (ret < 0) {
+		snode_link_iter_free(first);
 		return snodectl_nl_err("link status", ret);
+	}
+	/* the time the readings were apart, not the one asked for */
+	t1 = link_now();
 	print_open_array("links");
 	snode_link_iter_foreach(iter, li)
-		link_print_status(li);
+		link_print_status(li, stats ? link_find(first, li) : NULL,
+				  stats ? t1 - t0 : 0);
 	print_close_array();
 	snode_link_iter_free(iter);
+	snode_link_iter_free(first);
 	return 0;
 }
 
@@ -240,6 +359,13 @@ static int link_show(struct snodectl *sc)
 	print_u64("rx_bytes", " rx_bytes %llu", li->rx_bytes);
 	print_u64("tx_msgs", " tx_msgs %llu", li->tx_msgs);
 	print_u64("rx_msgs", " rx_msgs %llu", li->rx_msgs);
+	print_nl();
+	print_text("    ");
+	print_double("util_tx_pct", "util tx %.1f%%", li->util_tx / 100.0);
+	print_double("util_rx_pct", " rx %.1f%%", li->util_rx / 100.0);
+	print_u64("util_threshold", " threshold %llu%%", li->util_threshold);
+	print_u64("util_hysteresis", " hysteresis %llu", li->util_hysteresis);
+	print_bool("util_alarm", " alarm %s", li->util_alarm);
 	print_nl();
 	print_close_object();
 	print_close_array();
@@ -309,9 +435,9 @@ static int link_policy_arg(struct snodectl *sc, struct link_policy *pol)
 static int link_set(struct snodectl *sc)
 {
 	struct link_policy pol = { 0 };
-	bool set_state = false, set_policy = false;
+	bool set_state = false, set_policy = false, set_util = false;
+	unsigned int dev_index, util = 0;
 	struct link_target t;
-	unsigned int dev_index;
 	const char *val = NULL;
 	uint64_t ber = 0;
 	int ret;
@@ -328,13 +454,19 @@ static int link_set(struct snodectl *sc)
 		ret = link_ber_arg(snodectl_arg_next(sc), &ber);
 		if (ret)
 			return ret;
+	} else if (snodectl_arg_match(sc, "util-threshold")) {
+		val = snodectl_arg_next(sc);
+		if (link_parse_util(val, &util))
+			return snodectl_usage("link", "link set: bad util-threshold \"%s\" (percent of lanes x speed, 1..100)",
+					      val ? val : "");
+		set_util = true;
 	} else if (snodectl_arg_match(sc, "auto-isolate")) {
 		ret = link_policy_arg(sc, &pol);
 		if (ret)
 			return ret;
 		set_policy = true;
 	} else {
-		return snodectl_usage("link", "link set: expected state up|down, ber-threshold BER or auto-isolate ...");
+		return snodectl_usage("link", "link set: expected state up|down, ber-threshold BER, util-threshold PCT or auto-isolate ...");
 	}
 	ret = snodectl_no_more(sc);
 	if (!ret)
@@ -344,6 +476,9 @@ static int link_set(struct snodectl *sc)
 	if (set_state)
 		ret = snode_link_set_state(sc->ctx, dev_index, t.port,
 					   !strcmp(val, "up"));
+	else if (set_util)
+		ret = snode_link_set_util_threshold(sc->ctx, dev_index, t.port,
+						    util);
 	else if (set_policy)
 		ret = snode_link_set_auto_isolate(sc->ctx, dev_index, t.port,
 						  pol.on, pol.ber, pol.flaps,

@@ -22,8 +22,8 @@ static void monitor_help(FILE *f)
 {
 	fprintf(f,
 		"Usage: snodectl monitor [ events ] [ count N ] [ timeout SECONDS ]\n"
-		"Prints link, BER alarm, link isolation, node, window,\n"
-		"access-violation and thermal events of every NIC as they happen.\n");
+		"Prints link, BER alarm, link isolation, utilisation alarm, node,\n"
+		"window, access-violation and thermal events of every NIC as they happen.\n");
 }
 
 /* What a node event means to an operator. */
@@ -111,6 +111,18 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 			  link_oper_name(li->oper_state));
 		print_u64("down_events", ", down_events %llu)",
 			  li->down_events);
+		break;
+	case SNODE_NL_CMD_LINK_UTIL_NTF:
+		print_str("event", " %s", "link-util");
+		print_u64("port", " port %llu", li->port);
+		print_str("alarm", " alarm %s", li->util_alarm ? "raised" :
+								 "cleared");
+		print_double("tx_pct", " tx %.1f%%", li->util_tx / 100.0);
+		print_double("rx_pct", " rx %.1f%%", li->util_rx / 100.0);
+		print_u64("util_threshold", " threshold %llu%%",
+			  li->util_threshold);
+		print_u64("util_hysteresis", " hysteresis %llu",
+			  li->util_hysteresis);
 		break;
 	case SNODE_NL_CMD_NODE_STATE_NTF:
 		print_str("event", " %s", "node-state");

@@ -218,6 +218,22 @@ const char *link_isolate_reason_name(unsigned int reason);
  */
 int link_parse_flaps(const char *s, unsigned int *flaps,
 		     unsigned int *window);
+/* link status -s --interval S: seconds, LINK_MIN_INTERVAL..LINK_MAX_INTERVAL */
+#define LINK_MIN_INTERVAL	0.1
+#define LINK_MAX_INTERVAL	60
+/* "2", "0.5", "2s": 0 and the seconds in @secs, or -1 */
+int link_parse_interval(const char *s, double *secs);
+/* util-threshold PCT: "80" or "80%", 1..100; 0 or -1 */
+int link_parse_util(const char *s, unsigned int *pct);
+/*
+ * The rate of a byte counter that went from @before to @after in @secs,
+ * in Gbit/s, and as a percentage of @lanes x @speed Gb/s (0 for a link
+ * without lanes). -1 if the counter went back (cleared) or @secs is not
+ * positive: no rate.
+ */
+int link_rate(uint64_t before, uint64_t after, double secs,
+	      unsigned int lanes, unsigned int speed, double *gbps,
+	      double *pct);
 const char *health_name(enum health v);
 /* snodectl health's exit status for a verdict */
 int health_exit_status(enum health v);

@@ -6,6 +6,7 @@
  * sensor values.
  */
 #include <stdarg.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -82,6 +83,53 @@ int link_parse_flaps(const char *s, unsigned int *flaps,
 		return -1;
 	*flaps = v;
 	*window = secs;
+	return 0;
+}
+
+int link_parse_interval(const char *s, double *secs)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || (*s < '0' || *s > '9'))
+		return -1;
+	v = strtod(s, &end);
+	if (end[0] == 's')
+		end++;
+	if (*end || !(v >= LINK_MIN_INTERVAL && v <= LINK_MAX_INTERVAL))
+		return -1;
+	*secs = v;
+	return 0;
+}
+
+int link_parse_util(const char *s, unsigned int *pct)
+{
+	char n[8];
+	size_t len = s ? strlen(s) : 0;
+	uint64_t v;
+
+	if (len && s[len - 1] == '%')
+		len--;
+	if (!len || len >= sizeof(n) || s[0] < '0' || s[0] > '9')
+		return -1;
+	memcpy(n, s, len);
+	n[len] = '\0';
+	if (tool_parse_u64(n, 100, &v) || !v)
+		return -1;
+	*pct = v;
+	return 0;
+}
+
+int link_rate(uint64_t before, uint64_t after, double secs,
+	      unsigned int lanes, unsigned int speed, double *gbps,
+	      double *pct)
+{
+	double cap = (double)lanes * speed;
+
+	if (after < before || !(secs > 0))
+		return -1;
+	*gbps = (double)(after - before) * 8 / secs / 1e9;
+	*pct = cap > 0 ? *gbps / cap * 100 : 0;
 	return 0;
 }
 
@@ -177,6 +225,13 @@ void health_judge_link(struct health_dev *h, struct health_links *c,
 		    li->admin_state == SNODE_LINK_ADMIN_STATE_DOWN;
 
 	c->total++;
+	if (li->util_alarm)
+		health_problem(h, HEALTH_WARNING,
+			       "link %u utilisation %.0f%% (alarm at %u%%)",
+			       li->port,
+			       (li->util_tx > li->util_rx ? li->util_tx :
+							    li->util_rx) / 100.0,
+			       li->util_threshold);
 	if (!strcmp(v, "ok")) {
 		c->ok++;
 		return;

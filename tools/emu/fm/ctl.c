@@ -40,6 +40,7 @@ static const char ctl_usage[] =
 	"  link flap LINK [count N] [period MS]\n"
 	"  link ber LINK RATE\n"
 	"  link lanes LINK N|max\n"
+	"  link speed LINK GBPS           per lane, 1..65535\n"
 	"  link reset LINK\n"
 	"  switch down|up SWITCH          every link of SWITCH (a plane's failure)\n"
 	"  node kill|isolate|join N\n"
@@ -350,6 +351,15 @@ static int ctl_link(struct fm_fabric *f, int argc, char **argv,
 			return 1;
 		}
 		fm_link_set_lanes(f, l, v);
+	} else if (!strcmp(argv[1], "speed")) {
+		if (argc != 4)
+			goto usage;
+		if (fm_parse_u64(argv[3], &v) || !v || v > UINT16_MAX) {
+			fm_buf_printf(err, "bad speed '%s' (1..65535 Gb/s per lane)\n",
+				      argv[3]);
+			return 1;
+		}
+		fm_link_set_speed(f, l, v);
 	} else {
 		goto usage;
 	}

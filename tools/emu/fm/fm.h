@@ -232,6 +232,7 @@ bool fm_link_routable(const struct fm_link *l, uint64_t now);
 void fm_link_advance(struct fm_link *l, uint64_t now);
 void fm_link_set_ber(struct fm_fabric *f, struct fm_link *l, double ber);
 void fm_link_set_lanes(struct fm_fabric *f, struct fm_link *l, uint8_t lanes);
+void fm_link_set_speed(struct fm_fabric *f, struct fm_link *l, uint16_t speed);
 void fm_link_set_admin(struct fm_fabric *f, struct fm_link *l, bool up);
 void fm_link_reset(struct fm_fabric *f, struct fm_link *l);
 void fm_link_clear(struct fm_link *l);

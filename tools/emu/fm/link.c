@@ -133,6 +133,15 @@ void fm_link_set_lanes(struct fm_fabric *f, struct fm_link *l, uint8_t lanes)
 	fm_link_note_state(f, l);
 }
 
+/* A retrain at another per-lane speed: the line rate changes, not the state. */
+void fm_link_set_speed(struct fm_fabric *f, struct fm_link *l, uint16_t speed)
+{
+	fm_link_advance(l, f->now);
+	link_fold(l);
+	l->speed = speed;
+	l->dirty = true;
+}
+
 void fm_link_set_admin(struct fm_fabric *f, struct fm_link *l, bool up)
 {
 	fm_link_advance(l, f->now);

@@ -143,7 +143,11 @@ comp() { # comp WORD...: the completions after WORD... and an empty word
 		comp "$TOP/tools/snodectl/snodectl.bash-completion" snodectl "$@"
 }
 ok "completion: link t DEV PORT offers off (threshold)" eval '[ "$(comp link t snode0 1)" = off ]'
-ok "completion: l se DEV PORT offers state, ber-threshold and auto-isolate (set)" eval '[ "$(comp l se snode0 1 | sort | tr "\n" " ")" = "auto-isolate ber-threshold state " ]'
+ok "completion: l se DEV PORT offers state, ber-threshold, util-threshold and auto-isolate (set)" eval '[ "$(comp l se snode0 1 | sort | tr "\n" " ")" = "auto-isolate ber-threshold state util-threshold " ]'
+ok "completion: link set DEV PORT util-threshold offers percentages" eval 'comp link set snode0 1 util-threshold | grep -qx 80'
+ok "completion: link status offers -s and --interval" eval '[ "$(comp link status | sort | tr "\n" " ")" = "--interval -s " ]'
+ok "completion: link status -s --interval offers seconds" eval 'comp link status -s --interval | grep -qx 2'
+ok "completion: link status -s offers --interval after it" eval 'comp link status -s | grep -qx -- --interval'
 ok "completion: link set DEV PORT auto-isolate offers off, ber, flaps" eval '[ "$(comp link set snode0 1 auto-isolate | sort | tr "\n" " ")" = "ber flaps off " ]'
 ok "completion: ... ber BER offers the limit not given yet (flaps)" eval '[ "$(comp link set snode0 1 auto-isolate ber 1e-9)" = flaps ]'
 ok "completion: ... flaps offers N/DUR examples" eval 'comp link set snode0 1 auto-isolate flaps | grep -qx 5/60s'
@@ -193,6 +197,9 @@ done <<'EOF2'
 dev show snode0 extra
 node list snode0 extra
 link status snode0 extra
+link status -s snode0 extra
+link status -s --interval 2 snode0 extra
+link set snode0 1 util-threshold 80 extra
 link show snode0 1 extra
 link show snode0/1 extra
 link set snode0 1 state up extra
@@ -237,6 +244,20 @@ ber 1e-9 ber 1e-8:unexpected argument "ber"
 EOF2
 run -n "$SNODECTL" monitor count x
 ok "monitor count x: exit 64" eval 'rc_is 64'
+while IFS=: read -r args want; do
+	run -n "$SNODECTL" link $args
+	ok "link $args: one-line error, exit 64" eval 'rc_is 64 && [ -z "$out" ] && [ "$(wc -l <<<"$err")" = 1 ] && has "$want" "$err"'
+done <<'EOF2'
+set snode0 1 util-threshold 0:bad util-threshold "0"
+set snode0 1 util-threshold 101:bad util-threshold "101"
+set snode0 1 util-threshold 8o:bad util-threshold "8o"
+set snode0 1 util-threshold:bad util-threshold ""
+status -s --interval 0:bad interval "0"
+status -s --interval 61:bad interval "61"
+status -s --interval x:bad interval "x"
+status --interval 2:--interval goes with -s
+status -s --interval:needs a value
+EOF2
 
 # --- one device syntax ------------------------------------------------------------
 while IFS=: read -r cmd want; do

@@ -550,6 +550,65 @@ static void test_common_cause(void)
 	   HEALTH_MAX_DOWN, n ? g[0].text : "");
 }
 
+/* link status -s and link set util-threshold: the pure parts */
+static void test_link_rates(void)
+{
+	struct snode_link_info li = link_good(0);
+	struct health_links lc = { 0 };
+	double g = -1, p = -1, secs = 0;
+	struct health_dev h;
+	unsigned int pct = 0;
+
+	ok(!link_rate(0, 125000000, 1, 1, 1, &g, &p) &&
+	   fabs(g - 1.0) < 1e-9 && fabs(p - 100.0) < 1e-9,
+	   "rate: 125 MB in 1 s on 1x1G: 1 Gbit/s, 100%% (%g, %g)", g, p);
+	ok(!link_rate(1000, 1000 + 100000000000ull, 2, 4, 100, &g, &p) &&
+	   fabs(g - 400.0) < 1e-9 && fabs(p - 100.0) < 1e-9,
+	   "rate: 100 GB in 2 s on 4x100G: 400 Gbit/s, 100%% (%g, %g)", g, p);
+	ok(!link_rate(0, 50000000, 0.5, 4, 1, &g, &p) &&
+	   fabs(g - 0.8) < 1e-9 && fabs(p - 20.0) < 1e-9,
+	   "rate: half a second, 4 lanes: 0.8 Gbit/s, 20%% (%g, %g)", g, p);
+	ok(!link_rate(7, 7, 1, 4, 100, &g, &p) && g == 0 && p == 0,
+	   "rate: an idle link: 0, 0%%");
+	ok(!link_rate(0, 1000, 1, 0, 100, &g, &p) && p == 0 && g > 0,
+	   "rate: a link without lanes has a rate but no share (%g)", p);
+	g = p = -1;
+	ok(link_rate(2000, 1000, 1, 4, 100, &g, &p) && g == -1 && p == -1,
+	   "rate: a counter that went back (cleared) is no rate, nothing written");
+	ok(link_rate(0, 1000, 0, 4, 100, &g, &p) &&
+	   link_rate(0, 1000, -1, 4, 100, &g, &p),
+	   "rate: no time or negative time is no rate");
+
+	ok(!link_parse_interval("2", &secs) && secs == 2 &&
+	   !link_parse_interval("0.5s", &secs) && secs == 0.5 &&
+	   !link_parse_interval("0.1", &secs) && !link_parse_interval("60", &secs),
+	   "interval: 2, 0.5s, the bounds 0.1 and 60");
+	ok(link_parse_interval("0", &secs) && link_parse_interval("0.05", &secs) &&
+	   link_parse_interval("61", &secs) && link_parse_interval("-1", &secs) &&
+	   link_parse_interval("1m", &secs) && link_parse_interval("", &secs) &&
+	   link_parse_interval(NULL, &secs) && link_parse_interval("nan", &secs) &&
+	   link_parse_interval("1e1x", &secs),
+	   "interval: 0, too short, too long, negative, junk are refused");
+	ok(!link_parse_util("80", &pct) && pct == 80 &&
+	   !link_parse_util("1%", &pct) && pct == 1 &&
+	   !link_parse_util("100", &pct) && pct == 100,
+	   "util-threshold: 80, 1%%, 100");
+	ok(link_parse_util("0", &pct) && link_parse_util("101", &pct) &&
+	   link_parse_util("%", &pct) && link_parse_util("-5", &pct) &&
+	   link_parse_util("80%%", &pct) && link_parse_util("8o", &pct) &&
+	   link_parse_util(NULL, &pct) && pct == 100,
+	   "util-threshold: 0, 101, junk are refused, nothing written");
+
+	memset(&h, 0, sizeof(h));
+	li.util_alarm = 1;
+	li.util_tx = 9512;
+	li.util_threshold = 80;
+	health_judge_link(&h, &lc, &li);
+	ok(h.verdict == HEALTH_WARNING && has_problem(&h, "link 0 utilisation 95% (alarm at 80%)"),
+	   "health: a link in utilisation alarm is a warning naming it (%s)",
+	   h.nproblems ? h.problems[0] : "");
+}
+
 static void test_health(void)
 {
 	const struct snode_dev_status live = {
@@ -1784,6 +1843,7 @@ int main(int argc, char **argv)
 	test_ber();
 	test_link_verdict();
 	test_link_isolation();
+	test_link_rates();
 	test_health();
 	test_common_cause();
 	test_health_levels();

@@ -76,6 +76,13 @@ static void epochs(void)
 	fm_link_set_admin(&f, l, true);
 	fm_link_set_lanes(&f, l, l->max_lanes);
 	ok(fm_link_oper(l, f.now) == SNODE_FM_PORT_UP, "up with all lanes: up");
+	fm_link_set_speed(&f, l, l->speed / 2);
+	ok(fm_link_oper(l, f.now) == SNODE_FM_PORT_UP && l->dirty,
+	   "new speed: still up, the ends are told");
+	f.now = 4000;
+	fm_links_tick(&f);
+	ok(l->crc_errors == 1400, "half the speed halves the rate: +400 (got %llu)",
+	   (unsigned long long)l->crc_errors);
 	fm_fabric_free(&f);
 }
 

@@ -40,6 +40,36 @@ void snode_count_bytes(SnodeNicState *s, uint32_t node, uint64_t n,
     }
 }
 
+/*
+ * DMA pacing: a link carries lanes x speed Gbit/s and no more. Each chunk
+ * books the line of the port it leaves or enters for its serialisation
+ * time; the next chunk on that port waits until the line is free. Up to
+ * SNODE_DMA_BURST_NS of idle time is credited (the pace timer and the
+ * guest are late by milliseconds under TCG), no more, so that a stream
+ * after a pause does not run above the line rate for long.
+ */
+#define SNODE_DMA_BURST_NS  (20 * 1000 * 1000)
+
+static int snode_dma_port(SnodeNicState *s)
+{
+    int i = s->dma_dst_att >= 0 ? s->dma_dst_att : s->dma_src_att;
+
+    return i >= 0 ? snode_route_port(s, s->att[i].node) : -1;
+}
+
+/* Serialisation time of @n bytes on port @p, 0 if its rate is unknown. */
+static int64_t snode_line_ns(SnodeNicState *s, int p, uint64_t n)
+{
+    SnodePort *sp = &s->port[p];
+    uint64_t gbps = (uint64_t)sp->fm.lanes * sp->fm.speed;
+
+    if (!sp->known || !gbps) {
+        return 0;
+    }
+    /* n * 8 bits at gbps * 1e9 bit/s, in ns */
+    return n * 8 / gbps;
+}
+
 static void snode_dma_complete(SnodeNicState *s, uint16_t status)
 {
     SnodeDmaCpl cpl = {};
@@ -180,6 +210,7 @@ void snode_dma_bh(void *opaque)
 {
     SnodeNicState *s = opaque;
     uint16_t st;
+    int p;
 
     if (!(s->status & R_STATUS_ENABLED_MASK) || !s->dsq.size ||
         (s->status & R_STATUS_FATAL_MASK)) {
@@ -210,6 +241,19 @@ void snode_dma_bh(void *opaque)
             qemu_bh_schedule(s->dma_bh);
             return;
         }
+    }
+    p = snode_dma_port(s);
+    if (p >= 0) {
+        SnodePort *sp = &s->port[p];
+        int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        uint32_t n = MIN(SNODE_DMA_CHUNK, s->dma_desc.len - s->dma_done);
+
+        if (sp->line_free_ns > now) {
+            timer_mod(s->dma_pace_timer, sp->line_free_ns);
+            return;
+        }
+        sp->line_free_ns = MAX(sp->line_free_ns, now - SNODE_DMA_BURST_NS) +
+                           snode_line_ns(s, p, n);
     }
     st = snode_dma_chunk(s);
     if (st != SNODE_ASYNC) {

@@ -436,6 +436,10 @@ static void snode_reset(SnodeNicState *s)
     s->powered_on = true;
 
     snode_queues_stop(s);
+    timer_del(s->dma_pace_timer);
+    for (i = 0; i < s->nports; i++) {
+        s->port[i].line_free_ns = 0;
+    }
     memset(s->qreg, 0, sizeof(s->qreg));
     s->scratch = 0;
     s->ctrl = 0;
@@ -576,6 +580,7 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
 
     s->admin_bh = qemu_bh_new(snode_admin_bh, s);
     s->dma_bh = qemu_bh_new(snode_dma_bh, s);
+    s->dma_pace_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, snode_dma_bh, s);
     s->fm_lost_bh = qemu_bh_new(snode_fm_lost_bh, s);
     s->hb_timer = timer_new_ms(QEMU_CLOCK_REALTIME, snode_hb_tick, s);
     if (s->fm_fd >= 0) {
@@ -614,6 +619,7 @@ static void snode_exit(PCIDevice *pdev)
     unsigned i;
 
     timer_free(s->hb_timer);
+    timer_free(s->dma_pace_timer);
     qemu_bh_delete(s->fm_lost_bh);
     qemu_bh_delete(s->dma_bh);
     qemu_bh_delete(s->admin_bh);

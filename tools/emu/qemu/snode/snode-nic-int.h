@@ -119,6 +119,7 @@ typedef struct SnodePort {
     bool known;
     uint64_t tx_bytes, rx_bytes, tx_msgs, rx_msgs;
     uint64_t rep_tx, rep_rx;        /* already reported to the fm */
+    int64_t line_free_ns;           /* QEMU_CLOCK_VIRTUAL: DMA pacing */
 } SnodePort;
 
 /* A request to the fm waiting for its reply. */
@@ -215,6 +216,7 @@ struct SnodeNicState {
     QSIMPLEQ_HEAD(, SnodeCpl) backlog;
     QEMUBH *admin_bh;
     QEMUBH *dma_bh;
+    QEMUTimer *dma_pace_timer;  /* the DMA engine waits for a busy link */
     uint32_t ev_seq;
     uint32_t ev_lost;
 
