@@ -66,12 +66,14 @@ void perf_trace_close(struct perf_trace *t);
 /* One benchmark per file, each with its help. */
 int perf_allreduce(struct perf *p);
 int perf_dma(struct perf *p);
+int perf_dump(struct perf *p);
 int perf_events(struct perf *p);
 int perf_mem(struct perf *p);
 int perf_notify(struct perf *p);
 int perf_ping(struct perf *p);
 void perf_allreduce_help(FILE *f);
 void perf_dma_help(FILE *f);
+void perf_dump_help(FILE *f);
 void perf_events_help(FILE *f);
 void perf_mem_help(FILE *f);
 void perf_notify_help(FILE *f);
