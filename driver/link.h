@@ -202,7 +202,6 @@ struct snode_link_node {
 	u16 rack;
 };
 
-
 /**
  * struct snode_link - link health of one NIC
  * @sdev: the NIC
