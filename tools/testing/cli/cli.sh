@@ -462,7 +462,7 @@ for h in --help -h -help help; do
 done
 run -n "$PERF" help
 benches=$(sed -n '/^BENCHMARK/,$p' <<<"$out" | awk 'NR > 1 { print $1 }')
-ok "snode-perf help lists six benchmarks" eval '[ "$(wc -w <<<"$benches")" -eq 6 ]'
+ok "snode-perf help lists seven benchmarks, dump among them" eval '[ "$(wc -w <<<"$benches")" -eq 7 ] && grep -qx dump <<<"$benches"'
 for b in $benches; do
 	run -n "$PERF" "$b" help
 	ok "snode-perf $b help: without a device, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
