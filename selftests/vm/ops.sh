@@ -76,18 +76,20 @@ topo_agrees() {
 	local j fm
 	j=$(gexec 0 "snodectl -j node list")
 	fm=$("$FM" ctl --dir "$SNODE_FM_DIR" show nodes from 0 -j 2>>"$LOG/fm-ctl.log")
+	# files, not arguments: 1023 nodes are more than one argument may hold
 	echo "$j" >"$LOG/topo-nodes.json"
 	echo "$fm" >"$LOG/topo-fm.json"
 	pycheck '
-n = json.loads(sys.argv[1])["nodes"]
-fm = {x["id"]: x for x in json.loads(sys.argv[2]) if x["id"] != 0}
+n = json.load(open(sys.argv[1]))["nodes"]
+fm = {x["id"]: x for x in json.load(open(sys.argv[2])) if x["id"] != 0}
 key = lambda x: (x.get("state", x.get("view")), x.get("route_port", -1), x.get("hops"),
                  x.get("switch"), x.get("plane"), x.get("rack"))
 got = {x["node"]: key(x) for x in n}
 want = {i: key(x) for i, x in fm.items()}
 bad = [(i, got.get(i), want[i]) for i in want if got.get(i) != want[i]]
 print(len(n), bad[:5], file=sys.stderr)
-sys.exit(0 if len(n) == int(sys.argv[3]) and not bad else 1)' "$j" "$fm" "$1"
+sys.exit(0 if len(n) == int(sys.argv[3]) and not bad else 1)' \
+		"$LOG/topo-nodes.json" "$LOG/topo-fm.json" "$1"
 }
 check "$KERNEL: topology: node list -j agrees with snode-fm on nodes 1-3 (rack, plane, switch, hops)" \
 	until_ok 10 topo_agrees 3
@@ -322,12 +324,12 @@ if vm_up 1024-sim --topology "$TOPO1024"; then
 	check "$KERNEL: 1024: node list: 1023 other nodes up" until_ok 30 nodes_up
 	check "$KERNEL: 1024: node list -j agrees with snode-fm on all 1023 nodes (state, route, hops, switch, plane, rack)" \
 		topo_agrees 1023
-	out=$(gexec 0 "snodectl -j node list")
+	gexec 0 "snodectl -j node list" >"$LOG/nodes-1024.json"
 	check "$KERNEL: 1024: own rack 2 hops via its leaf, other racks 4 via theirs" pycheck '
-n = {x["node"]: x for x in json.loads(sys.argv[1])["nodes"]}
+n = {x["node"]: x for x in json.load(open(sys.argv[1]))["nodes"]}
 ok = all((n[i]["hops"], n[i]["switch"], n[i]["rack"], n[i]["plane"]) ==
          (2 if i < 32 else 4, "r%02dp0" % (i // 32), "rack%02d" % (i // 32), 0) for i in range(1, 1024))
-sys.exit(0 if ok and len(n) == 1023 else 1)' "$out"
+sys.exit(0 if ok and len(n) == 1023 else 1)' "$LOG/nodes-1024.json"
 	out=$(gexec 0 "snodectl -j dev show snode0")
 	check "$KERNEL: 1024: dev show: max_nodes 1024, attached as node 0" pycheck '
 d = json.loads(sys.argv[1])
