@@ -601,7 +601,8 @@ struct snode_node_topo {
 	__le16 rack;		/* the node's rack, or NONE16 */
 	u8 plane;		/* of @sw, or SNODE_TOPO_NO_PLANE */
 	u8 hops;		/* links of the route, 0: no route */
-	u8 rsvd[2];
+	u8 state;		/* as a NODE_LIST byte */
+	u8 rsvd;
 };
 
 /* TOPO_NAMES data: one entry per switch or rack */

@@ -24,7 +24,7 @@
  * thresholds the administrator sets per NIC or per link.
  *
  * The device is the source of truth: link-get and node-get ask it
- * (PORT_QUERY, NODE_LIST) and the answer refreshes the cache. Events keep
+ * (PORT_QUERY, NODE_TOPO) and the answer refreshes the cache. Events keep
  * the cache current in between; an answer never overwrites what an event
  * reported after the question was asked (&snode_link.events orders the
  * two). If events were lost (EQ_OVERFLOW) or the NIC re-attached to the
@@ -896,11 +896,12 @@ const char *__snode_link_topo_name(struct snode_link *link, unsigned int kind,
  * snode_link_nodes_refresh() - read the node table from the NIC
  * @sdev: snode device
  *
- * Issues NODE_LIST and merges the answer into the cache; a node whose
- * state differs without an event having said so is notified. Then
- * NODE_TOPO, the route topology of every node, in one command for the
- * whole table (never one per node: a 1024-node dump stays a few
- * commands), and the names if they were not read yet.
+ * Issues NODE_TOPO, which holds each node's NODE_LIST byte and the route
+ * topology (decision 0030), and merges the answer into the cache; a node
+ * whose state differs without an event having said so is notified. One
+ * command for the whole table, never one per node: under emulation an
+ * admin command costs milliseconds, and a dump of 1024 nodes has a 20 ms
+ * budget. The names are read first if they were not yet.
  *
  * Context: Process context, sleeps. Must not hold &snode_link.lock.
  * Return: 0 or the errno of the command; the cache is unchanged on error.
@@ -909,11 +910,6 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 {
 	struct snode_link *link = sdev->link;
 	struct snode_admin_req req = {
-		.cmd.opcode = SNODE_OP_NODE_LIST,
-		.len = link->max_nodes,
-		.dir = DMA_FROM_DEVICE,
-	};
-	struct snode_admin_req treq = {
 		.cmd.opcode = SNODE_OP_NODE_TOPO,
 		.len = link->max_nodes * sizeof(struct snode_node_topo),
 		.dir = DMA_FROM_DEVICE,
@@ -921,7 +917,6 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 	struct snode_ev_meta meta = {};
 	struct snode_node_topo *topo;
 	u32 before;
-	u8 *list;
 	u32 i;
 	int ret;
 
@@ -930,14 +925,10 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 	ret = snode_link_topo_refresh(sdev);
 	if (ret)
 		return ret;
-	list = kvzalloc(link->max_nodes, GFP_KERNEL);
 	topo = kvcalloc(link->max_nodes, sizeof(*topo), GFP_KERNEL);
-	if (!list || !topo) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	req.data = list;
-	treq.data = topo;
+	if (!topo)
+		return -ENOMEM;
+	req.data = topo;
 
 	mutex_lock(&link->lock);
 	before = link->events;
@@ -946,15 +937,12 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 	ret = snode_admin_exec(sdev, &req);
 	if (ret)
 		goto out;
-	ret = snode_admin_exec(sdev, &treq);
-	if (ret)
-		goto out;
 
 	meta.ts = ktime_get_real_ns();
 	mutex_lock(&link->lock);
 	for (i = 0; i < link->max_nodes; i++) {
 		struct snode_link_node *ln = &link->nodes[i];
-		u8 route = FIELD_GET(SNODE_NODE_LIST_ROUTE_MASK, list[i]);
+		u8 route = FIELD_GET(SNODE_NODE_LIST_ROUTE_MASK, topo[i].state);
 		u8 state;
 
 		/* the topology follows the route; ids checked when named */
@@ -966,7 +954,8 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 		if ((s32)(ln->stamp - before) > 0)
 			continue;
 		state = snode_node_state(link,
-					 FIELD_GET(SNODE_NODE_LIST_STATE_MASK, list[i]),
+					 FIELD_GET(SNODE_NODE_LIST_STATE_MASK,
+						   topo[i].state),
 					 &route);
 		if (state == ln->state && route == ln->route)
 			continue;
@@ -977,7 +966,6 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 	mutex_unlock(&link->lock);
 out:
 	kvfree(topo);
-	kvfree(list);
 	return ret;
 }
 

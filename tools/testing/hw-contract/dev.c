@@ -77,6 +77,7 @@ const struct hc_def hc_device[] = {
 	MEM("node_topo", SnodeNodeTopo, rack),
 	MEM("node_topo", SnodeNodeTopo, plane),
 	MEM("node_topo", SnodeNodeTopo, hops),
+	MEM("node_topo", SnodeNodeTopo, state),
 	MEM("node_topo", SnodeNodeTopo, reserved),
 	SIZE("topo_name", SnodeTopoName),
 	MEM("topo_name", SnodeTopoName, name),

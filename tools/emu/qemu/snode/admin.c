@@ -255,6 +255,10 @@ static uint16_t snode_cmd_node_topo(SnodeNicState *s, const SnodeAdminCmd *c,
     uint32_t n, known = 0;
 
     for (n = 0; n < s->max_nodes; n++) {
+        uint8_t route = s->node_route[n] >= s->nports ? 0xf : s->node_route[n];
+
+        /* the NODE_LIST byte too: one command for the whole table */
+        s->node_topo[n].state = (s->node_state[n] & 0xf) | (route << 4);
         known += s->node_state[n] != SNODE_FM_NODE_UNKNOWN;
     }
     cpl->node_topo.known = known;

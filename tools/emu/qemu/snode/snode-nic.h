@@ -308,7 +308,8 @@ typedef struct SnodeNodeTopo {
     uint16_t rack;
     uint8_t plane;
     uint8_t hops;
-    uint8_t reserved[2];
+    uint8_t state;      /* as a NODE_LIST byte */
+    uint8_t reserved;
 } SnodeNodeTopo;
 _Static_assert(sizeof(SnodeNodeTopo) == 8, "NODE_TOPO entry is 8 bytes");
 
