@@ -189,7 +189,8 @@ struct snode_hw_stats {
  * Admin command parameters (section 4), one struct per opcode that takes
  * any, overlaid on cdw[0..10] at offset 20 of the command. A command uses
  * the words its struct covers, from cdw0; the words after them are
- * reserved and must be 0. IDENTIFY, NODE_LIST and STATS take none.
+ * reserved and must be 0. IDENTIFY, NODE_LIST, NODE_TOPO and STATS take
+ * none.
  */
 struct snode_cmd_port_query {
 	__le32 port;
@@ -269,6 +270,11 @@ struct snode_cmd_echo {
 	__le32 value;
 };
 
+/* topology (decision 0030) */
+struct snode_cmd_topo_names {
+	__le32 kind;		/* SNODE_TOPO_SWITCHES, SNODE_TOPO_RACKS */
+};
+
 #define SNODE_CMD_WORDS_MAX		11
 
 /* Admin command, 64 bytes */
@@ -294,6 +300,7 @@ struct snode_admin_cmd {
 		struct snode_cmd_ep_clear ep_clear;
 		struct snode_cmd_ep_head ep_head;
 		struct snode_cmd_echo echo;
+		struct snode_cmd_topo_names topo_names;
 	};
 };
 
@@ -309,6 +316,14 @@ struct snode_res_node_query {
 
 struct snode_res_node_list {
 	__le32 known;
+};
+
+struct snode_res_node_topo {
+	__le32 known;
+};
+
+struct snode_res_topo_names {
+	__le32 count;
 };
 
 struct snode_res_att_set {
@@ -339,6 +354,8 @@ struct snode_admin_cqe {
 		struct snode_res_att_set att_set;
 		struct snode_res_export_clear export_clear;
 		struct snode_res_echo echo;
+		struct snode_res_node_topo node_topo;
+		struct snode_res_topo_names topo_names;
 	};
 	__le16 sq_head;
 	__le16 rsvd;
@@ -419,6 +436,8 @@ enum snode_opcode {
 	SNODE_OP_PORT_SET = 0x03,
 	SNODE_OP_NODE_QUERY = 0x04,
 	SNODE_OP_NODE_LIST = 0x05,
+	SNODE_OP_NODE_TOPO = 0x06,
+	SNODE_OP_TOPO_NAMES = 0x07,
 	SNODE_OP_ATT_SET = 0x10,
 	SNODE_OP_ATT_CLEAR = 0x11,
 	SNODE_OP_ATT_QUERY = 0x12,
@@ -576,6 +595,33 @@ struct snode_port_info {
 #define SNODE_NODE_LIST_STATE_MASK	GENMASK(3, 0)
 #define SNODE_NODE_LIST_ROUTE_MASK	GENMASK(7, 4)
 #define SNODE_NODE_LIST_ROUTE_NONE	0xf
+/* NODE_TOPO data: one entry per node id (decision 0030) */
+struct snode_node_topo {
+	__le16 sw;		/* switch delivering to the node, or NONE16 */
+	__le16 rack;		/* the node's rack, or NONE16 */
+	u8 plane;		/* of @sw, or SNODE_TOPO_NO_PLANE */
+	u8 hops;		/* links of the route, 0: no route */
+	u8 state;		/* as a NODE_LIST byte */
+	u8 rsvd;
+};
+
+/* TOPO_NAMES data: one entry per switch or rack */
+#define SNODE_TOPO_NAME_LEN		24
+struct snode_topo_name {
+	char name[SNODE_TOPO_NAME_LEN];	/* NUL padded */
+	u8 plane;		/* switches; SNODE_TOPO_NO_PLANE: none */
+	u8 rsvd[7];
+};
+
+static_assert(sizeof(struct snode_node_topo) == 8);
+static_assert(sizeof(struct snode_topo_name) == 32);
+
+#define SNODE_TOPO_SWITCHES		0
+#define SNODE_TOPO_RACKS		1
+#define SNODE_TOPO_MAX_NAMES		256	/* per kind */
+#define SNODE_TOPO_NONE16		0xffff
+#define SNODE_TOPO_NO_PLANE		0xff
+
 /* NODE_STATE event and NODE_QUERY: route port when there is none */
 #define SNODE_NODE_ROUTE_NONE		0xff
 

@@ -24,7 +24,7 @@
  * thresholds the administrator sets per NIC or per link.
  *
  * The device is the source of truth: link-get and node-get ask it
- * (PORT_QUERY, NODE_LIST) and the answer refreshes the cache. Events keep
+ * (PORT_QUERY, NODE_TOPO) and the answer refreshes the cache. Events keep
  * the cache current in between; an answer never overwrites what an event
  * reported after the question was asked (&snode_link.events orders the
  * two). If events were lost (EQ_OVERFLOW) or the NIC re-attached to the
@@ -74,6 +74,18 @@
  * rwsem, which admin commands need. That is also why the event thread
  * does not isolate a link itself but leaves it to the isolate work.
  */
+
+/**
+ * struct snode_link_topo - the fabric's switch and rack names (TOPO_NAMES)
+ * @names: per kind (SNODE_TOPO_SWITCHES, SNODE_TOPO_RACKS), by id
+ * @count: ids of each kind
+ * @valid: read since the NIC last attached; cleared by a resync
+ */
+struct snode_link_topo {
+	struct snode_topo_name names[2][SNODE_TOPO_MAX_NAMES];
+	u32 count[2];
+	bool valid;
+};
 
 /*
  * Decode the IEEE-754 binary64 bit-error rate the device reports into
@@ -975,11 +987,106 @@ void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
 }
 
 /**
+ * snode_link_topo_refresh() - read the switch and rack names from the NIC
+ * @sdev: snode device
+ *
+ * Issues TOPO_NAMES for switches and racks once per attach (the fabric
+ * sends the names when the NIC attaches; a resync reads them again).
+ * Names are what operators read; the ids in NODE_TOPO and PORT_QUERY
+ * index them (decision 0030).
+ *
+ * Context: Process context, sleeps. Must not hold &snode_link.lock.
+ * Return: 0 or the errno of a command; the names are unchanged on error.
+ */
+int snode_link_topo_refresh(struct snode_dev *sdev)
+{
+	struct snode_link *link = sdev->link;
+	struct snode_topo_name *buf;
+	u32 count[2];
+	unsigned int kind;
+	int ret = 0;
+
+	mutex_lock(&link->lock);
+	if (link->topo->valid) {
+		mutex_unlock(&link->lock);
+		return 0;
+	}
+	mutex_unlock(&link->lock);
+
+	buf = kvcalloc(2 * SNODE_TOPO_MAX_NAMES, sizeof(*buf), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	for (kind = SNODE_TOPO_SWITCHES; kind <= SNODE_TOPO_RACKS; kind++) {
+		struct snode_admin_req req = {
+			.cmd.opcode = SNODE_OP_TOPO_NAMES,
+			.cmd.topo_names.kind = cpu_to_le32(kind),
+			.data = buf + kind * SNODE_TOPO_MAX_NAMES,
+			.len = SNODE_TOPO_MAX_NAMES * sizeof(*buf),
+			.dir = DMA_FROM_DEVICE,
+		};
+
+		ret = snode_admin_exec(sdev, &req);
+		if (ret)
+			goto out;
+		count[kind] = le32_to_cpu(req.cpl.topo_names.count);
+		/* clamp if the device misbehaves: no more than the buffer holds */
+		count[kind] = min_t(u32, count[kind], SNODE_TOPO_MAX_NAMES);
+	}
+	mutex_lock(&link->lock);
+	for (kind = SNODE_TOPO_SWITCHES; kind <= SNODE_TOPO_RACKS; kind++) {
+		u32 i;
+
+		memcpy(link->topo->names[kind], buf + kind * SNODE_TOPO_MAX_NAMES,
+		       count[kind] * sizeof(*buf));
+		/* NUL terminated whatever the device wrote */
+		for (i = 0; i < count[kind]; i++)
+			link->topo->names[kind][i].name[SNODE_TOPO_NAME_LEN - 1] = 0;
+		link->topo->count[kind] = count[kind];
+	}
+	/* a detached NIC has none yet: ask again next time */
+	link->topo->valid = count[SNODE_TOPO_SWITCHES] || count[SNODE_TOPO_RACKS];
+	mutex_unlock(&link->lock);
+out:
+	kvfree(buf);
+	return ret;
+}
+
+/**
+ * __snode_link_topo_name() - the fabric's name of a switch or rack
+ * @link: link state of the NIC
+ * @kind: SNODE_TOPO_SWITCHES or SNODE_TOPO_RACKS
+ * @id: the switch or rack id
+ * @plane: if not NULL, set to the switch's plane (SNODE_TOPO_NO_PLANE: none)
+ *
+ * Context: &snode_link.lock held.
+ * Return: the name, or NULL if the NIC has none for @id.
+ */
+const char *__snode_link_topo_name(struct snode_link *link, unsigned int kind,
+				   u32 id, u8 *plane)
+{
+	const struct snode_topo_name *n;
+
+	lockdep_assert_held(&link->lock);
+	if (plane)
+		*plane = SNODE_TOPO_NO_PLANE;
+	if (kind > SNODE_TOPO_RACKS || id >= link->topo->count[kind])
+		return NULL;
+	n = &link->topo->names[kind][id];
+	if (plane)
+		*plane = n->plane;
+	return n->name[0] ? n->name : NULL;
+}
+
+/**
  * snode_link_nodes_refresh() - read the node table from the NIC
  * @sdev: snode device
  *
- * Issues NODE_LIST and merges the answer into the cache; a node whose
- * state differs without an event having said so is notified.
+ * Issues NODE_TOPO, which holds each node's NODE_LIST byte and the route
+ * topology (decision 0030), and merges the answer into the cache; a node
+ * whose state differs without an event having said so is notified. One
+ * command for the whole table, never one per node: under emulation an
+ * admin command costs milliseconds, and a dump of 1024 nodes has a 20 ms
+ * budget. The names are read first if they were not yet.
  *
  * Context: Process context, sleeps. Must not hold &snode_link.lock.
  * Return: 0 or the errno of the command; the cache is unchanged on error.
@@ -988,22 +1095,25 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 {
 	struct snode_link *link = sdev->link;
 	struct snode_admin_req req = {
-		.cmd.opcode = SNODE_OP_NODE_LIST,
-		.len = link->max_nodes,
+		.cmd.opcode = SNODE_OP_NODE_TOPO,
+		.len = link->max_nodes * sizeof(struct snode_node_topo),
 		.dir = DMA_FROM_DEVICE,
 	};
 	struct snode_ev_meta meta = {};
+	struct snode_node_topo *topo;
 	u32 before;
-	u8 *list;
 	u32 i;
 	int ret;
 
 	if (!link->max_nodes)
 		return 0;
-	list = kvzalloc(link->max_nodes, GFP_KERNEL);
-	if (!list)
+	ret = snode_link_topo_refresh(sdev);
+	if (ret)
+		return ret;
+	topo = kvcalloc(link->max_nodes, sizeof(*topo), GFP_KERNEL);
+	if (!topo)
 		return -ENOMEM;
-	req.data = list;
+	req.data = topo;
 
 	mutex_lock(&link->lock);
 	before = link->events;
@@ -1017,14 +1127,20 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 	mutex_lock(&link->lock);
 	for (i = 0; i < link->max_nodes; i++) {
 		struct snode_link_node *ln = &link->nodes[i];
-		u8 route = FIELD_GET(SNODE_NODE_LIST_ROUTE_MASK, list[i]);
+		u8 route = FIELD_GET(SNODE_NODE_LIST_ROUTE_MASK, topo[i].state);
 		u8 state;
 
+		/* the topology follows the route; ids checked when named */
+		ln->hops = topo[i].hops;
+		ln->plane = topo[i].plane;
+		ln->sw = le16_to_cpu(topo[i].sw);
+		ln->rack = le16_to_cpu(topo[i].rack);
 		/* an event after the question is newer than the answer */
 		if ((s32)(ln->stamp - before) > 0)
 			continue;
 		state = snode_node_state(link,
-					 FIELD_GET(SNODE_NODE_LIST_STATE_MASK, list[i]),
+					 FIELD_GET(SNODE_NODE_LIST_STATE_MASK,
+						   topo[i].state),
 					 &route);
 		if (state == ln->state && route == ln->route)
 			continue;
@@ -1034,7 +1150,7 @@ int snode_link_nodes_refresh(struct snode_dev *sdev)
 	}
 	mutex_unlock(&link->lock);
 out:
-	kvfree(list);
+	kvfree(topo);
 	return ret;
 }
 
@@ -1047,6 +1163,9 @@ static void snode_link_resync(struct snode_dev *sdev)
 	bool alarm;
 	u64 thr;
 
+	mutex_lock(&link->lock);
+	link->topo->valid = false;	/* a re-attach may be to another fabric */
+	mutex_unlock(&link->lock);
 	for (i = 0; i < link->nports; i++)
 		snode_link_port_get(sdev, i, &p, &thr, &alarm, NULL);
 	snode_link_nodes_refresh(sdev);
@@ -1287,6 +1406,7 @@ static void snode_link_free(void *data)
 
 	sdev->link = NULL;
 	mutex_destroy(&link->lock);
+	kvfree(link->topo);
 	kvfree(link->nodes);
 	kfree(link);
 }
@@ -1323,13 +1443,19 @@ int snode_link_init(struct snode_dev *sdev)
 	link->max_nodes = FIELD_GET(SNODE_LIMITS0_MAX_NODES_MASK, limits);
 	link->nodes = kvcalloc(link->max_nodes, sizeof(*link->nodes),
 			       GFP_KERNEL);
-	if (!link->nodes) {
+	link->topo = kvzalloc(sizeof(*link->topo), GFP_KERNEL);
+	if (!link->nodes || !link->topo) {
+		kvfree(link->topo);
+		kvfree(link->nodes);
 		kfree(link);
 		return -ENOMEM;
 	}
 	for (i = 0; i < link->max_nodes; i++) {
 		link->nodes[i].route = SNODE_LINK_NO_ROUTE;
 		link->nodes[i].sent_route = SNODE_LINK_NO_ROUTE;
+		link->nodes[i].plane = SNODE_TOPO_NO_PLANE;
+		link->nodes[i].sw = SNODE_TOPO_NONE16;
+		link->nodes[i].rack = SNODE_TOPO_NONE16;
 	}
 	mutex_init(&link->lock);
 	INIT_DELAYED_WORK(&link->flush_work, snode_link_flush_work);

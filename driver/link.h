@@ -11,6 +11,7 @@
 
 struct snode_dev;
 struct snode_net;
+struct snode_link_topo;
 
 /* The contract allows 1 to 8 ports; LIMITS0 has room for 255. */
 #define SNODE_LINK_MAX_PORTS	8
@@ -219,6 +220,10 @@ struct snode_link_port {
  * @sent_route: @route as the last notification reported it
  * @stamp: &snode_link.events when an event last changed this node
  * @rl: rate limit of its node-state notifications
+ * @hops: links of the route, 0: none (NODE_TOPO, decision 0030)
+ * @plane: plane of @sw, SNODE_TOPO_NO_PLANE: none
+ * @sw: switch delivering to the node, SNODE_TOPO_NONE16: none
+ * @rack: the node's rack, SNODE_TOPO_NONE16: none
  */
 struct snode_link_node {
 	u8 state;
@@ -227,6 +232,10 @@ struct snode_link_node {
 	u8 sent_route;
 	u32 stamp;
 	struct snode_rl rl;
+	u8 hops;
+	u8 plane;
+	u16 sw;
+	u16 rack;
 };
 
 /**
@@ -251,6 +260,7 @@ struct snode_link_node {
  * @av_offset: aperture offset of the newest held-back violation
  * @av_write: whether it was a write
  * @av_suppressed: violations the NIC itself folded into the held-back ones
+ * @topo: names of the fabric's switches and racks
  */
 struct snode_link {
 	struct snode_dev *sdev;
@@ -273,6 +283,7 @@ struct snode_link {
 	u64 av_offset;
 	bool av_write;
 	u32 av_suppressed;
+	struct snode_link_topo *topo;
 };
 
 /* link.c */
@@ -291,6 +302,9 @@ void snode_link_util_get(struct snode_dev *sdev, unsigned int port,
 u32 snode_util_of(u64 bytes, u64 ns, u32 lanes, u32 speed);
 u32 snode_util_hysteresis(u32 threshold);
 int snode_link_nodes_refresh(struct snode_dev *sdev);
+int snode_link_topo_refresh(struct snode_dev *sdev);
+const char *__snode_link_topo_name(struct snode_link *link, unsigned int kind,
+				   u32 id, u8 *plane);
 void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
 			   unsigned long *up);
 

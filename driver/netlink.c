@@ -385,6 +385,24 @@ static int snode_nl_put_util(struct sk_buff *skb,
 	return 0;
 }
 
+/* The name and plane of the switch a link leads to (decision 0030). */
+static int snode_nl_put_peer_switch(struct sk_buff *skb,
+				    struct snode_link *link, u32 sw)
+{
+	const char *name;
+	int ret = 0;
+	u8 plane;
+
+	mutex_lock(&link->lock);
+	name = __snode_link_topo_name(link, SNODE_TOPO_SWITCHES, sw, &plane);
+	if ((name && nla_put_string(skb, SNODE_A_LINK_PEER_SWITCH_NAME, name)) ||
+	    (plane != SNODE_TOPO_NO_PLANE &&
+	     nla_put_u32(skb, SNODE_A_LINK_PEER_PLANE, plane)))
+		ret = -EMSGSIZE;
+	mutex_unlock(&link->lock);
+	return ret;
+}
+
 static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      unsigned int port, const struct snode_port *p,
 			      u64 threshold, bool alarm,
@@ -419,7 +437,9 @@ static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			goto nla_put_failure;
 	} else if (to_switch) {
 		if (nla_put_u32(skb, SNODE_A_LINK_PEER_SWITCH,
-				p->peer_port & ~SNODE_PORT_PEER_SWITCH))
+				p->peer_port & ~SNODE_PORT_PEER_SWITCH) ||
+		    snode_nl_put_peer_switch(skb, sdev->link,
+					     p->peer_port & ~SNODE_PORT_PEER_SWITCH))
 			goto nla_put_failure;
 	}
 	if (nla_put_u64_64bit(skb, SNODE_A_LINK_CRC_ERRORS, p->crc_errors,
@@ -490,6 +510,8 @@ static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 				  &iso);
 	if (ret)
 		goto out;
+	/* names are extra: a NIC that cannot give them lists ids only */
+	snode_link_topo_refresh(nd->sdev);
 	ret = snode_nl_link_fill(msg, nd->sdev, port, &p, threshold, alarm,
 				 &iso, info->snd_portid, info->snd_seq, 0,
 				 NULL);
@@ -522,6 +544,8 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 	     snode_nl_put(nd), ctx->index++) {
 		struct snode_dev *sdev = nd->sdev;
 
+		if (!ctx->pos)
+			snode_link_topo_refresh(sdev);
 		for (; ctx->pos < sdev->link->nports; ctx->pos++) {
 			/*
 			 * A NIC that cannot answer (being reset) still lists
@@ -677,6 +701,37 @@ static int snode_nl_link_clear_doit(struct sk_buff *skb,
 /* ------------------------------------------------------------------ */
 /* nodes                                                               */
 
+/*
+ * Where the route to a node goes (decision 0030): ids and the fabric's
+ * names; only what the NIC reported, and a name only for an id it named.
+ */
+static int __snode_nl_put_node_topo(struct sk_buff *skb,
+				    struct snode_link *link,
+				    const struct snode_link_node *ln)
+{
+	const char *sw_name = NULL, *rack_name = NULL;
+
+	lockdep_assert_held(&link->lock);
+	if (ln->sw != SNODE_TOPO_NONE16)
+		sw_name = __snode_link_topo_name(link, SNODE_TOPO_SWITCHES,
+						 ln->sw, NULL);
+	if (ln->rack != SNODE_TOPO_NONE16)
+		rack_name = __snode_link_topo_name(link, SNODE_TOPO_RACKS,
+						   ln->rack, NULL);
+	if ((ln->hops && nla_put_u32(skb, SNODE_A_NODE_HOPS, ln->hops)) ||
+	    (ln->sw != SNODE_TOPO_NONE16 &&
+	     nla_put_u32(skb, SNODE_A_NODE_SWITCH, ln->sw)) ||
+	    (sw_name && nla_put_string(skb, SNODE_A_NODE_SWITCH_NAME, sw_name)) ||
+	    (ln->plane != SNODE_TOPO_NO_PLANE &&
+	     nla_put_u32(skb, SNODE_A_NODE_PLANE, ln->plane)) ||
+	    (ln->rack != SNODE_TOPO_NONE16 &&
+	     nla_put_u32(skb, SNODE_A_NODE_RACK, ln->rack)) ||
+	    (rack_name && nla_put_string(skb, SNODE_A_NODE_RACK_NAME, rack_name)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* Context: &snode_link.lock of @sdev held (for the names). */
 static int snode_nl_node_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      u32 id, const struct snode_link_node *ln,
 			      u32 portid, u32 seq, int flags,
@@ -695,7 +750,8 @@ static int snode_nl_node_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	    nla_put_u32(skb, SNODE_A_NODE_ID, id) ||
 	    nla_put_u32(skb, SNODE_A_NODE_STATE, ln->state) ||
 	    (ln->route != SNODE_LINK_NO_ROUTE &&
-	     nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)))
+	     nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)) ||
+	    __snode_nl_put_node_topo(skb, sdev->link, ln))
 		goto nla_put_failure;
 
 	genlmsg_end(skb, hdr);
@@ -742,9 +798,9 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out;
 	mutex_lock(&link->lock);
 	ln = link->nodes[id];
-	mutex_unlock(&link->lock);
 	ret = snode_nl_node_fill(msg, sdev, id, &ln, info->snd_portid,
 				 info->snd_seq, 0, NULL);
+	mutex_unlock(&link->lock);
 out:
 	snode_nl_put(nd);
 	if (ret) {

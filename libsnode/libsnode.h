@@ -134,7 +134,16 @@ struct snode_link_info {
 	unsigned int util_rx;
 	int util_alarm;
 	unsigned int util_hysteresis;	/* points below threshold to clear */
+	/* topology (decision 0030); 0.3 and later */
+	unsigned int topo;		/* SNODE_TOPO_HAS_PLANE if peer_plane is */
+	uint32_t peer_plane;		/* plane of peer_switch */
+	char peer_switch_name[24];	/* "" if the fabric gave none */
 };
+
+/* Which topology members of a link or node the NIC reported. */
+#define SNODE_TOPO_HAS_SWITCH	0x1
+#define SNODE_TOPO_HAS_PLANE	0x2
+#define SNODE_TOPO_HAS_RACK	0x4
 
 /* dev_index -1: the links of every device */
 struct snode_link_iter;
@@ -175,6 +184,17 @@ struct snode_node_info {
 	uint32_t id;
 	unsigned int state;		/* enum snode_node_state */
 	uint32_t route_port;		/* SNODE_NONE: no route */
+	/*
+	 * Topology of the route (decision 0030); 0.3 and later. topo says
+	 * which of switch_id, plane and rack the NIC reported.
+	 */
+	unsigned int topo;		/* SNODE_TOPO_HAS_* */
+	unsigned int hops;		/* links of the route, 0: no route */
+	uint32_t switch_id;		/* the switch delivering to the node */
+	uint32_t plane;			/* plane of that switch */
+	uint32_t rack;			/* the node's rack */
+	char switch_name[24];		/* "" if the fabric gave none */
+	char rack_name[24];
 };
 
 /* dev_index -1: as every device sees the fabric, one entry per pair */
@@ -190,6 +210,9 @@ snode_node_iter_get_next(struct snode_node_iter *iter,
 	for ((info) = snode_node_iter_get_first(iter); (info); \
 	     (info) = snode_node_iter_get_next(iter, info))
 void snode_node_iter_free(struct snode_node_iter *iter);
+/* LIBSNODE_3: one node as one NIC sees it (its topology included) */
+int snode_node_get(struct snode_ctx *ctx, unsigned int dev_index,
+		   uint32_t id, struct snode_node_info *info, size_t size);
 
 struct snode_window_info {
 	unsigned int dev_index;

@@ -434,6 +434,12 @@ void lsn_nl_parse_link_info(struct nlattr **tb, struct snode_link_info *li)
 	li->util_rx = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_RX, 0);
 	li->util_alarm = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_ALARM, 0) != 0;
 	li->util_hysteresis = lsn_nl_u32(tb, SNODE_A_LINK_UTIL_HYSTERESIS, 0);
+	if (tb[SNODE_A_LINK_PEER_PLANE]) {
+		li->topo |= SNODE_TOPO_HAS_PLANE;
+		li->peer_plane = lsn_nl_u32(tb, SNODE_A_LINK_PEER_PLANE, 0);
+	}
+	lsn_nl_str(tb, SNODE_A_LINK_PEER_SWITCH_NAME, li->peer_switch_name,
+		   sizeof(li->peer_switch_name));
 }
 
 /* Every list parser appends to the snapshot that is req->arg. */
@@ -666,9 +672,53 @@ static int lsn_nl_parse_node(struct lsn_nl_req *req, struct nlattr **tb)
 		.state = lsn_nl_u32(tb, SNODE_A_NODE_STATE, 0),
 		.route_port = lsn_nl_u32(tb, SNODE_A_NODE_ROUTE_PORT,
 					 SNODE_NONE),
+		.hops = lsn_nl_u32(tb, SNODE_A_NODE_HOPS, 0),
 	};
 
+	if (tb[SNODE_A_NODE_SWITCH]) {
+		ni.topo |= SNODE_TOPO_HAS_SWITCH;
+		ni.switch_id = lsn_nl_u32(tb, SNODE_A_NODE_SWITCH, 0);
+	}
+	if (tb[SNODE_A_NODE_PLANE]) {
+		ni.topo |= SNODE_TOPO_HAS_PLANE;
+		ni.plane = lsn_nl_u32(tb, SNODE_A_NODE_PLANE, 0);
+	}
+	if (tb[SNODE_A_NODE_RACK]) {
+		ni.topo |= SNODE_TOPO_HAS_RACK;
+		ni.rack = lsn_nl_u32(tb, SNODE_A_NODE_RACK, 0);
+	}
+	lsn_nl_str(tb, SNODE_A_NODE_SWITCH_NAME, ni.switch_name,
+		   sizeof(ni.switch_name));
+	lsn_nl_str(tb, SNODE_A_NODE_RACK_NAME, ni.rack_name,
+		   sizeof(ni.rack_name));
 	return lsn_iter_append(req->arg, &ni, sizeof(ni));
+}
+
+SNODE_EXPORT int snode_node_get(struct snode_ctx *ctx, unsigned int dev_index,
+				uint32_t id, struct snode_node_info *info,
+				size_t size)
+{
+	struct lsn_nl_obj o = {
+		.dev_attr = SNODE_A_NODE_DEV_INDEX,
+		.dev_index = (int)dev_index,
+		.sub_attr = SNODE_A_NODE_ID,
+		.sub = id,
+		.has_sub = 1,
+	};
+	struct lsn_iter *it;
+	int ret;
+
+	if (!ctx || !info)
+		return -EINVAL;
+	ret = lsn_nl_list(ctx, SNODE_NL_CMD_NODE_GET, 0, &o, SNODE_A_NODE_MAX,
+			  lsn_nl_parse_node, sizeof(struct snode_node_info),
+			  &it);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		lsn_copy_out(info, size, it->entries, it->entry_size);
+	lsn_iter_free(it);
+	return ret ? 0 : -EPROTO;
 }
 
 SNODE_EXPORT int snode_node_list(struct snode_ctx *ctx, int dev_index,

@@ -14,6 +14,10 @@
 #     0006), which once made a single held event the whole "p99".
 #   - inside the guest, one clock: "snode-perf events" (a fault injected
 #     through the NIC to the notification; node and link dump times)
+# Then boots tools/emu/topologies/1024-sim.topo (the device's max_nodes,
+# 32 racks, two leaf-spine planes) and runs "snode-perf dump": the node
+# dump of 1024 nodes with their topology and the 2-link dump, printed
+# beside the 20 ms target (issue 12) and a dev-status baseline.
 # Results: build/bench/link-<kernel>.txt and .json. A timing never fails;
 # the exit status says only whether the benchmark ran.
 #
@@ -25,6 +29,7 @@ BUILD=${SNODE_BUILD:-$TOP/build}
 VM=$TOP/tools/emu/vm/snode-vm
 FM=${SNODE_FM:-$BUILD/tools/snode-fm}
 TOPO=$TOP/tools/emu/topologies/256-sim.topo
+TOPO1024=$TOP/tools/emu/topologies/1024-sim.topo
 OUT=$BUILD/bench
 FAULTS=${LINK_BENCH_FAULTS:-100}
 export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/up-link-bench}
@@ -92,6 +97,24 @@ for kernel in "$@"; do
 	cat "$OUT/link-$kernel.txt"
 	"$VM" exec -- "cat /tmp/events.json" | sed 's/^\[node[0-9]*\] //' \
 		>"$OUT/link-$kernel.json"
+	"$VM" down >/dev/null 2>&1
+
+	echo "== fabric view of 1024 nodes x 2 links on Debian $kernel (target 20 ms)"
+	if ! "$VM" up --topology "$TOPO1024" --kernel "$kernel" \
+		>"$OUT/dump-vm-$kernel.log" 2>&1; then
+		echo "bench: snode-vm up 1024-sim failed (see $OUT/dump-vm-$kernel.log)"
+		rc=1
+		continue
+	fi
+	# the fm attaches the guest and tells it of 1023 nodes; wait for them
+	"$VM" exec --timeout 600 -- "insmod /lib/snode/snode.ko &&
+		for i in \$(seq 60); do [ \$(snodectl node list | grep -c ' up ') = 1023 ] && break; sleep 1; done;
+		snode-perf -o /tmp/dump.json dump count 50" |
+		sed 's/^\[node[0-9]*\] //' >"$OUT/dump-$kernel.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	cat "$OUT/dump-$kernel.txt"
+	"$VM" exec -- "cat /tmp/dump.json" | sed 's/^\[node[0-9]*\] //' \
+		>"$OUT/dump-$kernel.json"
 	"$VM" down >/dev/null 2>&1
 done
 exit $rc

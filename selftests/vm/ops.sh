@@ -39,6 +39,16 @@
 #     -s -j reads the busy link's tx within 10 % of the stream's own rate,
 #     health warns, and monitor sees one link-util alarm raised and one
 #     cleared; util-threshold out of range is refused.
+#   - topology (decision 0030): node list (text and -j) shows every node's
+#     rack, plane, switch and hops as the fabric manager computes them; with
+#     a plane down the nodes read the other plane, and health names the
+#     plane and its switch ("1 link down, on plane 0 (switch plane0)").
+#   - scale: one guest on tools/emu/topologies/1024-sim.topo (1023
+#     simulated nodes, 32 racks, two leaf-spine planes): node list, dev
+#     show, link status and health answer, node list agrees
+#     with snode-fm on all 1023 nodes (state, route, hops, switch, plane,
+#     rack), a stream through node 1023's window keeps every byte, and a
+#     cable cut in the fm moves every node to plane 1 and back.
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
 # Needs: make all modules-guest selftests (and the kernels).
@@ -48,6 +58,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 vm_suite ops "6.1|6.12" "${1:-}"
 TOPO=$TOP/tools/emu/topologies/4-dual-plane-sim.topo
+TOPO1024=$TOP/tools/emu/topologies/1024-sim.topo
 H=/tmp/link-history.jsonl
 
 finish_hook() {
@@ -61,6 +72,47 @@ vm_up 4-dual-plane-sim --topology "$TOPO" || finish
 gexec 0 "insmod /lib/snode/snode.ko" >>"$LOG/insmod" 2>&1
 check "$KERNEL: insmod snode.ko" [ $? -eq 0 ]
 check "$KERNEL: both links up" until_ok 30 links_are up up
+
+# --- topology: what a scheduler reads (decision 0030) ----------------------------
+# topo_agrees: snodectl -j node list says of every node what snode-fm
+# tells node 0 (state, route port, hops, switch, plane, rack); $1: count
+topo_agrees() {
+	local j fm
+	j=$(gexec 0 "snodectl -j node list")
+	fm=$("$FM" ctl --dir "$SNODE_FM_DIR" show nodes from 0 -j 2>>"$LOG/fm-ctl.log")
+	# files, not arguments: 1023 nodes are more than one argument may hold
+	echo "$j" >"$LOG/topo-nodes.json"
+	echo "$fm" >"$LOG/topo-fm.json"
+	pycheck '
+n = json.load(open(sys.argv[1]))["nodes"]
+fm = {x["id"]: x for x in json.load(open(sys.argv[2])) if x["id"] != 0}
+key = lambda x: (x.get("state", x.get("view")), x.get("route_port", -1), x.get("hops"),
+                 x.get("switch"), x.get("plane"), x.get("rack"))
+got = {x["node"]: key(x) for x in n}
+want = {i: key(x) for i, x in fm.items()}
+bad = [(i, got.get(i), want[i]) for i in want if got.get(i) != want[i]]
+print(len(n), bad[:5], file=sys.stderr)
+sys.exit(0 if len(n) == int(sys.argv[3]) and not bad else 1)' \
+		"$LOG/topo-nodes.json" "$LOG/topo-fm.json" "$1"
+}
+check "$KERNEL: topology: node list -j agrees with snode-fm on nodes 1-3 (rack, plane, switch, hops)" \
+	until_ok 10 topo_agrees 3
+out=$(gexec 0 "snodectl -j node list")
+check "$KERNEL: topology: node 1 in rack0, 2-3 in rack1, all on plane 0 via switch plane0, 2 hops" pycheck '
+n = {x["node"]: x for x in json.loads(sys.argv[1])["nodes"]}
+want = {1: "rack0", 2: "rack1", 3: "rack1"}
+sys.exit(0 if all(n[i]["rack"] == r and n[i]["plane"] == 0 and n[i]["switch"] == "plane0" and
+                  n[i]["switch_id"] == 0 and n[i]["hops"] == 2 and n[i]["rack_id"] == (0 if r == "rack0" else 1)
+                  for i, r in want.items()) and sorted(n) == [1, 2, 3] else 1)' "$out"
+out=$(gexec 0 "snodectl node list")
+echo "$out" >"$LOG/topo-nodes.txt"
+check "$KERNEL: topology: node list text: 'node 2 rack rack1 plane 0 switch plane0 hops 2 up route-port 0'" \
+	grep -q '^snode0 node 2 rack rack1 plane 0 switch plane0 hops 2 up route-port 0$' <<<"$out"
+out=$(gexec 0 "snodectl -j link status snode0")
+check "$KERNEL: topology: link status -j names each link's switch and plane" pycheck '
+l = {x["port"]: x for x in json.loads(sys.argv[1])["links"]}
+sys.exit(0 if all(l[p]["peer_switch"] == p and l[p]["peer_switch_name"] == "plane%d" % p and
+                  l[p]["peer_plane"] == p for p in (0, 1)) else 1)' "$out"
 
 # --- link trend: BER raised on one link ------------------------------------------
 fmctl link ber 0.0 0
@@ -125,19 +177,26 @@ plane_down() {
 	out=$(gexec 0 "cat /tmp/health.json")
 	echo "$out" >"$LOG/health-$sw.json"
 	check "$KERNEL: $sw down: health exits 1 (warning) ($st)" [ "$st" = 1 ]
-	check "$KERNEL: $sw down: health -j: one path left, common cause switch $id" pycheck '
+	check "$KERNEL: $sw down: health -j: one path left, common cause plane $id (switch $sw)" pycheck '
 d = json.loads(sys.argv[1]); sw = int(sys.argv[2]); port = sys.argv[3]
 p = d["devices"][0]["problems"]
 c = d["common_causes"]
-want = [{"text": "1 link down, on switch %d" % sw, "links": 1, "links_down": 1, "switch": sw}]
+want = [{"text": "1 link down, on plane %d (switch plane%d)" % (sw, sw), "links": 1,
+         "links_down": 1, "switch": sw, "plane": sw, "switch_name": "plane%d" % sw}]
 print(p, c, file=sys.stderr)
 sys.exit(0 if "node 0: one path left (link %s down)" % port in p and c == want and
          d["verdict"] == "warning" else 1)' "$out" "$id" "$port"
 	out=$(gexec 0 "snodectl health")
 	echo "$out" >"$LOG/health-$sw.txt"
-	check "$KERNEL: $sw down: health text names the path left and the switch" eval \
+	check "$KERNEL: $sw down: health text names the path left, the plane and the switch" eval \
 		'grep -q "problem: node 0: one path left (link $port down)" <<<"$out" &&
-		 grep -q "^common cause: 1 link down, on switch $id$" <<<"$out"'
+		 grep -q "^common cause: 1 link down, on plane $id (switch $sw)$" <<<"$out"'
+	out=$(gexec 0 "snodectl -j node list")
+	check "$KERNEL: $sw down: node list -j: nodes 1-3 on plane $other via switch plane$other" pycheck '
+n = json.loads(sys.argv[1])["nodes"]; o = int(sys.argv[2])
+sys.exit(0 if len(n) == 3 and all(x["plane"] == o and x["switch"] == "plane%d" % o and
+                                  x["hops"] == 2 and x["route_port"] == o for x in n) else 1)' "$out" "$other"
+	check "$KERNEL: $sw down: node list agrees with snode-fm after the failover" topo_agrees 3
 	until_ok 40 stream_done
 	out=$(gexec 0 "cat /tmp/stream.out")
 	echo "$out" >"$LOG/stream-$sw"
@@ -455,5 +514,48 @@ done
 fmctl sim unexport 1 7
 health_ok() { [ "$(gexec 0 "snodectl health >/dev/null; echo \$?")" = 0 ]; }
 check "$KERNEL: util: stream over, links back to 4 x 100G: health ok again" until_ok 15 health_ok
+# --- scale: 1024 nodes, the device's max_nodes ------------------------------------
+gexec 0 "dmesg" >"$LOG/dmesg-4-dual-plane" 2>&1
+if vm_up 1024-sim --topology "$TOPO1024"; then
+	gexec 0 "insmod /lib/snode/snode.ko" >>"$LOG/insmod" 2>&1
+	check "$KERNEL: 1024: insmod snode.ko" [ $? -eq 0 ]
+	check "$KERNEL: 1024: both links up" until_ok 30 links_are up up
+	nodes_up() { [ "$(gexec 0 "snodectl node list | grep -c ' up route-port 0\$'")" = 1023 ]; }
+	check "$KERNEL: 1024: node list: 1023 other nodes up" until_ok 30 nodes_up
+	check "$KERNEL: 1024: node list -j agrees with snode-fm on all 1023 nodes (state, route, hops, switch, plane, rack)" \
+		topo_agrees 1023
+	gexec 0 "snodectl -j node list" >"$LOG/nodes-1024.json"
+	check "$KERNEL: 1024: own rack 2 hops via its leaf, other racks 4 via theirs" pycheck '
+n = {x["node"]: x for x in json.load(open(sys.argv[1]))["nodes"]}
+ok = all((n[i]["hops"], n[i]["switch"], n[i]["rack"], n[i]["plane"]) ==
+         (2 if i < 32 else 4, "r%02dp0" % (i // 32), "rack%02d" % (i // 32), 0) for i in range(1, 1024))
+sys.exit(0 if ok and len(n) == 1023 else 1)' "$LOG/nodes-1024.json"
+	out=$(gexec 0 "snodectl -j dev show snode0")
+	check "$KERNEL: 1024: dev show: max_nodes 1024, attached as node 0" pycheck '
+d = json.loads(sys.argv[1])
+d = d[0] if isinstance(d, list) else d["devices"][0] if "devices" in d else d
+sys.exit(0 if d.get("max_nodes") == 1024 and d.get("node") == 0 else 1)' "$out"
+	out=$(gexec 0 "snodectl -j link status snode0")
+	check "$KERNEL: 1024: link status: 2 links to r00p0 (plane 0) and r00p1 (plane 1)" pycheck '
+l = {x["port"]: x for x in json.loads(sys.argv[1])["links"]}
+sys.exit(0 if len(l) == 2 and all(l[p]["peer_switch_name"] == "r00p%d" % p and
+                                  l[p]["peer_plane"] == p and l[p]["state"] == "up" for p in (0, 1)) else 1)' "$out"
+	gexec 0 "rm -f /tmp/stream.*; $KSFT_BIN/link_stream 1023 0 0x5100 65536 3 >/tmp/stream.out 2>&1; cat /tmp/stream.out" >"$LOG/stream-1024"
+	check "$KERNEL: 1024: a stream through node 1023's window keeps every byte" \
+		grep -Eq '^rounds [1-9][0-9]* bytes [0-9]+ mismatches 0 state active' "$LOG/stream-1024"
+	out=$(gexec 0 "snodectl -j health >/dev/null; echo rc=\$?")
+	check "$KERNEL: 1024: health ok with 1023 nodes ($(tail -1 <<<"$out"))" grep -q '^rc=0$' <<<"$out"
+	fmctl link down 0.0
+	check "$KERNEL: 1024: cable 0.0 cut in the fm: link 0 down" until_ok 15 links_are down up
+	plane1() { [ "$(gexec 0 "snodectl node list | grep -c ' plane 1 switch r[0-9]*p1 hops [24] up route-port 1\$'")" = 1023 ]; }
+	check "$KERNEL: 1024: all 1023 nodes move to plane 1, their plane-1 leaf" until_ok 20 plane1
+	check "$KERNEL: 1024: node list agrees with snode-fm after the cut" topo_agrees 1023
+	out=$(gexec 0 "snodectl health")
+	echo "$out" >"$LOG/health-1024.txt"
+	check "$KERNEL: 1024: health names plane 0 and switch r00p0" \
+		grep -q "^common cause: 1 link down, on plane 0 (switch r00p0)$" <<<"$out"
+	fmctl link up 0.0
+	check "$KERNEL: 1024: cable back: 1023 nodes on route port 0 again" until_ok 20 nodes_up
+fi
 
 finish

@@ -24,6 +24,8 @@ static const struct perf_cmd perf_cmds[] = {
 	  perf_allreduce, perf_allreduce_help },
 	{ "dma", "DMA bandwidth vs CPU memcpy through the window",
 	  perf_dma, perf_dma_help },
+	{ "dump", "node and link dumps of the whole fabric vs a 20 ms target",
+	  perf_dump, perf_dump_help },
 	{ "events", "link fault to netlink notification; node and link dumps",
 	  perf_events, perf_events_help },
 	{ "link", "per-link DMA bandwidth vs lanes x speed and a baseline",

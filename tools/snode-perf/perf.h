@@ -92,6 +92,7 @@ bool perf_baseline_ok(double measured, double baseline, double tolerance);
 /* One benchmark per file, each with its help. */
 int perf_allreduce(struct perf *p);
 int perf_dma(struct perf *p);
+int perf_dump(struct perf *p);
 int perf_events(struct perf *p);
 int perf_link(struct perf *p);
 int perf_mem(struct perf *p);
@@ -99,6 +100,7 @@ int perf_notify(struct perf *p);
 int perf_ping(struct perf *p);
 void perf_allreduce_help(FILE *f);
 void perf_dma_help(FILE *f);
+void perf_dump_help(FILE *f);
 void perf_events_help(FILE *f);
 void perf_link_help(FILE *f);
 void perf_mem_help(FILE *f);

@@ -252,7 +252,14 @@ static void health_common_cause(const struct health_down *down)
 		print_str("text", "common cause: %s", g[i].text);
 		print_u64("links", NULL, g[i].links);
 		print_u64("links_down", NULL, g[i].of);
-		print_u64(g[i].is_switch ? "switch" : "node", NULL, g[i].id);
+		if (!g[i].by_plane)
+			print_u64(g[i].is_switch ? "switch" : "node", NULL,
+				  g[i].id);
+		/* the plane and the fabric's name (decision 0030) */
+		if (g[i].plane != SNODE_NONE)
+			print_u64("plane", NULL, g[i].plane);
+		if (g[i].switch_name[0])
+			print_str("switch_name", NULL, g[i].switch_name);
 		print_nl();
 		print_close_object();
 	}

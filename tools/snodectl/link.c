@@ -46,6 +46,12 @@ static void link_print_peer(const struct snode_link_info *li)
 		print_u64("peer_port", " port %llu", li->peer_port);
 	} else if (li->peer_switch != SNODE_NONE) {
 		print_u64("peer_switch", " peer switch %llu", li->peer_switch);
+		/* the fabric's name and plane of it (decision 0030) */
+		if (li->peer_switch_name[0])
+			print_str("peer_switch_name", " (%s)",
+				  li->peer_switch_name);
+		if (li->topo & SNODE_TOPO_HAS_PLANE)
+			print_u64("peer_plane", " plane %llu", li->peer_plane);
 	} else {
 		print_text(" peer -");
 	}

@@ -161,18 +161,25 @@ struct health_down {
 	struct {
 		uint32_t peer_switch;	/* SNODE_NONE: not to a switch */
 		uint32_t peer_node;	/* SNODE_NONE: not to a node */
+		uint32_t plane;		/* of peer_switch, SNODE_NONE: none */
+		char switch_name[24];	/* "" if the fabric gave none */
 	} link[HEALTH_MAX_DOWN];
 };
 
 /*
  * Links down that share a cause: @links of the @of links down lead to
- * switch or node @id. @text says so ("3 links down, all on switch 1").
+ * switch or node @id, or (@by_plane) to switches of plane @plane. @text
+ * says so ("3 links down, all on switch 1", "3 links down, all on plane 1
+ * (switch S1)": a switch's plane when the fabric gave it one).
  */
 struct health_group {
 	unsigned int links, of;
 	bool is_switch;
+	bool by_plane;		/* several switches, one plane: @id unused */
 	uint32_t id;
-	char text[96];
+	uint32_t plane;		/* SNODE_NONE: none */
+	char switch_name[24];	/* of switch @id, "" if none */
+	char text[160];
 };
 
 struct health_nodes {

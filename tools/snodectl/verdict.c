@@ -299,83 +299,175 @@ void health_down_add(struct health_down *d, const struct snode_link_info *li)
 	if (d->n < HEALTH_MAX_DOWN) {
 		d->link[d->n].peer_switch = li->peer_switch;
 		d->link[d->n].peer_node = li->peer_node;
+		d->link[d->n].plane = li->peer_switch != SNODE_NONE &&
+				      (li->topo & SNODE_TOPO_HAS_PLANE) ?
+				      li->peer_plane : SNODE_NONE;
+		snprintf(d->link[d->n].switch_name,
+			 sizeof(d->link[d->n].switch_name), "%s",
+			 li->peer_switch != SNODE_NONE ? li->peer_switch_name : "");
 	}
 	d->n++;
 }
 
-/* The links down (of those kept) that lead to switch or node @id. */
+enum health_by { HEALTH_BY_SWITCH, HEALTH_BY_NODE, HEALTH_BY_PLANE };
+
+static uint32_t health_down_key(const struct health_down *d, unsigned int i,
+				enum health_by by)
+{
+	switch (by) {
+	case HEALTH_BY_SWITCH:
+		return d->link[i].peer_switch;
+	case HEALTH_BY_NODE:
+		return d->link[i].peer_node;
+	default:
+		return d->link[i].plane;
+	}
+}
+
+/* The links down (of those kept) that lead to switch, node or plane @id. */
 static unsigned int health_down_count(const struct health_down *d,
-				      bool is_switch, uint32_t id)
+				      enum health_by by, uint32_t id)
 {
 	unsigned int i, n = 0, kept = d->n < HEALTH_MAX_DOWN ? d->n :
 						       HEALTH_MAX_DOWN;
 
 	for (i = 0; i < kept; i++)
-		n += (is_switch ? d->link[i].peer_switch :
-				  d->link[i].peer_node) == id;
+		n += health_down_key(d, i, by) == id;
 	return n;
 }
 
-static void health_group_set(struct health_group *g, bool is_switch,
-			     uint32_t id, unsigned int links, unsigned int of)
+/* The switches (names, else ids) of the plane's links down, for the text. */
+static void health_plane_switches(const struct health_down *d, uint32_t plane,
+				  char *s, size_t len)
 {
-	const char *what = is_switch ? "on switch" : "to node";
+	unsigned int i, j, kept = d->n < HEALTH_MAX_DOWN ? d->n :
+						   HEALTH_MAX_DOWN;
+	size_t at = 0;
 
-	g->links = links;
-	g->of = of;
-	g->is_switch = is_switch;
-	g->id = id;
-	if (links == of && of == 1)
-		snprintf(g->text, sizeof(g->text), "1 link down, %s %u", what,
-			 id);
-	else if (links == of)
-		snprintf(g->text, sizeof(g->text), "%u links down, all %s %u",
-			 links, what, id);
-	else
-		snprintf(g->text, sizeof(g->text), "%u of %u links down %s %u",
-			 links, of, what, id);
+	s[0] = 0;
+	for (i = 0; i < kept && at < len; i++) {
+		bool seen = false;
+
+		if (d->link[i].plane != plane)
+			continue;
+		for (j = 0; j < i; j++)
+			seen |= d->link[j].plane == plane &&
+				d->link[j].peer_switch == d->link[i].peer_switch;
+		if (seen)
+			continue;
+		if (d->link[i].switch_name[0])
+			at += snprintf(s + at, len - at, "%s%s", at ? ", " : "",
+				       d->link[i].switch_name);
+		else
+			at += snprintf(s + at, len - at, "%s%u", at ? ", " : "",
+				       d->link[i].peer_switch);
+	}
 }
 
+static void health_group_set(struct health_group *g, const struct health_down *d,
+			     enum health_by by, uint32_t id, unsigned int first,
+			     unsigned int links, unsigned int of)
+{
+	char what[128], sw[96];
+
+	memset(g, 0, sizeof(*g));
+	g->links = links;
+	g->of = of;
+	g->is_switch = by == HEALTH_BY_SWITCH;
+	g->by_plane = by == HEALTH_BY_PLANE;
+	g->id = id;
+	g->plane = SNODE_NONE;
+	if (by == HEALTH_BY_NODE) {
+		snprintf(what, sizeof(what), "to node %u", id);
+	} else if (by == HEALTH_BY_PLANE) {
+		/* several switches of one plane */
+		g->plane = id;
+		health_plane_switches(d, id, sw, sizeof(sw));
+		snprintf(what, sizeof(what), "on plane %u (switches %s)", id, sw);
+	} else {
+		g->plane = d->link[first].plane;
+		snprintf(g->switch_name, sizeof(g->switch_name), "%s",
+			 d->link[first].switch_name);
+		if (g->plane == SNODE_NONE)
+			snprintf(what, sizeof(what), "on switch %u", id);
+		else if (g->switch_name[0])
+			snprintf(what, sizeof(what), "on plane %u (switch %s)",
+				 g->plane, g->switch_name);
+		else
+			snprintf(what, sizeof(what), "on plane %u (switch %u)",
+				 g->plane, id);
+	}
+	if (links == of && of == 1)
+		snprintf(g->text, sizeof(g->text), "1 link down, %s", what);
+	else if (links == of)
+		snprintf(g->text, sizeof(g->text), "%u links down, all %s",
+			 links, what);
+	else
+		snprintf(g->text, sizeof(g->text), "%u of %u links down %s",
+			 links, of, what);
+}
+
+/*
+ * What the links down share, narrowest first: one switch, one node, then
+ * one plane (several switches of it, e.g. a plane's leaves); failing that,
+ * each switch, node or plane that two or more of them lead to. A plane
+ * group is only named when it spans more than one switch: one switch of a
+ * plane is already said by the switch group, with its plane.
+ */
 unsigned int health_down_groups(const struct health_down *d,
 				struct health_group *g, unsigned int max)
 {
 	unsigned int i, j, n = 0, kept = d->n < HEALTH_MAX_DOWN ? d->n :
 							    HEALTH_MAX_DOWN;
-	int pass;
+	static const enum health_by order[] = {
+		HEALTH_BY_SWITCH, HEALTH_BY_NODE, HEALTH_BY_PLANE
+	};
+	unsigned int pass;
 
 	if (!kept || !max)
 		return 0;
-	/* all to one switch, or all to one node: the common cause */
-	for (pass = 0; pass < 2; pass++) {
-		bool is_switch = pass == 0;
-		uint32_t id = is_switch ? d->link[0].peer_switch :
-					  d->link[0].peer_node;
+	for (pass = 0; pass < 3; pass++) {
+		uint32_t id = health_down_key(d, 0, order[pass]);
 
 		if (id != SNODE_NONE && d->n == kept &&
-		    health_down_count(d, is_switch, id) == kept) {
-			health_group_set(&g[0], is_switch, id, kept, d->n);
+		    health_down_count(d, order[pass], id) == kept) {
+			health_group_set(&g[0], d, order[pass], id, 0, kept, d->n);
 			return 1;
 		}
 	}
-	/* otherwise each switch, then each node, that two or more lead to */
-	for (pass = 0; pass < 2; pass++) {
-		bool is_switch = pass == 0;
+	for (pass = 0; pass < 3; pass++) {
+		enum health_by by = order[pass];
 
 		for (i = 0; i < kept && n < max; i++) {
-			uint32_t id = is_switch ? d->link[i].peer_switch :
-						  d->link[i].peer_node;
-			unsigned int k;
+			uint32_t id = health_down_key(d, i, by);
+			unsigned int k, switches = 0;
 			bool seen = false;
 
 			if (id == SNODE_NONE)
 				continue;
 			for (j = 0; j < i; j++)
-				seen |= (is_switch ? d->link[j].peer_switch :
-						     d->link[j].peer_node) == id;
-			k = health_down_count(d, is_switch, id);
-			if (!seen && k >= 2)
-				health_group_set(&g[n++], is_switch, id, k,
-						 d->n);
+				seen |= health_down_key(d, j, by) == id;
+			k = health_down_count(d, by, id);
+			if (seen || k < 2)
+				continue;
+			if (by == HEALTH_BY_PLANE) {
+				/* distinct switches of the plane among them */
+				for (j = 0; j < kept; j++) {
+					unsigned int m;
+					bool dup = false;
+
+					if (d->link[j].plane != id)
+						continue;
+					for (m = 0; m < j; m++)
+						dup |= d->link[m].plane == id &&
+						       d->link[m].peer_switch ==
+						       d->link[j].peer_switch;
+					switches += !dup;
+				}
+				if (switches < 2)
+					continue;
+			}
+			health_group_set(&g[n++], d, by, id, i, k, d->n);
 		}
 	}
 	return n;

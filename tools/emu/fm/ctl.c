@@ -95,7 +95,12 @@ static void show_links(const struct fm_fabric *f)
 
 static void show_nodes(const struct fm_fabric *f, int from)
 {
+	struct fm_topo topo[FM_MAX_NODES];
 	uint32_t i, j;
+
+	/* the route topology the devices are told (decision 0030) */
+	if (from >= 0 && f->node[from])
+		fm_route_topo(f, f->node[from], topo);
 
 	for (i = 0; i < FM_MAX_NODES; i++) {
 		const struct fm_node *n = f->node[i];
@@ -125,11 +130,24 @@ static void show_nodes(const struct fm_fabric *f, int from)
 		if (n->pid)
 			print_text(" pid %u", n->pid);
 		print_str("path", NULL, n->path);
+		if (n->rack != FM_NO_RACK)
+			print_str("rack", " rack %s", f->rack_name[n->rack]);
 		if (from >= 0 && (uint32_t)from != i) {
 			print_str("view", " view %s", fm_view_name(st));
 			print_s64("route_port", route == FM_NO_ROUTE ? NULL :
 				  " route %lld",
 				  route == FM_NO_ROUTE ? -1 : route);
+		}
+		if (from >= 0 && (uint32_t)from != i &&
+		    st == SNODE_FM_NODE_UP && f->node[from]) {
+			const struct fm_topo *t = &topo[i];
+
+			print_u64("hops", " hops %llu", t->hops);
+			if (t->sw != SNODE_FM_NO_ID)
+				print_str("switch", " switch %s",
+					  f->sw_name[t->sw]);
+			if (t->plane != FM_NO_PLANE)
+				print_u64("plane", " plane %llu", t->plane);
 		}
 		print_nl();
 		print_close_object();

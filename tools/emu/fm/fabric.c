@@ -48,11 +48,15 @@ void fm_fabric_free(struct fm_fabric *f)
 		free(n->route);
 		free(n->seen_state);
 		free(n->seen_route);
+		free(n->topo);
+		free(n->seen_topo);
 		free(n->echo_seq);
 		free(n);
 	}
 	for (i = 0; i < f->nswitches; i++)
 		free(f->sw_name[i]);
+	for (i = 0; i < f->nracks; i++)
+		free(f->rack_name[i]);
 	free(f->links);
 	free(f->grants);
 	memset(f, 0, sizeof(*f));
@@ -118,6 +122,7 @@ int fm_node_add(struct fm_fabric *f, uint32_t id)
 	memset(n->route, FM_NO_ROUTE, FM_MAX_NODES);
 	n->id = id;
 	n->memfd = -1;
+	n->rack = FM_NO_RACK;
 	/*
 	 * The device's own power-on readings (Documentation/hw/snode-nic.rst
 	 * section 11): "node temp" sends both values, so the one not being
@@ -139,6 +144,16 @@ int fm_switch_find(const struct fm_fabric *f, const char *name)
 
 	for (i = 0; i < f->nswitches; i++)
 		if (!strcmp(f->sw_name[i], name))
+			return i;
+	return -1;
+}
+
+int fm_rack_find(const struct fm_fabric *f, const char *name)
+{
+	uint32_t i;
+
+	for (i = 0; i < f->nracks; i++)
+		if (!strcmp(f->rack_name[i], name))
 			return i;
 	return -1;
 }
@@ -232,6 +247,7 @@ void fm_routes_compute(struct fm_fabric *f)
 	}
 	free(members);
 	f->routes_dirty = false;
+	f->route_gen++;
 }
 
 bool fm_reachable(const struct fm_fabric *f, uint32_t from, uint32_t to)
@@ -334,6 +350,90 @@ int fm_route_path(const struct fm_fabric *f, uint32_t from, uint32_t to,
 	return n;
 }
 
+/*
+ * The topology of every route from @a at once (@topo: FM_MAX_NODES
+ * entries), by the rules of fm_route_path() without walking each path:
+ * one breadth-first search over the switches per port of @a gives the
+ * inter-switch distance to every switch, and the destination is entered
+ * from the switch of its lowest-numbered port in the component. So the
+ * 1024-node fabric costs a few searches per sync, not one per node.
+ */
+void fm_route_topo(const struct fm_fabric *f, const struct fm_node *a,
+		   struct fm_topo *topo)
+{
+	int32_t dist[FM_MAX_SWITCHES];	/* ISL hops from the port's switch, -1: unseen */
+	uint32_t queue[FM_MAX_SWITCHES], qh, qt, sw, i, b, p, port;
+
+	for (b = 0; b < FM_MAX_NODES; b++)
+		topo[b] = (struct fm_topo){ .plane = FM_NO_PLANE,
+					    .sw = SNODE_FM_NO_ID };
+	for (port = 0; port < a->nports; port++) {
+		const struct fm_link *l;
+
+		if (a->port_link[port] < 0)
+			continue;
+		l = &f->links[a->port_link[port]];
+		if (!fm_link_routable(l, f->now))
+			continue;
+		if (l->a.kind == FM_END_NODE && l->b.kind == FM_END_NODE) {
+			const struct fm_end *o = (l->a.id == a->id &&
+						  l->a.port == port) ? &l->b : &l->a;
+
+			if (a->route[o->id] == port)
+				topo[o->id].hops = 1;
+			continue;
+		}
+		for (i = 0; i < f->nswitches; i++)
+			dist[i] = -1;
+		qh = qt = 0;
+		dist[l->b.id] = 0;
+		queue[qt++] = l->b.id;
+		while (qh < qt) {
+			sw = queue[qh++];
+			for (i = 0; i < f->nlinks; i++) {
+				const struct fm_link *e = &f->links[i];
+				uint32_t o;
+
+				if (e->a.kind != FM_END_SWITCH ||
+				    e->b.kind != FM_END_SWITCH ||
+				    !fm_link_routable(e, f->now))
+					continue;
+				if (e->a.id == sw)
+					o = e->b.id;
+				else if (e->b.id == sw)
+					o = e->a.id;
+				else
+					continue;
+				if (dist[o] >= 0)
+					continue;
+				dist[o] = dist[sw] + 1;
+				queue[qt++] = o;
+			}
+		}
+		for (b = 0; b < FM_MAX_NODES; b++) {
+			const struct fm_node *n = f->node[b];
+
+			if (!n || b == a->id || a->route[b] != port)
+				continue;
+			for (p = 0; p < n->nports; p++) {
+				int li = n->port_link[p];
+				const struct fm_link *e;
+
+				if (li < 0)
+					continue;
+				e = &f->links[li];
+				if (!fm_link_routable(e, f->now) ||
+				    e->b.kind != FM_END_SWITCH || dist[e->b.id] < 0)
+					continue;
+				topo[b].hops = dist[e->b.id] + 2;
+				topo[b].sw = e->b.id;
+				topo[b].plane = f->sw_plane[e->b.id];
+				break;
+			}
+		}
+	}
+}
+
 uint8_t fm_node_view(const struct fm_fabric *f, uint32_t from, uint32_t to,
 		     uint8_t *route)
 {
@@ -371,31 +471,76 @@ const char *fm_view_name(uint8_t st)
 	}
 }
 
+/* What NODE_STATE says about a route's topology, packed for comparing. */
+static uint32_t fm_topo_key(const struct fm_topo *t)
+{
+	return t->hops | (uint32_t)t->sw << 8 | (uint32_t)t->plane << 24;
+}
+
 static void fm_sync_node_states(struct fm_fabric *f, struct fm_node *a)
 {
 	struct snode_fm_node_state ns;
 	uint32_t b;
 
+	if (a->topo_gen != f->route_gen) {
+		fm_route_topo(f, a, a->topo);
+		a->topo_gen = f->route_gen;
+	}
 	for (b = 0; b < FM_MAX_NODES; b++) {
+		const struct fm_topo *t = &a->topo[b];
 		uint8_t st, route;
 
 		if (!f->node[b] || b == a->id)
 			continue;
 		st = fm_node_view(f, a->id, b, &route);
-		if (st == a->seen_state[b] && route == a->seen_route[b])
+		if (st == a->seen_state[b] && route == a->seen_route[b] &&
+		    fm_topo_key(t) == a->seen_topo[b])
 			continue;
 		a->seen_state[b] = st;
 		a->seen_route[b] = route;
+		a->seen_topo[b] = fm_topo_key(t);
 		memset(&ns, 0, sizeof(ns));
 		ns.hdr.type = SNODE_FM_NODE_STATE;
 		ns.hdr.len = sizeof(ns);
 		ns.node = b;
 		ns.state = st;
 		ns.route_port = route;
+		ns.hops = st == SNODE_FM_NODE_UP ? t->hops : 0;
+		ns.plane = st == SNODE_FM_NODE_UP ? t->plane : FM_NO_PLANE;
+		ns.sw = st == SNODE_FM_NODE_UP ? t->sw : SNODE_FM_NO_ID;
+		ns.rack = f->node[b]->rack;
 		fm_emit_send(f, a, &ns, sizeof(ns));
 		if (!a->conn)	/* the send failed and killed it */
 			return;
 	}
+}
+
+/* Tell n's device the names of the switches and racks (decision 0030). */
+void fm_emit_topo_names(struct fm_fabric *f, struct fm_node *n)
+{
+	uint32_t i, len, cnt = f->nswitches + f->nracks;
+	struct snode_fm_topo_names *tn;
+
+	len = sizeof(*tn) + cnt * sizeof(tn->ent[0]);
+	tn = calloc(1, len);
+	if (!tn)
+		abort();
+	tn->hdr.type = SNODE_FM_TOPO_NAMES;
+	tn->hdr.len = len;
+	tn->nswitches = f->nswitches;
+	tn->nracks = f->nracks;
+	for (i = 0; i < f->nswitches; i++) {
+		snprintf(tn->ent[i].name, sizeof(tn->ent[i].name), "%s",
+			 f->sw_name[i]);
+		tn->ent[i].plane = f->sw_plane[i];
+	}
+	for (i = 0; i < f->nracks; i++) {
+		snprintf(tn->ent[f->nswitches + i].name,
+			 sizeof(tn->ent[0].name), "%s", f->rack_name[i]);
+		tn->ent[f->nswitches + i].plane = FM_NO_PLANE;
+	}
+	fm_emit_send(f, n, tn, len);
+	free(tn);
 }
 
 /*
@@ -441,13 +586,18 @@ void fm_node_attach(struct fm_fabric *f, struct fm_node *n)
 	if (!n->seen_state) {
 		n->seen_state = malloc(FM_MAX_NODES);
 		n->seen_route = malloc(FM_MAX_NODES);
-		if (!n->seen_state || !n->seen_route)
+		n->seen_topo = malloc(FM_MAX_NODES * sizeof(*n->seen_topo));
+		n->topo = malloc(FM_MAX_NODES * sizeof(*n->topo));
+		if (!n->seen_state || !n->seen_route || !n->seen_topo || !n->topo)
 			abort();
 	}
 	/* 0xff is no state: the first sync sends every node */
 	memset(n->seen_state, 0xff, FM_MAX_NODES);
 	memset(n->seen_route, 0xff, FM_MAX_NODES);
+	n->topo_gen = f->route_gen - 1;
 	n->life = FM_LIFE_UP;
+	if (n->conn)
+		fm_emit_topo_names(f, n);
 	for (p = 0; p < n->nports && n->conn; p++)
 		fm_emit_port_state(f, n, p);
 	fm_sync(f);

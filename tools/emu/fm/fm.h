@@ -23,6 +23,10 @@
 #define FM_DEFAULT_POWER_MW	12000
 #define FM_MAX_PORTS		SNODE_FM_MAX_PORTS
 #define FM_MAX_SWITCHES		256
+#define FM_MAX_RACKS		SNODE_FM_MAX_RACKS
+#define FM_NAME_MAX		(SNODE_FM_NAME_LEN - 1)	/* switch and rack names */
+#define FM_NO_PLANE		SNODE_FM_NO_PLANE
+#define FM_NO_RACK		SNODE_FM_NO_ID
 #define FM_MAX_EXPORTS		256
 #define FM_MIN_POOL		4096ULL
 #define FM_PAGE			4096ULL
@@ -96,6 +100,18 @@ struct fm_link {
 	bool dirty;		/* push PORT_STATE at the next sync */
 };
 
+/*
+ * Where the route from one node to another goes (fm_route_topo()): @hops
+ * links crossed (1: a direct cable, 2: one switch, ...), and the switch
+ * @sw (SNODE_FM_NO_ID: none, a direct cable) that delivers to the
+ * destination, with its plane @plane.
+ */
+struct fm_topo {
+	uint8_t hops;		/* 0: no route */
+	uint8_t plane;		/* FM_NO_PLANE: none */
+	uint16_t sw;		/* SNODE_FM_NO_ID: none */
+};
+
 /* a device's connection: proto.c's, opaque to the rest */
 struct fm_conn;
 
@@ -118,6 +134,7 @@ struct fm_node {
 	int line;
 	uint64_t pool_size;
 	uint32_t nports;
+	uint16_t rack;		/* rack index, FM_NO_RACK: none */
 	int port_link[FM_MAX_PORTS];	/* link index or -1 */
 	struct fm_export *exports[FM_MAX_EXPORTS];
 	/* live */
@@ -129,6 +146,10 @@ struct fm_node {
 	uint8_t *route;		/* [FM_MAX_NODES]: port toward each node */
 	/* last NODE_STATE sent about each node (attached nodes only) */
 	uint8_t *seen_state, *seen_route;
+	/* topology of the route to each node: fm_route_topo(), when sent */
+	struct fm_topo *topo;
+	uint32_t *seen_topo;
+	uint32_t topo_gen;	/* f->route_gen it was computed at */
 	struct fm_seq *echo_seq;	/* sim: per (receiver, endpoint) */
 	uint32_t necho_seq;
 	int32_t temp_mc;	/* last injected, or FM_DEFAULT_TEMP_MC */
@@ -147,12 +168,16 @@ struct fm_fabric {
 	struct fm_node *node[FM_MAX_NODES];
 	uint32_t nnodes;
 	char *sw_name[FM_MAX_SWITCHES];
+	uint8_t sw_plane[FM_MAX_SWITCHES];	/* FM_NO_PLANE: none given */
 	uint32_t nswitches;
+	char *rack_name[FM_MAX_RACKS];
+	uint32_t nracks;
 	struct fm_link *links;
 	uint32_t nlinks;
 	struct fm_grant *grants;
 	uint32_t ngrants, grants_cap;
 	bool routes_dirty;
+	uint32_t route_gen;	/* fm_routes_compute() runs */
 	/* run-time */
 	bool memfiles;		/* create /dev/shm files */
 	uint64_t now;		/* ms, the event loop's clock */
@@ -205,6 +230,10 @@ void fm_fabric_free(struct fm_fabric *f);
 struct fm_node *fm_node_get(const struct fm_fabric *f, uint32_t id);
 int fm_node_add(struct fm_fabric *f, uint32_t id);
 int fm_switch_find(const struct fm_fabric *f, const char *name);
+int fm_rack_find(const struct fm_fabric *f, const char *name);
+void fm_route_topo(const struct fm_fabric *f, const struct fm_node *a,
+		   struct fm_topo *topo);
+void fm_emit_topo_names(struct fm_fabric *f, struct fm_node *n);
 void fm_routes_compute(struct fm_fabric *f);
 bool fm_reachable(const struct fm_fabric *f, uint32_t from, uint32_t to);
 uint8_t fm_route_port(const struct fm_fabric *f, uint32_t from, uint32_t to);

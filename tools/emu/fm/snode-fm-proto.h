@@ -35,6 +35,11 @@
 #define SNODE_FM_MSG_MAX	48	/* message payload bytes */
 #define SNODE_FM_HEARTBEAT_MS	100	/* device sends one this often */
 #define SNODE_FM_DEAD_MS	1000	/* fm declares a silent node dead */
+/* topology (switch planes, racks; decision 0030) */
+#define SNODE_FM_MAX_RACKS	256
+#define SNODE_FM_NAME_LEN	24	/* switch and rack names, NUL included */
+#define SNODE_FM_NO_ID		0xffff	/* no switch, no rack */
+#define SNODE_FM_NO_PLANE	0xff
 
 enum snode_fm_type {
 	SNODE_FM_HELLO = 1,
@@ -52,6 +57,7 @@ enum snode_fm_type {
 	SNODE_FM_MSG_DELIVER,
 	SNODE_FM_RESET,
 	SNODE_FM_STATS,
+	SNODE_FM_TOPO_NAMES,	/* topology (scale): names of switches, racks */
 };
 
 #define SNODE_FM_F_REPLY	0x1
@@ -200,13 +206,19 @@ struct snode_fm_revoke {
 	uint32_t reason;	/* enum snode_fm_revoke_reason */
 };
 
-/* fm -> device: a node's state or route changed; no reply. */
+/* fm -> device: a node's state, route or topology changed; no reply. */
 struct snode_fm_node_state {
 	struct snode_fm_hdr hdr;
 	uint32_t node;
 	uint8_t state;		/* enum snode_fm_node_st */
 	uint8_t route_port;	/* 0xff: none */
 	uint16_t reserved;
+	/* topology of the route (decision 0030) */
+	uint8_t hops;		/* links crossed, 0: no route */
+	uint8_t plane;		/* of @sw; SNODE_FM_NO_PLANE: none */
+	uint16_t sw;		/* switch delivering to the node, or NO_ID */
+	uint16_t rack;		/* the node's rack, or SNODE_FM_NO_ID */
+	uint16_t reserved2;
 };
 
 /* fm -> device: the state and counters of one of its ports; no reply.
@@ -272,6 +284,26 @@ struct snode_fm_stats {
 	uint32_t reserved;
 	uint64_t tx_bytes;
 	uint64_t rx_bytes;
+};
+
+/*
+ * fm -> device, after the HELLO reply: the names of the fabric's switches
+ * (with their planes) and racks, the ids NODE_STATE and PORT_STATE use
+ * being indexes into them (decision 0030); no reply. @nswitches entries
+ * then @nracks; len says how many follow the header.
+ */
+struct snode_fm_topo_ent {
+	char name[SNODE_FM_NAME_LEN];	/* NUL terminated */
+	uint8_t plane;			/* switches; SNODE_FM_NO_PLANE: none */
+	uint8_t reserved[7];
+};
+
+struct snode_fm_topo_names {
+	struct snode_fm_hdr hdr;
+	uint16_t nswitches;
+	uint16_t nracks;
+	uint32_t reserved;
+	struct snode_fm_topo_ent ent[];
 };
 
 #endif /* SNODE_FM_PROTO_H */

@@ -200,20 +200,67 @@ static int topo_defaults(struct topo_ctx *t, int n, char **tok)
 	return 0;
 }
 
+/* A switch or rack name: a topology name short enough for the devices. */
+static int topo_check_name(struct topo_ctx *t, const char *what, const char *s)
+{
+	if (!topo_is_name(s))
+		return topo_err(t, "bad %s name '%s' (must start with a letter)",
+				what, s);
+	if (strlen(s) > FM_NAME_MAX)
+		return topo_err(t, "%s name '%s' too long (max %d characters)",
+				what, s, FM_NAME_MAX);
+	return 0;
+}
+
 static int topo_switch(struct topo_ctx *t, int n, char **tok)
+{
+	struct fm_fabric *f = t->f;
+	uint8_t plane = FM_NO_PLANE;
+	uint64_t v;
+
+	if (n != 2 && !(n == 4 && !strcmp(tok[2], "plane"))) {
+		if (n >= 3 && strcmp(tok[2], "plane"))
+			return topo_err(t, "unknown switch option '%s'", tok[2]);
+		return topo_err(t, "usage: switch NAME [plane P]");
+	}
+	if (topo_check_name(t, "switch", tok[1]))
+		return -EINVAL;
+	if (n == 4) {
+		if (topo_num(t, "plane", tok[3], FM_NO_PLANE - 1, &v))
+			return -EINVAL;
+		plane = v;
+	}
+	if (fm_switch_find(f, tok[1]) >= 0)
+		return topo_err(t, "duplicate switch '%s'", tok[1]);
+	if (fm_rack_find(f, tok[1]) >= 0)
+		return topo_err(t, "switch '%s' has the name of a rack", tok[1]);
+	if (f->nswitches >= FM_MAX_SWITCHES)
+		return topo_err(t, "too many switches (max %d)", FM_MAX_SWITCHES);
+	f->sw_name[f->nswitches] = strdup(tok[1]);
+	if (!f->sw_name[f->nswitches])
+		return topo_err(t, "out of memory");
+	f->sw_plane[f->nswitches++] = plane;
+	return 0;
+}
+
+static int topo_rack(struct topo_ctx *t, int n, char **tok)
 {
 	struct fm_fabric *f = t->f;
 
 	if (n != 2)
-		return topo_err(t, "usage: switch NAME");
-	if (!topo_is_name(tok[1]))
-		return topo_err(t, "bad switch name '%s' (must start with a letter)",
-				tok[1]);
+		return topo_err(t, "usage: rack NAME");
+	if (topo_check_name(t, "rack", tok[1]))
+		return -EINVAL;
+	if (fm_rack_find(f, tok[1]) >= 0)
+		return topo_err(t, "duplicate rack '%s'", tok[1]);
 	if (fm_switch_find(f, tok[1]) >= 0)
-		return topo_err(t, "duplicate switch '%s'", tok[1]);
-	if (f->nswitches >= FM_MAX_SWITCHES)
-		return topo_err(t, "too many switches (max %d)", FM_MAX_SWITCHES);
-	f->sw_name[f->nswitches++] = strdup(tok[1]);
+		return topo_err(t, "rack '%s' has the name of a switch", tok[1]);
+	if (f->nracks >= FM_MAX_RACKS)
+		return topo_err(t, "too many racks (max %d)", FM_MAX_RACKS);
+	f->rack_name[f->nracks] = strdup(tok[1]);
+	if (!f->rack_name[f->nracks])
+		return topo_err(t, "out of memory");
+	f->nracks++;
 	return 0;
 }
 
@@ -222,10 +269,11 @@ static int topo_node(struct topo_ctx *t, int n, char **tok)
 	uint64_t pool = t->pool, v, host = 0;
 	uint32_t ports = t->ports, lo, hi, id;
 	bool sim = false, has_host = false;
-	int i;
+	uint16_t rack = FM_NO_RACK;
+	int i, r;
 
 	if (n < 2)
-		return topo_err(t, "usage: node ID|FIRST-LAST [host H] [pool SIZE] [ports N] [sim]");
+		return topo_err(t, "usage: node ID|FIRST-LAST [host H] [pool SIZE] [ports N] [rack NAME] [sim]");
 	if (topo_range(t, tok[1], &lo, &hi))
 		return -EINVAL;
 	for (i = 2; i < n; i++) {
@@ -244,6 +292,13 @@ static int topo_node(struct topo_ctx *t, int n, char **tok)
 			if (!v)
 				return topo_err(t, "ports must be >= 1");
 			ports = v;
+		} else if (!strcmp(tok[i], "rack")) {
+			if (!tok[++i])
+				return topo_err(t, "missing value for rack");
+			r = fm_rack_find(t->f, tok[i]);
+			if (r < 0)
+				return topo_err(t, "unknown rack '%s'", tok[i]);
+			rack = r;
 		} else {
 			return topo_err(t, "unknown node option '%s'", tok[i]);
 		}
@@ -265,6 +320,7 @@ static int topo_node(struct topo_ctx *t, int n, char **tok)
 		nd->host = has_host ? host : id;
 		nd->pool_size = pool;
 		nd->nports = ports;
+		nd->rack = rack;
 		nd->life = sim ? FM_LIFE_UP : FM_LIFE_UNKNOWN;
 	}
 	return 0;
@@ -510,6 +566,8 @@ static int topo_line(struct topo_ctx *t, char *line)
 		return topo_defaults(t, n, tok);
 	if (!strcmp(tok[0], "switch"))
 		return topo_switch(t, n, tok);
+	if (!strcmp(tok[0], "rack"))
+		return topo_rack(t, n, tok);
 	if (!strcmp(tok[0], "node"))
 		return topo_node(t, n, tok);
 	if (!strcmp(tok[0], "link"))
@@ -599,7 +657,7 @@ int fm_topo_builtin(struct fm_fabric *f, unsigned int nodes, char *err,
 	if (nodes == 2) {
 		fm_buf_printf(&b, "node 0-1\nlink 0.0 1.0\nlink 0.1 1.1\n");
 	} else {
-		fm_buf_printf(&b, "switch plane0\nswitch plane1\nnode 0-%u\n",
+		fm_buf_printf(&b, "switch plane0 plane 0\nswitch plane1 plane 1\nnode 0-%u\n",
 			      nodes - 1);
 		fm_buf_printf(&b, "link 0-%u.0 plane0\nlink 0-%u.1 plane1\n",
 			      nodes - 1, nodes - 1);
@@ -632,6 +690,18 @@ void fm_topo_hosts(const struct fm_fabric *f, struct fm_buf *b)
 	}
 }
 
+/* The distinct planes the switches are on. */
+static uint32_t fm_topo_planes(const struct fm_fabric *f)
+{
+	uint8_t seen[256] = { 0 };
+	uint32_t i, n = 0;
+
+	for (i = 0; i < f->nswitches; i++)
+		if (f->sw_plane[i] != FM_NO_PLANE && !seen[f->sw_plane[i]]++)
+			n++;
+	return n;
+}
+
 void fm_topo_summary(const struct fm_fabric *f, struct fm_buf *b)
 {
 	uint32_t vm = 0, sim = 0, exports = 0, hosts = 0, i, j;
@@ -655,6 +725,9 @@ void fm_topo_summary(const struct fm_fabric *f, struct fm_buf *b)
 	fm_buf_printf(b, "fabric %u: %u nodes (%u vm on %u hosts, %u sim), %u switches, %u links, %u exports\n",
 		      f->fabric_id, f->nnodes, vm, hosts, sim, f->nswitches,
 		      f->nlinks, exports);
+	if (f->nracks || fm_topo_planes(f))
+		fm_buf_printf(b, "topology: %u planes, %u racks\n",
+			      fm_topo_planes(f), f->nracks);
 	if (h.len)
 		fm_buf_printf(b, "%s", h.s);
 	fm_buf_free(&h);

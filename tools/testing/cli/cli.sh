@@ -495,7 +495,7 @@ for h in --help -h -help help; do
 done
 run -n "$PERF" help
 benches=$(sed -n '/^BENCHMARK/,$p' <<<"$out" | awk 'NR > 1 { print $1 }')
-ok "snode-perf help lists seven benchmarks" eval '[ "$(wc -w <<<"$benches")" -eq 7 ]'
+ok "snode-perf help lists eight benchmarks, dump and link among them" eval '[ "$(wc -w <<<"$benches")" -eq 8 ] && grep -qx dump <<<"$benches" && grep -qx link <<<"$benches"'
 for b in $benches; do
 	run -n "$PERF" "$b" help
 	ok "snode-perf $b help: without a device, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'

@@ -490,6 +490,71 @@ static struct snode_link_info link_down_to(unsigned int port, uint32_t sw,
 	return li;
 }
 
+/* A link down to switch @sw of plane @plane, named @name ("" none). */
+static struct snode_link_info link_down_plane(unsigned int port, uint32_t sw,
+					      uint32_t plane, const char *name)
+{
+	struct snode_link_info li = link_down_to(port, sw, 0);
+
+	li.topo = SNODE_TOPO_HAS_PLANE;
+	li.peer_plane = plane;
+	snprintf(li.peer_switch_name, sizeof(li.peer_switch_name), "%s", name);
+	return li;
+}
+
+/* Decision 0030: the plane and the switch's name in the common cause. */
+static void test_common_cause_planes(void)
+{
+	struct health_group g[8];
+	struct health_down d = { 0 };
+	struct snode_link_info li;
+	unsigned int n, i;
+
+	for (i = 0; i < 3; i++) {
+		li = link_down_plane(i, 1, 1, "S1");
+		health_down_add(&d, &li);
+	}
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && g[0].is_switch && g[0].id == 1 && g[0].plane == 1 &&
+	   !strcmp(g[0].switch_name, "S1") &&
+	   !strcmp(g[0].text, "3 links down, all on plane 1 (switch S1)"),
+	   "cause: three down on S1 of plane 1 (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	li = link_down_plane(0, 0, 0, "plane0");
+	health_down_add(&d, &li);
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && !strcmp(g[0].text, "1 link down, on plane 0 (switch plane0)"),
+	   "cause: one down: its plane and switch (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	li = link_down_plane(0, 3, 2, "");
+	health_down_add(&d, &li);
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && !strcmp(g[0].text, "1 link down, on plane 2 (switch 3)"),
+	   "cause: a plane without a name: the switch id (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	li = link_down_plane(0, 4, 1, "r00p1");
+	health_down_add(&d, &li);
+	li = link_down_plane(0, 5, 1, "r01p1");
+	health_down_add(&d, &li);
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && g[0].by_plane && g[0].plane == 1 && g[0].links == 2 &&
+	   !strcmp(g[0].text, "2 links down, all on plane 1 (switches r00p1, r01p1)"),
+	   "cause: two switches of one plane: the plane (%s)", n ? g[0].text : "");
+	li = link_down_plane(1, 6, 0, "r00p0");
+	health_down_add(&d, &li);
+	n = health_down_groups(&d, g, 8);
+	ok(n == 1 && g[0].by_plane && g[0].links == 2 && g[0].of == 3 &&
+	   !strcmp(g[0].text, "2 of 3 links down on plane 1 (switches r00p1, r01p1)"),
+	   "cause: two of three on plane 1 (%s)", n ? g[0].text : "");
+	memset(&d, 0, sizeof(d));
+	li = link_down_plane(0, 4, 1, "r00p1");
+	health_down_add(&d, &li);
+	li = link_down_plane(1, 6, 0, "r00p0");
+	health_down_add(&d, &li);
+	ok(health_down_groups(&d, g, 8) == 0,
+	   "cause: one down on each plane: no group");
+}
+
 static void test_common_cause(void)
 {
 	struct health_group g[8];
@@ -538,6 +603,7 @@ static void test_common_cause(void)
 	ok(n == 1 && g[0].id == 1 && g[0].links == 2 && g[0].of == 3 &&
 	   !strcmp(g[0].text, "2 of 3 links down on switch 1"),
 	   "cause: two of three on one switch (%s)", n ? g[0].text : "");
+	test_common_cause_planes();
 	memset(&d, 0, sizeof(d));
 	for (i = 0; i < HEALTH_MAX_DOWN + 2; i++) {
 		li = link_down_to(0, 4, 0);

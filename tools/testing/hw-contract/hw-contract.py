@@ -186,6 +186,8 @@ def read_doc(path):
     lay["event"] = layout_table(sec["3.3"])
     lay["identify"] = layout_table(ops["IDENTIFY"][1])
     lay["port_info"] = layout_table(ops["PORT_QUERY"][1])
+    lay["node_topo"] = layout_table(ops["NODE_TOPO"][1])
+    lay["topo_name"] = layout_table(ops["TOPO_NAMES"][1])
     lay["msg_slot"] = layout_table(sec["9"])
     lay["dma_desc"] = layout_table(sec["10"])
     lay["att_info"] = name_size_list(ops["ATT_QUERY"][1].split("Out buffer")[1])

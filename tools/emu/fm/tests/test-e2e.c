@@ -24,9 +24,10 @@
 
 static const char e2e_topo[] =
 	"fabric 9\n"
-	"switch p0\nswitch p1\n"
-	"node 0-2 pool 1M\n"
-	"node 3 sim pool 1M\n"
+	"switch p0 plane 0\nswitch p1 plane 1\n"
+	"rack ra\nrack rb\n"
+	"node 0-2 pool 1M rack ra\n"
+	"node 3 sim pool 1M rack rb\n"
 	"link 0-3.0 p0\nlink 0-3.1 p1\n"
 	"export 3 0 offset 0 len 64K key 0x77 perm r\n";
 
@@ -36,6 +37,8 @@ struct dev {
 	bool hb;		/* send heartbeats while pumping */
 	uint32_t seq;
 	uint8_t nstate[FM_MAX_NODES], nroute[FM_MAX_NODES];
+	struct snode_fm_node_state ntopo[FM_MAX_NODES];	/* last NODE_STATE */
+	uint8_t names[4096];	/* last TOPO_NAMES */
 	struct snode_fm_port_state port[FM_MAX_PORTS];
 	uint32_t nrevoke, revoke_att[64], revoke_reason[64];
 	struct snode_fm_sensor sensor;
@@ -65,7 +68,11 @@ static void dev_note(struct dev *d, const void *buf, ssize_t n)
 		if (ns->node < FM_MAX_NODES) {
 			d->nstate[ns->node] = ns->state;
 			d->nroute[ns->node] = ns->route_port;
+			if (n == sizeof(*ns))
+				d->ntopo[ns->node] = *ns;
 		}
+	} else if (h->type == SNODE_FM_TOPO_NAMES && n <= (ssize_t)sizeof(d->names)) {
+		memcpy(d->names, buf, n);
 	} else if (h->type == SNODE_FM_PORT_STATE) {
 		const struct snode_fm_port_state *ps = buf;
 
@@ -365,6 +372,18 @@ void test_e2e(void)
 	   d0->nroute[3] == 0 && d0->port[0].oper_state == SNODE_FM_PORT_UP &&
 	   d0->port[0].peer_port == (FM_SWITCH_BIT | 0),
 	   "HELLO: port states and every node's state follow");
+	{
+		const struct snode_fm_topo_names *tn = (const void *)d0->names;
+		const struct snode_fm_node_state *t3 = &d0->ntopo[3];
+
+		ok(tn->hdr.type == SNODE_FM_TOPO_NAMES && tn->nswitches == 2 &&
+		   tn->nracks == 2 && !strcmp(tn->ent[1].name, "p1") &&
+		   tn->ent[1].plane == 1 && !strcmp(tn->ent[3].name, "rb") &&
+		   tn->hdr.len == sizeof(*tn) + 4 * sizeof(tn->ent[0]),
+		   "HELLO: TOPO_NAMES: switches with planes, then racks");
+		ok(t3->hops == 2 && t3->sw == 0 && t3->plane == 0 && t3->rack == 1,
+		   "HELLO: NODE_STATE of node 3: 2 hops via p0 (plane 0), rack rb");
+	}
 	bad = dev_connect();
 	ok(dev_hello(bad, 0, 0) == SNODE_FM_EINVAL, "HELLO for an attached node: EINVAL");
 	dev_free(bad);

@@ -121,6 +121,93 @@ static void two_racks(void)
 	fm_fabric_free(&f);
 }
 
+/* fm_route_topo() agrees with fm_route_path() on every pair. */
+static void topo_matches_paths(struct fm_fabric *f, const char *what)
+{
+	struct fm_topo topo[FM_MAX_NODES];
+	uint32_t a, b, path[64], bad = 0, pairs = 0;
+
+	for (a = 0; a < FM_MAX_NODES; a++) {
+		if (!f->node[a])
+			continue;
+		fm_route_topo(f, f->node[a], topo);
+		for (b = 0; b < FM_MAX_NODES; b++) {
+			int n;
+
+			if (!f->node[b] || a == b)
+				continue;
+			n = fm_route_path(f, a, b, path, 64);
+			pairs++;
+			if (n < 0) {
+				bad += topo[b].hops != 0;
+				continue;
+			}
+			bad += topo[b].hops != n;
+			if (f->links[path[n - 1]].b.kind == FM_END_SWITCH)
+				bad += topo[b].sw != f->links[path[n - 1]].b.id ||
+				       topo[b].plane != f->sw_plane[topo[b].sw];
+			else
+				bad += topo[b].sw != SNODE_FM_NO_ID;
+		}
+	}
+	ok(pairs && !bad, "%s: route topology matches the paths of %u pairs (%u differ)",
+	   what, pairs, bad);
+}
+
+static void route_topology(void)
+{
+	char path[4096], err[256];
+	struct fm_fabric f;
+	struct fm_topo topo[FM_MAX_NODES];
+
+	snprintf(path, sizeof(path), "%s/8-two-racks.topo", tap_topo_dir);
+	fm_fabric_init(&f);
+	if (fm_topo_parse_file(&f, path, err, sizeof(err))) {
+		ok(0, "route topology: parse: %s", err);
+		return;
+	}
+	all_up(&f);
+	fm_route_topo(&f, f.node[0], topo);
+	ok(topo[1].hops == 2 && topo[1].sw == fm_switch_find(&f, "rack0p0") &&
+	   topo[1].plane == 0 && topo[5].hops == 3 &&
+	   topo[5].sw == fm_switch_find(&f, "rack1p0") && topo[5].plane == 0 &&
+	   topo[0].hops == 0, "route topology: own rack 2 hops, other rack 3, by plane 0");
+	topo_matches_paths(&f, "two racks");
+	fm_link_set_admin(&f, isl(&f, "rack0p0", "rack1p0"), false);
+	fm_sync(&f);
+	fm_route_topo(&f, f.node[0], topo);
+	ok(topo[5].hops == 3 && topo[5].sw == fm_switch_find(&f, "rack1p1") &&
+	   topo[5].plane == 1 && topo[1].plane == 0,
+	   "route topology: plane-0 inter-rack cut moves node 5 to plane 1");
+	topo_matches_paths(&f, "two racks, one cut");
+	fm_link_set_admin(&f, isl(&f, "rack0p1", "rack1p1"), false);
+	fm_sync(&f);
+	fm_route_topo(&f, f.node[0], topo);
+	ok(topo[5].hops == 0 && topo[5].sw == SNODE_FM_NO_ID &&
+	   topo[5].plane == FM_NO_PLANE, "route topology: unreachable has none");
+	fm_fabric_free(&f);
+	if (tap_fabric(&f, "node 0-1\nlink 0.0 1.0\nlink 0.1 1.1\n"))
+		return;
+	all_up(&f);
+	fm_route_topo(&f, f.node[0], topo);
+	ok(topo[1].hops == 1 && topo[1].sw == SNODE_FM_NO_ID,
+	   "route topology: back to back is 1 hop, no switch");
+	fm_fabric_free(&f);
+	snprintf(path, sizeof(path), "%s/1024-sim.topo", tap_topo_dir);
+	fm_fabric_init(&f);
+	if (fm_topo_parse_file(&f, path, err, sizeof(err))) {
+		ok(0, "route topology: 1024: parse: %s", err);
+		return;
+	}
+	all_up(&f);
+	fm_route_topo(&f, f.node[0], topo);
+	ok(topo[31].hops == 2 && topo[32].hops == 4 && topo[1023].hops == 4 &&
+	   topo[1023].sw == fm_switch_find(&f, "r31p0") &&
+	   f.node[1023]->rack == fm_rack_find(&f, "rack31"),
+	   "route topology: 1024 nodes: own rack 2 hops, others 4 through the spine");
+	fm_fabric_free(&f);
+}
+
 static void unreachable_revokes(void)
 {
 	struct fm_fabric f;
@@ -150,6 +237,7 @@ static void unreachable_revokes(void)
 
 void test_route(void)
 {
+	route_topology();
 	b2b();
 	dual_plane();
 	two_racks();

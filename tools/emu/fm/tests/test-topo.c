@@ -21,6 +21,7 @@ static const struct {
 	{ "8-two-racks.topo", 8, 0, 4, 18, 0, NULL },
 	{ "2nic-host.topo", 3, 0, 2, 6, 0, "host 0 node 0 node 1\nhost 1 node 2\n" },
 	{ "256-sim.topo", 257, 256, 2, 514, 256, "host 0 node 0\n" },
+	{ "1024-sim.topo", 1024, 1023, 66, 2112, 1023, "host 0 node 0\n" },
 };
 
 static const struct {
@@ -73,6 +74,19 @@ static const struct {
 	{ "fabric 70000\n", ":1:", "fabric 70000 out of range" },
 	{ "node 0 speed 3\n", ":1:", "unknown node option" },
 	{ "# nothing\n", ":1:", "no nodes defined" },
+	/* topology: planes and racks (decision 0030) */
+	{ "switch a plane 255\n", ":1:", "plane 255 out of range" },
+	{ "switch a plane x\n", ":1:", "bad number 'x' for plane" },
+	{ "switch a plane\n", ":1:", "usage: switch NAME [plane P]" },
+	{ "switch a colour 1\n", ":1:", "unknown switch option 'colour'" },
+	{ "switch a_name_of_twenty_four_ch\n", ":1:", "too long" },
+	{ "rack r0\nrack r0\n", ":2:", "duplicate rack 'r0'" },
+	{ "rack 0r\n", ":1:", "bad rack name" },
+	{ "rack\n", ":1:", "usage: rack NAME" },
+	{ "switch s\nrack s\n", ":2:", "has the name of a switch" },
+	{ "rack s\nswitch s\n", ":2:", "has the name of a rack" },
+	{ "rack r0\nnode 0 rack r1\n", ":2:", "unknown rack 'r1'" },
+	{ "rack r0\nnode 0 rack\n", ":2:", "missing value for rack" },
 };
 
 static void check_examples(void)
@@ -169,8 +183,19 @@ static void check_details(void)
 	fm_fabric_free(&f);
 	fm_fabric_init(&f);
 	ok(!fm_topo_builtin(&f, 5, err, sizeof(err)) && f.nlinks == 10 &&
-	   f.nswitches == 2 && f.nnodes == 5, "--nodes 5 is a dual-plane star");
+	   f.nswitches == 2 && f.nnodes == 5 && f.sw_plane[0] == 0 &&
+	   f.sw_plane[1] == 1, "--nodes 5 is a dual-plane star, planes 0 and 1");
 	fm_fabric_free(&f);
+	if (!tap_fabric(&f, "rack ra\nrack rb\nswitch s0 plane 3\nswitch s1\n"
+			"node 0 rack rb\nnode 1-2 rack ra\nnode 3\n")) {
+		ok(f.nracks == 2 && !strcmp(f.rack_name[1], "rb") &&
+		   f.node[0]->rack == 1 && f.node[1]->rack == 0 &&
+		   f.node[2]->rack == 0 && f.node[3]->rack == FM_NO_RACK,
+		   "racks: declared in order, a node without one has none");
+		ok(f.sw_plane[0] == 3 && f.sw_plane[1] == FM_NO_PLANE,
+		   "planes: given, or none");
+		fm_fabric_free(&f);
+	}
 }
 
 void test_topo(void)

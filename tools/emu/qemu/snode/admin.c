@@ -248,6 +248,42 @@ static uint16_t snode_cmd_node_list(SnodeNicState *s, const SnodeAdminCmd *c,
     return snode_dma_out(s, c, list, s->max_nodes);
 }
 
+/* The route topology of every node at once: one command for the table. */
+static uint16_t snode_cmd_node_topo(SnodeNicState *s, const SnodeAdminCmd *c,
+                                    SnodeAdminCpl *cpl)
+{
+    uint32_t n, known = 0;
+
+    for (n = 0; n < s->max_nodes; n++) {
+        uint8_t route = s->node_route[n] >= s->nports ? 0xf : s->node_route[n];
+
+        /* the NODE_LIST byte too: one command for the whole table */
+        s->node_topo[n].state = (s->node_state[n] & 0xf) | (route << 4);
+        known += s->node_state[n] != SNODE_FM_NODE_UNKNOWN;
+    }
+    cpl->node_topo.known = known;
+    return snode_dma_out(s, c, s->node_topo,
+                         s->max_nodes * sizeof(s->node_topo[0]));
+}
+
+static uint16_t snode_cmd_topo_names(SnodeNicState *s, const SnodeAdminCmd *c,
+                                     SnodeAdminCpl *cpl)
+{
+    uint32_t kind = c->topo_names.kind;
+
+    if (kind > SNODE_TOPO_RACKS) {
+        qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: TOPO_NAMES kind %u "
+                      "invalid\n", kind);
+        return SNODE_ST_INVALID_FIELD;
+    }
+    cpl->topo_names.count = s->topo_count[kind];
+    if (!s->topo_count[kind]) {
+        return SNODE_ST_SUCCESS;
+    }
+    return snode_dma_out(s, c, s->topo_name[kind],
+                         s->topo_count[kind] * sizeof(SnodeTopoName));
+}
+
 static uint16_t snode_cmd_att_set(SnodeNicState *s, const SnodeAdminCmd *c,
                                   SnodeAdminCpl *cpl)
 {
@@ -551,6 +587,10 @@ static const SnodeAdminOp snode_admin_ops[256] = {
                               SNODE_WORDS(SnodeCmdNode), 0 },
     [SNODE_OP_NODE_LIST] = { "NODE_LIST", snode_cmd_node_list,
                              SNODE_WORDS(SnodeCmdNone), 0 },
+    [SNODE_OP_NODE_TOPO] = { "NODE_TOPO", snode_cmd_node_topo,
+                             SNODE_WORDS(SnodeCmdNone), 0 },
+    [SNODE_OP_TOPO_NAMES] = { "TOPO_NAMES", snode_cmd_topo_names,
+                              SNODE_WORDS(SnodeCmdTopoNames), 0 },
     [SNODE_OP_ATT_SET] = { "ATT_SET", snode_cmd_att_set,
                            SNODE_WORDS(SnodeCmdAttSet), SNODE_CMD_ASYNC },
     [SNODE_OP_ATT_CLEAR] = { "ATT_CLEAR", snode_cmd_att_clear,

@@ -270,8 +270,79 @@ static void snode_fm_port_state(SnodeNicState *s,
     }
 }
 
+/*
+ * The route topology a NODE_STATE carries (decision 0030); a shorter
+ * packet, from an fm before topology, leaves the node without one. Values
+ * out of range of the names the fm gave read as none.
+ */
+static void snode_fm_node_topo(SnodeNicState *s,
+                               const struct snode_fm_node_state *ns,
+                               size_t len)
+{
+    SnodeNodeTopo *t = &s->node_topo[ns->node];
+
+    memset(t, 0, sizeof(*t));
+    t->sw = SNODE_TOPO_NONE16;
+    t->rack = SNODE_TOPO_NONE16;
+    t->plane = SNODE_TOPO_NO_PLANE;
+    if (len < SNODE_FM_LEN(struct snode_fm_node_state, reserved2)) {
+        return;
+    }
+    if (ns->state == SNODE_FM_NODE_UP) {
+        t->hops = ns->hops;
+        if (ns->sw < s->topo_count[SNODE_TOPO_SWITCHES]) {
+            t->sw = cpu_to_le16(ns->sw);
+            t->plane = ns->plane;
+        }
+    }
+    if (ns->rack < s->topo_count[SNODE_TOPO_RACKS]) {
+        t->rack = cpu_to_le16(ns->rack);
+    }
+}
+
+void snode_topo_clear(SnodeNicState *s)
+{
+    uint32_t n;
+
+    for (n = 0; n < SNODE_MAX_NODES; n++) {
+        s->node_topo[n] = (SnodeNodeTopo){ .sw = SNODE_TOPO_NONE16,
+                                           .rack = SNODE_TOPO_NONE16,
+                                           .plane = SNODE_TOPO_NO_PLANE };
+    }
+    memset(s->topo_name, 0, sizeof(s->topo_name));
+    s->topo_count[0] = s->topo_count[1] = 0;
+}
+
+/* The fm's names of switches and racks; ids index them (decision 0030). */
+static void snode_fm_topo_names(SnodeNicState *s,
+                                const struct snode_fm_topo_names *tn,
+                                size_t len)
+{
+    uint32_t i, k, cnt[2] = { tn->nswitches, tn->nracks };
+    const struct snode_fm_topo_ent *e = tn->ent;
+
+    if (cnt[0] > SNODE_TOPO_MAX_NAMES || cnt[1] > SNODE_TOPO_MAX_NAMES ||
+        len != sizeof(*tn) + (cnt[0] + cnt[1]) * sizeof(*e)) {
+        trace_snode_nic_fm_bad_packet(SNODE_FM_TOPO_NAMES, len,
+                                      "bad name counts");
+        return;
+    }
+    for (k = 0; k < 2; k++) {
+        memset(s->topo_name[k], 0, sizeof(s->topo_name[k]));
+        for (i = 0; i < cnt[k]; i++, e++) {
+            /* NUL terminated whatever the fm sent */
+            memcpy(s->topo_name[k][i].name, e->name,
+                   SNODE_TOPO_NAME_LEN - 1);
+            s->topo_name[k][i].plane = k == SNODE_TOPO_SWITCHES ?
+                                       e->plane : SNODE_TOPO_NO_PLANE;
+        }
+        s->topo_count[k] = cnt[k];
+    }
+}
+
 static void snode_fm_node_state(SnodeNicState *s,
-                                const struct snode_fm_node_state *ns)
+                                const struct snode_fm_node_state *ns,
+                                size_t len)
 {
     uint8_t d[16] = {};
 
@@ -280,6 +351,7 @@ static void snode_fm_node_state(SnodeNicState *s,
                                       "bad node or state");
         return;
     }
+    snode_fm_node_topo(s, ns, len);
     if (s->node_state[ns->node] == ns->state &&
         s->node_route[ns->node] == ns->route_port) {
         return;
@@ -299,6 +371,7 @@ static const uint32_t snode_fm_min_len[] = {
     [SNODE_FM_PORT_STATE] = SNODE_FM_LEN(struct snode_fm_port_state, ber),
     [SNODE_FM_SENSOR] = SNODE_FM_LEN(struct snode_fm_sensor, power_mw),
     [SNODE_FM_MSG_DELIVER] = SNODE_FM_LEN(struct snode_fm_msg, data),
+    [SNODE_FM_TOPO_NAMES] = sizeof(struct snode_fm_topo_names),
 };
 
 static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len)
@@ -330,7 +403,10 @@ static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len)
         break;
     }
     case SNODE_FM_NODE_STATE:
-        snode_fm_node_state(s, pkt);
+        snode_fm_node_state(s, pkt, len);
+        break;
+    case SNODE_FM_TOPO_NAMES:
+        snode_fm_topo_names(s, pkt, len);
         break;
     case SNODE_FM_PORT_STATE:
         snode_fm_port_state(s, pkt);
@@ -362,7 +438,7 @@ static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len)
 void snode_fm_read(void *opaque)
 {
     SnodeNicState *s = opaque;
-    uint8_t buf[1024] QEMU_ALIGNED(8);
+    uint8_t buf[SNODE_FM_PKT_MAX] QEMU_ALIGNED(8);
     unsigned budget;
     ssize_t n;
 
@@ -464,6 +540,7 @@ static void snode_detach(SnodeNicState *s)
     }
     memset(s->node_state, 0, sizeof(s->node_state));
     memset(s->node_route, 0xff, sizeof(s->node_route));
+    snode_topo_clear(s);
     snode_ev_fabric(s, false);
 }
 

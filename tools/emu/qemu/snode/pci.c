@@ -499,6 +499,7 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     memset(s->node_route, 0xff, sizeof(s->node_route));
+    snode_topo_clear(s);
     s->maps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
                                     snode_map_drop);
     s->old_maps = g_ptr_array_new_with_free_func(snode_map_drop);

@@ -42,6 +42,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnodeNicState, SNODE_NIC)
 #define SNODE_DMA_CHUNK             (256 * KiB)
 #define SNODE_MAX_PENDING           1024
 #define SNODE_FM_RX_BUDGET          64
+/* the largest packet from the fm: TOPO_NAMES with every name */
+#define SNODE_FM_PKT_MAX            (sizeof(struct snode_fm_topo_names) + \
+                                     2 * SNODE_TOPO_MAX_NAMES * \
+                                     sizeof(struct snode_fm_topo_ent))
 #define SNODE_DEFAULT_TEMP          45000
 #define SNODE_DEFAULT_POWER         12000
 
@@ -234,6 +238,10 @@ struct SnodeNicState {
     SnodeEp *ep;
     uint8_t node_state[SNODE_MAX_NODES];
     uint8_t node_route[SNODE_MAX_NODES];
+    /* topology (decision 0030): per node, and the fm's names */
+    SnodeNodeTopo node_topo[SNODE_MAX_NODES];
+    SnodeTopoName topo_name[2][SNODE_TOPO_MAX_NAMES];
+    uint32_t topo_count[2];
     SnodePort port[SNODE_MAX_PORTS];
     SnodeViolRl hole_viol;
 
@@ -304,6 +312,7 @@ bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
 /* dma.c */
 void snode_dma_bh(void *opaque);
 int snode_route_port(SnodeNicState *s, uint32_t node);
+void snode_topo_clear(SnodeNicState *s);
 void snode_count_bytes(SnodeNicState *s, uint32_t node, uint64_t n, bool tx);
 
 /* msg.c */

@@ -175,6 +175,8 @@ enum snode_opcode {
     SNODE_OP_PORT_SET = 0x03,
     SNODE_OP_NODE_QUERY = 0x04,
     SNODE_OP_NODE_LIST = 0x05,
+    SNODE_OP_NODE_TOPO = 0x06,      /* topology (decision 0030) */
+    SNODE_OP_TOPO_NAMES = 0x07,
     SNODE_OP_ATT_SET = 0x10,
     SNODE_OP_ATT_CLEAR = 0x11,
     SNODE_OP_ATT_QUERY = 0x12,
@@ -288,7 +290,38 @@ typedef struct SnodeCmdEcho {
     uint32_t value;
 } SnodeCmdEcho;
 
-/* IDENTIFY, NODE_LIST and STATS take no parameters. */
+/* TOPO_NAMES: which table (decision 0030) */
+typedef struct SnodeCmdTopoNames {
+    uint32_t kind;
+} SnodeCmdTopoNames;
+
+#define SNODE_TOPO_SWITCHES         0
+#define SNODE_TOPO_RACKS            1
+#define SNODE_TOPO_MAX_NAMES        256     /* per kind */
+#define SNODE_TOPO_NAME_LEN         24
+#define SNODE_TOPO_NONE16           0xffff  /* no switch, no rack */
+#define SNODE_TOPO_NO_PLANE         0xff
+
+/* NODE_TOPO out buffer: one per node id */
+typedef struct SnodeNodeTopo {
+    uint16_t sw;
+    uint16_t rack;
+    uint8_t plane;
+    uint8_t hops;
+    uint8_t state;      /* as a NODE_LIST byte */
+    uint8_t reserved;
+} SnodeNodeTopo;
+_Static_assert(sizeof(SnodeNodeTopo) == 8, "NODE_TOPO entry is 8 bytes");
+
+/* TOPO_NAMES out buffer: one per switch or rack */
+typedef struct SnodeTopoName {
+    char name[SNODE_TOPO_NAME_LEN];
+    uint8_t plane;
+    uint8_t reserved[7];
+} SnodeTopoName;
+_Static_assert(sizeof(SnodeTopoName) == 32, "TOPO_NAMES entry is 32 bytes");
+
+/* IDENTIFY, NODE_LIST, NODE_TOPO and STATS take no parameters. */
 typedef struct SnodeCmdNone {
 } SnodeCmdNone;
 
@@ -317,6 +350,7 @@ typedef struct SnodeAdminCmd {
         SnodeCmdEp ep_clear;
         SnodeCmdEpHead ep_head;
         SnodeCmdEcho echo;
+        SnodeCmdTopoNames topo_names;
     };
 } SnodeAdminCmd;
 _Static_assert(sizeof(SnodeAdminCmd) == 64, "admin command is 64 bytes");
@@ -334,6 +368,14 @@ typedef struct SnodeResNodeQuery {
 typedef struct SnodeResNodeList {
     uint32_t known;
 } SnodeResNodeList;
+
+typedef struct SnodeResNodeTopo {
+    uint32_t known;
+} SnodeResNodeTopo;
+
+typedef struct SnodeResTopoNames {
+    uint32_t count;
+} SnodeResTopoNames;
 
 typedef struct SnodeResAttSet {
     uint32_t epoch;
@@ -363,6 +405,8 @@ typedef struct SnodeAdminCpl {
         SnodeResAttSet att_set;
         SnodeResExportClear export_clear;
         SnodeResEcho echo;
+        SnodeResNodeTopo node_topo;
+        SnodeResTopoNames topo_names;
     };
     uint16_t sq_head;
     uint16_t reserved;
