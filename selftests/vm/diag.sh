@@ -167,7 +167,15 @@ check "$KERNEL: coherence: node 1 passes again once re-exported" eval \
 	'grep -q "^node 1 pass" <<<"$out" && grep -q "rc=0" <<<"$out"'
 # a node the fabric manager killed: failed without an import, the others pass
 fmctl node kill 3
-node3_is() { gexec 0 "snodectl node list" | grep -q " node 3 $1 "; }
+# node3_is STATE: snode0 sees node 3 in STATE (the text line also carries
+# its rack, plane, switch and hops before the state, so read the JSON)
+node3_is() {
+	local j
+	j=$(gexec 0 "snodectl -j node list snode0")
+	pycheck '
+n = [x for x in json.loads(sys.argv[1])["nodes"] if x["node"] == 3]
+sys.exit(0 if len(n) == 1 and n[0]["state"] == sys.argv[2] else 1)' "$j" "$1"
+}
 check "$KERNEL: coherence: node 3 killed (snode-fm ctl node kill)" until_ok 30 eval '! node3_is up'
 out=$(gexec 0 "snodectl diag coherence --key 0x5100 --nodes 2,3 2>&1; echo rc=\$?")
 echo "$out" >"$LOG/coherence-killed.txt"
