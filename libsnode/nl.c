@@ -482,6 +482,24 @@ static int lsn_nl_list(struct snode_ctx *ctx, uint8_t cmd, int dump,
 	return (int)it->count;
 }
 
+/* A get of one object into @info (@size bytes, the sized copy-out rule). */
+static int lsn_nl_get_one(struct snode_ctx *ctx, uint8_t cmd,
+			  struct lsn_nl_obj *o, int maxattr,
+			  int (*parse)(struct lsn_nl_req *req, struct nlattr **tb),
+			  size_t entry_size, void *info, size_t size)
+{
+	struct lsn_iter *it;
+	int ret;
+
+	ret = lsn_nl_list(ctx, cmd, 0, o, maxattr, parse, entry_size, &it);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		lsn_copy_out(info, size, it->entries, it->entry_size);
+	lsn_iter_free(it);
+	return ret ? 0 : -EPROTO;
+}
+
 SNODE_EXPORT int snode_link_list(struct snode_ctx *ctx, int dev_index,
 				 size_t info_size,
 				 struct snode_link_iter **iter)
@@ -509,18 +527,10 @@ SNODE_EXPORT int snode_link_get(struct snode_ctx *ctx, unsigned int dev_index,
 		.sub = port,
 		.has_sub = 1,
 	};
-	struct lsn_iter *it;
-	int ret;
 
-	ret = lsn_nl_list(ctx, SNODE_NL_CMD_LINK_GET, 0, &o, SNODE_A_LINK_MAX,
-			  lsn_nl_parse_link, sizeof(struct snode_link_info),
-			  &it);
-	if (ret < 0)
-		return ret;
-	if (ret)
-		lsn_copy_out(info, size, it->entries, it->entry_size);
-	lsn_iter_free(it);
-	return ret ? 0 : -EPROTO;
+	return lsn_nl_get_one(ctx, SNODE_NL_CMD_LINK_GET, &o, SNODE_A_LINK_MAX,
+			      lsn_nl_parse_link, sizeof(struct snode_link_info),
+			      info, size);
 }
 
 static int lsn_nl_link_op(struct snode_ctx *ctx, uint8_t cmd,
@@ -705,20 +715,12 @@ SNODE_EXPORT int snode_node_get(struct snode_ctx *ctx, unsigned int dev_index,
 		.sub = id,
 		.has_sub = 1,
 	};
-	struct lsn_iter *it;
-	int ret;
 
 	if (!ctx || !info)
 		return -EINVAL;
-	ret = lsn_nl_list(ctx, SNODE_NL_CMD_NODE_GET, 0, &o, SNODE_A_NODE_MAX,
-			  lsn_nl_parse_node, sizeof(struct snode_node_info),
-			  &it);
-	if (ret < 0)
-		return ret;
-	if (ret)
-		lsn_copy_out(info, size, it->entries, it->entry_size);
-	lsn_iter_free(it);
-	return ret ? 0 : -EPROTO;
+	return lsn_nl_get_one(ctx, SNODE_NL_CMD_NODE_GET, &o, SNODE_A_NODE_MAX,
+			      lsn_nl_parse_node, sizeof(struct snode_node_info),
+			      info, size);
 }
 
 SNODE_EXPORT int snode_node_list(struct snode_ctx *ctx, int dev_index,
