@@ -44,17 +44,15 @@ void perf_dma_help(FILE *f)
 		"        and their rate; nothing else\n");
 }
 
-/* MB/s of DMA copies of @size, as many in flight as the queue allows. */
-static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
-		      uint8_t *buf, uint64_t size, uint64_t span, bool to,
-		      double *mbs)
+/*
+ * Up to DMA_DEPTH copies of @size from @span of @buf, each to (@to) or
+ * from its own range of the window: the batch's length.
+ */
+static unsigned int dma_reqs_fill(struct snode_dma_req *reqs,
+				  struct snode_import *imp, uint8_t *buf,
+				  uint64_t size, uint64_t span, bool to)
 {
-	struct snode_dma_req reqs[DMA_DEPTH];
-	struct snode_dma_cpl cpls[DMA_DEPTH];
-	unsigned int batch = span / size, i, inflight = 0;
-	double t0 = perf_now(), t;
-	uint64_t bytes = 0;
-	int n;
+	unsigned int batch = span / size, i;
 
 	if (batch > DMA_DEPTH)
 		batch = DMA_DEPTH;
@@ -66,20 +64,51 @@ static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
 			.addr = (uintptr_t)(buf + i * size),
 			.length = size,
 		};
+	return batch;
+}
+
+/*
+ * Reap what completed (10 s at most) into @cpls, its bytes added to @bytes:
+ * how many, or a negative errno (a failed copy's status, -ETIMEDOUT).
+ */
+static int dma_reap_some(struct snode_dma_queue *q, struct snode_dma_cpl *cpls,
+			 uint64_t *bytes)
+{
+	int n, i;
+
+	n = snode_dma_reap(q, cpls, DMA_DEPTH, 10000);
+	if (n <= 0)
+		return n ? n : -ETIMEDOUT;
+	for (i = 0; i < n; i++) {
+		if (cpls[i].status)
+			return cpls[i].status;
+		*bytes += cpls[i].bytes;
+	}
+	return n;
+}
+
+/* MB/s of DMA copies of @size, as many in flight as the queue allows. */
+static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
+		      uint8_t *buf, uint64_t size, uint64_t span, bool to,
+		      double *mbs)
+{
+	struct snode_dma_req reqs[DMA_DEPTH];
+	struct snode_dma_cpl cpls[DMA_DEPTH];
+	unsigned int batch, inflight = 0;
+	double t0 = perf_now(), t;
+	uint64_t bytes = 0;
+	int n;
+
+	batch = dma_reqs_fill(reqs, imp, buf, size, span, to);
 	do {
 		n = snode_dma_submit(q, reqs, batch);
 		if (n < 0)
 			return n;
 		inflight += n;
 		while (inflight) {
-			n = snode_dma_reap(q, cpls, DMA_DEPTH, 10000);
-			if (n <= 0)
-				return n ? n : -ETIMEDOUT;
-			for (i = 0; i < (unsigned int)n; i++) {
-				if (cpls[i].status)
-					return cpls[i].status;
-				bytes += cpls[i].bytes;
-			}
+			n = dma_reap_some(q, cpls, &bytes);
+			if (n < 0)
+				return n;
 			inflight -= n;
 		}
 		t = perf_now() - t0;
@@ -100,34 +129,20 @@ static int dma_stream_run(struct snode_dma_queue *q, struct snode_import *imp,
 {
 	struct snode_dma_req reqs[DMA_DEPTH];
 	struct snode_dma_cpl cpls[DMA_DEPTH];
-	unsigned int batch = span / size, i, inflight = 0;
+	unsigned int batch, inflight;
 	double t0 = perf_now(), t = 0;
 	uint64_t bytes = 0;
 	int n;
 
-	if (batch > DMA_DEPTH)
-		batch = DMA_DEPTH;
-	for (i = 0; i < batch; i++)
-		reqs[i] = (struct snode_dma_req){
-			.flags = SNODE_DMA_TO_GLOBAL,
-			.import_fd = snode_import_get_fd(imp),
-			.offset = i * size,
-			.addr = (uintptr_t)(buf + i * size),
-			.length = size,
-		};
+	batch = dma_reqs_fill(reqs, imp, buf, size, span, true);
 	n = snode_dma_submit(q, reqs, batch);
 	if (n < 0)
 		return n;
 	inflight = n;
 	while (inflight) {
-		n = snode_dma_reap(q, cpls, DMA_DEPTH, 10000);
-		if (n <= 0)
-			return n ? n : -ETIMEDOUT;
-		for (i = 0; i < (unsigned int)n; i++) {
-			if (cpls[i].status)
-				return cpls[i].status;
-			bytes += cpls[i].bytes;
-		}
+		n = dma_reap_some(q, cpls, &bytes);
+		if (n < 0)
+			return n;
 		inflight -= n;
 		t = perf_now() - t0;
 		if (t < secs) {
