@@ -138,24 +138,25 @@ int fm_node_add(struct fm_fabric *f, uint32_t id)
 	return 0;
 }
 
-int fm_switch_find(const struct fm_fabric *f, const char *name)
+/* The index of @name among the @n first of @names, or -1. */
+static int fm_name_find(char *const *names, uint32_t n, const char *name)
 {
 	uint32_t i;
 
-	for (i = 0; i < f->nswitches; i++)
-		if (!strcmp(f->sw_name[i], name))
+	for (i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
 			return i;
 	return -1;
 }
 
+int fm_switch_find(const struct fm_fabric *f, const char *name)
+{
+	return fm_name_find(f->sw_name, f->nswitches, name);
+}
+
 int fm_rack_find(const struct fm_fabric *f, const char *name)
 {
-	uint32_t i;
-
-	for (i = 0; i < f->nracks; i++)
-		if (!strcmp(f->rack_name[i], name))
-			return i;
-	return -1;
+	return fm_name_find(f->rack_name, f->nracks, name);
 }
 
 static uint32_t uf_find(uint32_t *parent, uint32_t x)
