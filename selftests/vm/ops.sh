@@ -65,6 +65,18 @@ finish_hook() {
 	gexec 0 "dmesg" >"$LOG/dmesg" 2>&1
 }
 
+# mon_start NAME SECONDS: snodectl -j monitor in the background on node 0
+# (its events in /tmp/NAME.json) until SECONDS or mon_stop; succeeds once it
+# listens. mon_stop NAME: stop it, print its events.
+mon_start() {
+	gexec 0 "rm -f /tmp/$1.*; (snodectl -j monitor timeout $2 >/tmp/$1.json 2>/tmp/$1.err & echo \$! >/tmp/$1.pid)
+	for i in \$(seq 50); do grep -q monitoring /tmp/$1.err && exit 0; sleep 0.1; done; exit 1" >/dev/null
+}
+mon_stop() {
+	gexec 0 "kill \$(cat /tmp/$1.pid)" >&2
+	gexec 0 "cat /tmp/$1.json"
+}
+
 require "$BUILD/stage/common/usr/bin/snodectl" "$BUILD/stage/common$KSFT_BIN/link_stream"
 
 vm_up 4-dual-plane-sim --topology "$TOPO" || finish
@@ -234,8 +246,7 @@ sys.exit(0 if l["auto_isolate"] == {"enabled": True, "ber": 0, "flaps": 4, "wind
          l["isolation"] == "none" and l["isolate_reason"] is None else 1)' "$out"
 out=$(gexec 0 "snodectl link status snode0")
 check "$KERNEL: auto-isolate: the policy in link status text" grep -q "port 1 .* ok auto-isolate flaps 4/60s$" <<<"$out"
-gexec 0 "rm -f /tmp/mon.*; (snodectl -j monitor timeout 60 >/tmp/mon.json 2>/tmp/mon.err & echo \$! >/tmp/mon.pid)
-	for i in \$(seq 50); do grep -q monitoring /tmp/mon.err && exit 0; sleep 0.1; done; exit 1" >/dev/null
+mon_start mon 60
 check "$KERNEL: auto-isolate: monitor listening" [ $? -eq 0 ]
 gexec 0 "rm -f /tmp/stream.*; $KSFT_BIN/link_stream 1 0 0x5100 65536 12 /tmp/stream.ready >/tmp/stream.out 2>&1 &
 	for i in \$(seq 100); do test -f /tmp/stream.ready && exit 0; sleep 0.1; done; exit 1" >/dev/null
@@ -270,8 +281,7 @@ check "$KERNEL: auto-isolate: after the flaps: link 1 still down" links_are up d
 out=$(gexec 0 "snodectl link set snode0 1 state up 2>&1; echo rc=\$?" | tr '\n' ' ')
 check "$KERNEL: auto-isolate: state up refused while isolated ($out)" eval \
 	'grep -q "rc=1" <<<"$out" && grep -q "link-clear it first" <<<"$out"'
-gexec 0 "kill \$(cat /tmp/mon.pid)"
-out=$(gexec 0 "cat /tmp/mon.json")
+out=$(mon_stop mon)
 echo "$out" >"$LOG/iso-monitor.json"
 check "$KERNEL: auto-isolate: monitor -j: a link-isolation event, port 1 isolated, reason flaps" pycheck '
 e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
@@ -367,8 +377,7 @@ print(st, b, d["devices"][0]["problems"], file=sys.stderr)
 sys.exit(0 if st == "0" and d["verdict"] == "ok" and b["compared"] and b["delta"] == 0 and
          not b["drift"] and b["load"] == "idle" and b["line"] == 1 else 1)' "$out"
 
-gexec 0 "rm -f /tmp/mon.*; (snodectl -j monitor timeout 90 >/tmp/mon.json 2>/tmp/mon.err & echo \$! >/tmp/mon.pid)
-	for i in \$(seq 50); do grep -q monitoring /tmp/mon.err && exit 0; sleep 0.1; done; exit 1" >/dev/null
+mon_start mon 90
 check "$KERNEL: sensors: monitor listening" [ $? -eq 0 ]
 # hot_is STATUS: health --baseline exits STATUS
 hot_is() { [ "$(health_b | head -1)" = "$1" ]; }
@@ -400,8 +409,7 @@ out=$(gexec 0 "snodectl -j dev show snode0")
 check "$KERNEL: sensors: ... dev show -j says throttled" pycheck '
 sys.exit(0 if json.loads(sys.argv[1])["devices"][0]["throttled"] else 1)' "$out"
 sleep 2
-gexec 0 "kill \$(cat /tmp/mon.pid)"
-out=$(gexec 0 "cat /tmp/mon.json")
+out=$(mon_stop mon)
 echo "$out" >"$LOG/thermal-monitor.json"
 check "$KERNEL: sensors: monitor -j: a thermal event at 75 C (temp-max), one at 95 C (temp-crit)" pycheck '
 e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
@@ -460,8 +468,7 @@ fmctl sim export 1 7 1M 3M 0x5700 rw
 check "$KERNEL: util: both links at 1 x 1G" until_ok 15 eval \
 	'gexec 0 "snodectl -j link status snode0" | python3 -c "import json, sys; sys.exit(0 if all(x[\"lanes\"] == 1 and x[\"speed\"] == 1 for x in json.load(sys.stdin)[\"links\"]) else 1)"'
 sleep 3
-gexec 0 "rm -f /tmp/umon.*; (snodectl -j monitor timeout 60 >/tmp/umon.json 2>/tmp/umon.err & echo \$! >/tmp/umon.pid)
-	for i in \$(seq 50); do grep -q monitoring /tmp/umon.err && exit 0; sleep 0.1; done; exit 1" >/dev/null
+mon_start umon 60
 check "$KERNEL: util: monitor listening" [ $? -eq 0 ]
 gexec 0 "rm -f /tmp/ustream.*; (snode-perf -j dma handle snode:v1:1:7:0x5700 max 3M stream 9 >/tmp/ustream.json 2>/tmp/ustream.err; echo \$? >/tmp/ustream.rc) &" >/dev/null
 sleep 3
@@ -497,8 +504,7 @@ sys.exit(0 if sys.argv[2] == "1" and d["verdict"] == "warning" and
 # the alarm clears in the first whole period after the stream (1 s), held at
 # most one rate-limit interval (1 s)
 sleep 4
-gexec 0 "kill \$(cat /tmp/umon.pid)"
-out=$(gexec 0 "cat /tmp/umon.json")
+out=$(mon_stop umon)
 echo "$out" >"$LOG/util-monitor.json"
 check "$KERNEL: util: monitor -j: one link-util raised, then one cleared, on the busy link" pycheck '
 e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]

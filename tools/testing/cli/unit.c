@@ -1506,7 +1506,6 @@ static void test_record(const char *tmp)
 	record_free(&h);
 }
 
-/* snode-perf ping echo's raw round trip reads these (trace.c). */
 /* What baseline_read() said on stderr, for the tests of its messages */
 static char baseline_msg[512];
 
@@ -1760,6 +1759,7 @@ static void test_baseline_rule(void)
 	   "baseline: a NIC without an entry is a warning (%s)", h.problems[0]);
 }
 
+/* snode-perf ping echo's raw round trip reads these (trace.c). */
 static void test_trace_parse(void)
 {
 	static const char *const good[] = {
