@@ -47,7 +47,9 @@
 #     simulated nodes, 32 racks, two leaf-spine planes): node list, dev
 #     show, link status and health answer, node list agrees
 #     with snode-fm on all 1023 nodes (state, route, hops, switch, plane,
-#     rack), a stream through node 1023's window keeps every byte, and a
+#     rack), node show of node 1023 is its node list entry and of node 1024
+#     the kernel's out-of-range error, a stream through node 1023's window
+#     keeps every byte, and a
 #     cable cut in the fm moves every node to plane 1 and back.
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
@@ -536,6 +538,15 @@ n = {x["node"]: x for x in json.load(open(sys.argv[1]))["nodes"]}
 ok = all((n[i]["hops"], n[i]["switch"], n[i]["rack"], n[i]["plane"]) ==
          (2 if i < 32 else 4, "r%02dp0" % (i // 32), "rack%02d" % (i // 32), 0) for i in range(1, 1024))
 sys.exit(0 if ok and len(n) == 1023 else 1)' "$LOG/nodes-1024.json"
+	# node show asks the NIC for one node (NODE_GET), not the dump
+	out=$(gexec 0 "snodectl -j node show snode0 node 1023")
+	check "$KERNEL: 1024: node show snode0 node 1023 -j: the same node as its node list entry" pycheck '
+one = json.loads(sys.argv[1])["nodes"]
+n = {x["node"]: x for x in json.load(open(sys.argv[2]))["nodes"]}
+sys.exit(0 if len(one) == 1 and one[0] == n[1023] and one[0]["rack"] == "rack31" else 1)' "$out" "$LOG/nodes-1024.json"
+	out=$(gexec 0 "snodectl node show node 1024 2>&1; echo rc=\$?")
+	check "$KERNEL: 1024: node show node 1024 (past max_nodes): exit 1, the kernel's reason" \
+		bash -c '[[ "$1" == *"out of range"* && "$1" == *"rc=1"* ]]' _ "$out"
 	out=$(gexec 0 "snodectl -j dev show snode0")
 	check "$KERNEL: 1024: dev show: max_nodes 1024, attached as node 0" pycheck '
 d = json.loads(sys.argv[1])

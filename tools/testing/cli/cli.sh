@@ -163,6 +163,8 @@ ok "completion: di b (diag bundle) offers -o and --with-keys" eval '[ "$(comp di
 ok "completion: diag bundle -o completes a file name" eval '(cd "$TOP" && comp diag bundle -o) | grep -qx Makefile'
 ok "completion: diag coherence --key K offers the other options" eval '[ "$(comp diag coherence --key 5 | sort | tr "\n" " ")" = "--duration --export --key --nodes --size " ]'
 ok "completion: diag coherence --nodes takes a value (no completions)" eval '[ -z "$(comp diag coherence --nodes)" ]'
+ok "completion: node offers list and show" eval '[ "$(comp node | sort | tr "\n" " ")" = "help list show " ]'
+ok "completion: node show offers node; node show DEV offers node; after node none" eval '[ "$(comp node show)" = node ] && [ "$(comp no sh snode0)" = node ] && [ -z "$(comp node show snode0 node)" ]'
 ok "completion: d is still dev" eval '[ "$(comp d)" = show ] || [ "$(comp d | head -1)" = show ]'
 run "$SNODECTL" foo
 ok "unknown object: exit 64" eval 'rc_is 64 && has "\"foo\" is unknown" "$err"'
@@ -188,6 +190,22 @@ if [ -n "$no_kernel" ]; then
 else
 	skip "abbreviated commands reach the kernel the same way" "snode.ko is loaded on this host"
 fi
+
+# --- node show: one node, usage errors before any device is looked up ----------
+run -n "$SNODECTL" node show snode9 node
+ok "node show DEV node: needs an id" eval 'rc_is 64 && has "needs a node id" "$err"'
+run -n "$SNODECTL" node show snode9 node 1x
+ok "node show DEV node 1x: not a node id" eval 'rc_is 64 && has "\"1x\" is not a node id" "$err"'
+run -n "$SNODECTL" node show snode9 node 4294967296
+ok "node show: an id past 32 bits is refused" eval 'rc_is 64 && has "is not a node id" "$err"'
+run -n "$SNODECTL" node show node 1 node 2
+ok "node show: two node ids refused" eval 'rc_is 64 && has "more than one node" "$err"'
+run -n "$SNODECTL" node show node 1 snode9 junk
+ok "node show: an extra argument refused" eval 'rc_is 64 && has "unexpected argument \"junk\"" "$err"'
+run -n "$SNODECTL" node show node 3 snode9
+ok "node show node ID DEV: device after the id, then no such device" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
+run -n "$SNODECTL" no sh snode9 n 3
+ok "no sh DEV n ID: abbreviations, then no such device" eval 'rc_is 1 && has "no device \"snode9\"" "$err"'
 
 # --- extra arguments are rejected before anything runs --------------------------
 while IFS= read -r cmd; do
