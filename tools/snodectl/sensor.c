@@ -105,9 +105,15 @@ static int sensor_write_limit(int fd, long val)
 {
 	char buf[32];
 	int len = snprintf(buf, sizeof(buf), "%ld\n", val);
+	ssize_t n;
 
 	/* sysfs takes a whole value from offset 0 at each write */
-	return pwrite(fd, buf, len, 0) == len ? 0 : -1;
+	n = pwrite(fd, buf, len, 0);
+	if (n == len)
+		return 0;
+	if (n >= 0)		/* short: say so, not the last errno */
+		errno = EIO;
+	return -1;
 }
 
 /* dev set DEV { temp-max C | temp-crit C | power-max W } ... */

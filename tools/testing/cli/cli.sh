@@ -658,6 +658,24 @@ else
 	skip "dev set: a limit that cannot be written" "no read-only $ro to stand for it"
 fi
 hw_reset
+# A write refused half way (as by a NIC being reset): a file-size limit of 7
+# bytes lets "60000\n" through and cuts "20000000\n" short; the temp-max
+# already written must be put back.
+if [ -n "$have_py" ]; then
+	# (its output through pipes: the limit holds for regular files only)
+	run python3 -c 'import resource, signal, subprocess, sys
+def limit():
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (7, 7))
+p = subprocess.run(sys.argv[1:], preexec_fn=limit, capture_output=True)
+sys.stdout.buffer.write(p.stdout)
+sys.stderr.buffer.write(p.stderr)
+sys.exit(p.returncode)' "$SNODECTL" dev set snode0 temp-max 60 power-max 20
+	ok "dev set: the second write fails: exit 1, says which and why, the first is restored" eval 'rc_is 1 && has "writing power-max failed: Input/output error" "$err" && [ "$(cat "$HW/temp1_max")" = 85000 ]'
+else
+	skip "dev set: the second write fails" "no python3 to set a file-size limit"
+fi
+hw_reset
 run "$SNODECTL" dev set snode1 temp-max 60
 ok "dev set on a NIC without hwmon: exit 1, says it has no sensors" eval 'rc_is 1 && has "snode1 has no sensors" "$err"'
 run "$SNODECTL" dev set snode9 temp-max 60
