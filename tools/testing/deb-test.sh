@@ -2,15 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # deb-test.sh - "make deb" and what its packages give a user. Builds the
-# five packages, checks lintian found no error and what each ships, unpacks
+# six packages, checks lintian found no error and what each ships, unpacks
 # them into a root directory (dpkg -x: the maintainer scripts of
 # snode-tools and snode-dkms act on the running system, so they are not run
 # here), runs the packaged snodectl, the README's example program built
 # against libsnode-dev with pkg-config and the packaged kselftest runner's
-# listing (snode-selftests); builds snode.ko with the real dkms
+# listing (snode-selftests), Debian's libfabric finding the provider
+# (libfabric-snode) in its own provider directory; builds snode.ko with the real dkms
 # from snode-dkms's source (private trees, as dkms-test.sh), and, when the
 # emulator is built, boots one emulated node with only the packaged files
-# and that module staged and runs snodectl and the example there. TAP.
+# and that module staged and runs snodectl, the example and Debian's fi_info
+# on the packaged provider there. TAP.
 #
 # Usage: tools/testing/deb-test.sh [KERNEL]   (guest kernel, default 6.12)
 
@@ -46,13 +48,14 @@ fi
 DEB=$TOP/build/deb
 deb() { echo "$DEB/${1}_${VERSION}_$2.deb"; }
 missing=()
-for p in "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH" \
-	"snode-selftests $ARCH"; do
+PKGS=("snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH"
+	"snode-selftests $ARCH" "libfabric-snode $ARCH")
+for p in "${PKGS[@]}"; do
 	# shellcheck disable=SC2086
 	[ -f "$(deb $p)" ] || missing+=("${p% *}")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-	ok "make deb built snode-dkms, libsnode1, libsnode-dev, snode-tools, snode-selftests in build/deb/"
+	ok "make deb built snode-dkms, libsnode1, libsnode-dev, snode-tools, snode-selftests, libfabric-snode in build/deb/"
 else
 	ls "$DEB" >"$LOG" 2>&1; not_ok "packages missing: ${missing[*]}"; finish
 fi
@@ -77,7 +80,9 @@ check_contents() { if contents "$@"; then ok "$1 ships $(($# - 1)) expected file
 check_contents libsnode1 "/usr/lib/$MA/libsnode.so.1"
 check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h /usr/include/linux/snode_nl.h \
 	"/usr/lib/$MA/libsnode.so" "/usr/lib/$MA/libsnode.a" "/usr/lib/$MA/pkgconfig/libsnode.pc" \
-	/usr/share/man/man3/snode_new.3.gz
+	/usr/share/man/man3/snode_new.3.gz /usr/share/man/man7/libsnode.7.gz
+OFIDIR=/usr/lib/$MA/libfabric
+check_contents libfabric-snode "$OFIDIR/libsnode-fi.so" /usr/share/man/man7/fi_snode.7.gz
 check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf /lib/udev/rules.d/60-snode.rules \
 	/usr/lib/sysusers.d/snode.conf /usr/share/bash-completion/completions/snodectl \
 	/usr/share/man/man8/snodectl.8.gz /lib/systemd/system/snode-link-record.service \
@@ -122,6 +127,14 @@ if dpkg-deb -f "$(deb snode-tools "$ARCH")" Depends | tee "$LOG" | grep -q 'libs
 else
 	not_ok "snode-tools depends on libsnode1"
 fi
+# libsnode is linked into the provider (its symbols hidden): it needs
+# libfabric1, not libsnode1
+deps=$(dpkg-deb -f "$(deb libfabric-snode "$ARCH")" Depends)
+if grep -q 'libfabric1 (>= ' <<<"$deps" && ! grep -q libsnode1 <<<"$deps"; then
+	ok "libfabric-snode depends on libfabric1, not on libsnode1 ($deps)"
+else
+	echo "$deps" >"$LOG"; not_ok "libfabric-snode depends on libfabric1, not on libsnode1"
+fi
 if dpkg-deb -I "$(deb snode-dkms all)" postinst 2>&1 | tee "$LOG" | grep -q 'DKMS_NAME=snode'; then
 	ok "snode-dkms's postinst hands the module to dkms"
 else
@@ -129,8 +142,7 @@ else
 fi
 
 # --- unpacked ----------------------------------------------------------------
-for p in "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH" \
-	"snode-selftests $ARCH"; do
+for p in "${PKGS[@]}"; do
 	# shellcheck disable=SC2086
 	dpkg -x "$(deb $p)" "$R"
 done
@@ -147,6 +159,17 @@ if grep -q '^Usage: snodectl' <<<"$out"; then
 	ok "packaged snodectl prints its help"
 else
 	echo "$out" >"$LOG"; not_ok "packaged snodectl prints its help"
+fi
+
+if ! command -v fi_info >/dev/null; then
+	skip "Debian's libfabric loads the packaged provider" "no fi_info on this host (libfabric-bin)"
+else
+	out=$(FI_PROVIDER_PATH=$R$OFIDIR fi_info -l 2>&1)
+	if grep -qx 'snode:' <<<"$out"; then
+		ok "Debian's libfabric loads the packaged provider (fi_info -l lists snode)"
+	else
+		echo "$out" >"$LOG"; not_ok "Debian's libfabric loads the packaged provider"
+	fi
 fi
 
 readme_example "$T/snode-hello.c"
@@ -186,22 +209,26 @@ chroot_install() {
 res() { if [ "\$1" -eq 0 ]; then echo "ok - \$2"; else echo "not ok - \$2"; fi; }
 export DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin
 dpkg -i $(deb libsnode1 "$ARCH") $(deb libsnode-dev "$ARCH") $(deb snode-tools "$ARCH") \
-	$(deb snode-selftests "$ARCH") $(deb snode-dkms all) >/tmp/dpkg.log 2>&1
-res \$? "dpkg -i of the five packages (maintainer scripts run)"
+	$(deb snode-selftests "$ARCH") $(deb snode-dkms all) $(deb libfabric-snode "$ARCH") >/tmp/dpkg.log 2>&1
+res \$? "dpkg -i of the six packages (maintainer scripts run)"
 getent group snode >/dev/null; res \$? "snode-tools created group snode"
 [ "\$(snodectl -V)" = "snodectl ${VERSION%%-*}" ]; res \$? "snodectl from /usr/bin runs"
 $KSFT/run_kselftest.sh -l | grep -qx 'snode:core_test'; res \$? "$KSFT/run_kselftest.sh -l lists snode:core_test"
 cc -Wall -Werror -o /tmp/snode-hello $T/snode-hello.c \$(pkg-config --cflags --libs libsnode) &&
 	SNODE_SYSFS=/nonexistent /tmp/snode-hello 2>&1 | grep -q 'no snode device'
 res \$? "the example builds with pkg-config from /usr and runs"
+# no FI_PROVIDER_PATH: libfabric's own directory
+fi_info -l 2>&1 | grep -qx 'snode:'
+res \$? "fi_info -l finds the installed provider without FI_PROVIDER_PATH"
 mkdir -p /lib/modules/$kver && ln -sfn $headers /lib/modules/$kver/build
 dkms autoinstall -k $kver >/tmp/dkms.log 2>&1
 dkms status -k $kver | tee -a /tmp/dkms.log | grep -q '^snode/${VERSION%%-*}, $kver, [^:]*: installed'
 res \$? "dkms autoinstall: dkms status shows snode installed for $kver"
 [ "\$(modinfo -F vermagic -k $kver snode 2>/dev/null | cut -d' ' -f1)" = "$kver" ]
 res \$? "modinfo -k $kver snode finds the DKMS module"
-dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 >>/tmp/dpkg.log 2>&1 &&
+dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 libfabric-snode >>/tmp/dpkg.log 2>&1 &&
 	[ ! -e /usr/src/snode-${VERSION%%-*} ] && [ ! -e /usr/bin/snodectl ] && [ ! -e $KSFT ] &&
+	[ ! -e $OFIDIR/libsnode-fi.so ] &&
 	[ -z "\$(find /lib/modules/$kver -name 'snode.ko*')" ]
 res \$? "dpkg --purge removes the packages and the DKMS module"
 for f in /tmp/dpkg.log /tmp/dkms.log; do sed "s|^|# \${f##*/}: |" "\$f" | tail -n 15; done
@@ -228,7 +255,7 @@ else
 		"not ok - "*) not_ok "${line#not ok - }"; nres=$((nres + 1)) ;;
 		esac
 	done <"$T/chroot.log"
-	[ "$nres" -eq 8 ] || not_ok "the chroot ran all 8 checks (it ran $nres)"
+	[ "$nres" -eq 9 ] || not_ok "the chroot ran all 9 checks (it ran $nres)"
 	rm -rf "$O"
 fi
 
@@ -268,16 +295,21 @@ V=$T/vm-build
 mkdir -p "$V/tools" "$V/stage/common" "$V/stage/k$KERNEL/lib/snode"
 ln -s "$TOP/build/kernels" "$V/kernels"
 ln -s "$TOP/build/qemu" "$V/qemu"
-for p in "libsnode1 $ARCH" "snode-tools $ARCH"; do
+for p in "libsnode1 $ARCH" "snode-tools $ARCH" "libfabric-snode $ARCH"; do
 	# shellcheck disable=SC2086
 	dpkg -x "$(deb $p)" "$V/stage/common"
 done
 rm -rf "$V/stage/common/usr/share"
 install -D -m 0755 "$T/snode-hello" "$V/stage/common/usr/local/bin/snode-hello"
 cp "$ko" "$V/stage/k$KERNEL/lib/snode/snode.ko"
+# Debian's libfabric-bin staged by snode-vm, from the tree's package cache
+mkdir -p "$V/vm" "$TOP/build/vm/debs"
+ln -s "$TOP/build/vm/debs" "$V/vm/debs"
 SNODE_BUILD=$V SNODE_FM=$TOP/build/tools/snode-fm timeout 900 \
-	bash "$TOP/tools/emu/vm/snode-vm" run --nodes 1 --kernel "$KERNEL" --timeout 600 -- \
-	'insmod /lib/snode/snode.ko && snodectl -V && snodectl dev show && snode-hello; echo "snode-hello exit $?"' \
+	bash "$TOP/tools/emu/vm/snode-vm" run --nodes 1 --kernel "$KERNEL" --timeout 600 \
+	--package libfabric-bin -- \
+	'insmod /lib/snode/snode.ko && snodectl -V && snodectl dev show && snode-hello; echo "snode-hello exit $?"
+	fi_info -p snode -t FI_EP_RDM; echo "fi_info exit $?"' \
 	>"$T/vm.log" 2>&1
 cp "$T/vm.log" "$LOG"
 if grep -q "snodectl ${VERSION%%-*}" "$T/vm.log" && grep -q 'snode0' "$T/vm.log"; then
@@ -290,6 +322,11 @@ if grep -q 'snode0: wrote "hello from snode0" at pool offset' "$T/vm.log" &&
 	ok "the example maps and writes fabric memory there on the packaged libsnode1"
 else
 	not_ok "the example maps and writes fabric memory there on the packaged libsnode1"
+fi
+if grep -q 'provider: snode' "$T/vm.log" && grep -q 'fi_info exit 0' "$T/vm.log"; then
+	ok "Debian's fi_info there finds the packaged provider and the NIC (fi_info -p snode)"
+else
+	not_ok "Debian's fi_info there finds the packaged provider and the NIC (fi_info -p snode)"
 fi
 # run-all.sh scans build/vm only: this node's console log is checked here
 splat='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|UBSAN:|KASAN:'
