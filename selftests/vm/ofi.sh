@@ -69,8 +69,11 @@ gexec 0 "$ENV fi_info -p snode -t FI_EP_MSG; echo status \$?" >"$LOG/fi_info-msg
 check "$KERNEL: fi_info -p snode -t FI_EP_MSG: -FI_ENODATA" \
 	grep -q -- "-61" "$LOG/fi_info-msg"
 gexec 0 "$ENV fi_info -p snode -c FI_RMA; echo status \$?" >"$LOG/fi_info-rma" 2>&1
-check "$KERNEL: fi_info -p snode -c FI_RMA: -FI_ENODATA" \
-	grep -q -- "-61" "$LOG/fi_info-rma"
+check "$KERNEL: fi_info -p snode -c FI_RMA: offered" \
+	grep -q "^status 0$" "$LOG/fi_info-rma"
+gexec 0 "$ENV fi_info -p snode -c FI_ATOMIC; echo status \$?" >"$LOG/fi_info-atomic" 2>&1
+check "$KERNEL: fi_info -p snode -c FI_ATOMIC: -FI_ENODATA" \
+	grep -q -- "-61" "$LOG/fi_info-atomic"
 
 # --- fi_getinfo hints ---------------------------------------------------------
 gexec 0 "$ENV $OFI/ofi_test hints" >"$LOG/hints" 2>&1
@@ -100,7 +103,7 @@ check "$KERNEL: both sides published an address ($addr_a, $addr_b)" \
 gexec 0 "echo '$addr_b' >/tmp/ofi/peer.tmp && mv /tmp/ofi/peer.tmp /tmp/ofi/peer.addr" >>"$LOG/exec" 2>&1
 gexec 1 "echo '$addr_a' >/tmp/ofi/peer.tmp && mv /tmp/ofi/peer.tmp /tmp/ofi/peer.addr" >>"$LOG/exec" 2>&1
 rc_a= rc_b=
-for _ in $(seq 300); do
+for _ in $(seq 600); do
 	[ -n "$rc_a" ] || rc_a=$(gexec 0 "cat /tmp/ofi/rc 2>/dev/null")
 	[ -n "$rc_b" ] || rc_b=$(gexec 1 "cat /tmp/ofi/rc 2>/dev/null")
 	[ -n "$rc_a" ] && [ -n "$rc_b" ] && break
