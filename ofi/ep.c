@@ -314,6 +314,7 @@ static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
 	if (has_data)
 		memcpy(&data, m->payload + 32, 8);
 	sfi_rdv_parse(m, 16, &rs);
+	from.key = rs.key;	/* where DONE goes */
 	rx = sfi_take_posted(ep, tagged, tag, &from);
 	if (rx) {
 		int r = sfi_rdv_pull(ep, &rs, rx->iov, rx->iov_count,

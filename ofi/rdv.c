@@ -14,10 +14,14 @@
  *   PROBE     u8 5 (ignored: the sender only wants the NIC's answer)
  *   WRITE     u8 6, u8 flags, u16 0, u32 len, u64 mr key, u64 addr,
  *             SRC@24, u64 data@40
- *   READ      u8 7, u8 0, u16 0, u32 len, u64 mr key, u64 addr, u32 id
+ *   READ      u8 7, u8 0, u16 0, u32 len, u64 mr key, u64 addr, u32 id,
+ *             u64 key@28
  *   READ_RESP u8 8, u8 0, u16 0, s32 status, u32 id, SRC@12
  * where SRC is u32 slot offset, u32 export id, u64 export key of the
- * sender's bounce region (its node is the message's source node).
+ * sender's bounce region (its node is the message's source node); the
+ * region is exported under the endpoint's own key, so SRC's key is also
+ * the one that answers reach the sender with. READ carries that key in
+ * u64 key@28, as the initiator may have no region.
  *
  * Control messages sent while handling a message (DONE, READ_RESP) never
  * wait for room: they queue on the endpoint and go out from the next
@@ -61,8 +65,12 @@ static int sfi_bounce_get(struct sfi_ep *ep)
 	ret = snode_mem_map(r->mem, &r->map);
 	if (ret < 0)
 		goto err_free;
-	ret = snode_export(r->mem, 0, r->size, SNODE_EXPORT_RANDOM_KEY, 0,
-			   NULL, 0, &r->h);
+	/*
+	 * Under the endpoint's own key: a peer then learns from one key both
+	 * how to import the region and how to answer the endpoint.
+	 */
+	ret = snode_export(r->mem, 0, r->size, 0, ep->addr.ep.key, NULL, 0,
+			   &r->h);
 	if (ret < 0)
 		goto err_unmap;
 	return 0;
@@ -463,6 +471,7 @@ static void sfi_read_resp(struct sfi_ep *ep, const struct snode_msg *m)
 	memcpy(&status, m->payload + 4, 4);
 	memcpy(&id, m->payload + 8, 4);
 	sfi_rdv_parse(m, 12, &rs);
+	from.key = rs.key;
 	op = sfi_op_find(ep, m, 1, id);
 	if (!status) {
 		if (op)

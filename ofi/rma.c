@@ -51,6 +51,7 @@ static void sfi_rma_write_in(struct sfi_ep *ep, const struct snode_msg *m)
 	memcpy(&key, m->payload + 8, 8);
 	memcpy(&addr, m->payload + 16, 8);
 	sfi_rdv_parse(m, 24, &rs);
+	from.key = rs.key;
 	if (m->payload[1] & SFI_RMA_F_DATA)
 		memcpy(&data, m->payload + 40, 8);
 	status = sfi_mr_check(ep, key, addr, len, FI_REMOTE_WRITE, &mr);
@@ -88,6 +89,7 @@ static void sfi_rma_read_in(struct sfi_ep *ep, const struct snode_msg *m)
 	memcpy(&key, m->payload + 8, 8);
 	memcpy(&addr, m->payload + 16, 8);
 	memcpy(r + 8, m->payload + 24, 4);	/* the initiator's id */
+	memcpy(&from.key, m->payload + 28, 8);
 	status = sfi_mr_check(ep, key, addr, len, FI_REMOTE_READ, &mr);
 	if (!status) {
 		status = sfi_op_new(ep, SFI_K_SERVE, &from, len ? len : 1, &op);
@@ -108,7 +110,7 @@ static void sfi_rma_read_in(struct sfi_ep *ep, const struct snode_msg *m)
 void sfi_rma_handle(struct sfi_ep *ep, const struct snode_msg *m)
 {
 	size_t need = m->payload[0] == SFI_OP_WRITE ?
-		      ((m->payload[1] & SFI_RMA_F_DATA) ? 48 : 40) : 28;
+		      ((m->payload[1] & SFI_RMA_F_DATA) ? 48 : 40) : 36;
 
 	if (m->len < need) {
 		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
@@ -186,6 +188,7 @@ static ssize_t sfi_rma(struct sfi_ep *ep, int write, const struct iovec *iov,
 		memcpy(op->iov, iov, count * sizeof(*iov));
 		op->iov_count = count;
 		memcpy(m + 24, &op->id, 4);
+		memcpy(m + 28, &ep->addr.ep.key, 8);
 	}
 	op->context = context;
 	op->flags = FI_RMA | (write ? FI_WRITE : FI_READ) |
@@ -193,7 +196,7 @@ static ssize_t sfi_rma(struct sfi_ep *ep, int write, const struct iovec *iov,
 	op->len = len;
 	op->want_comp = !inject;
 	ret = sfi_frag(ep, &dst.ep, m,
-		       write ? (has_data ? 48 : 40) : 28, 1);
+		       write ? (has_data ? 48 : 40) : 36, 1);
 	if (ret == -EAGAIN) {
 		sfi_op_free(ep, op);
 		ret = -FI_EAGAIN;

@@ -687,7 +687,7 @@ static int do_pair(int a, const char *dir, int iters)
 	struct fi_info *h = hints_new();
 
 	/* FI_SOURCE: receive completions name the sender (fi_cq_readfrom) */
-	h->caps |= FI_SOURCE | FI_DIRECTED_RECV;
+	h->caps |= FI_SOURCE | FI_DIRECTED_RECV | FI_RMA;
 	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
 	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
 	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
