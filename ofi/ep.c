@@ -35,7 +35,7 @@ enum { SFI_F_TAGGED = 1, SFI_F_DATA = 2 };
 #define SFI_HDR_FIRST	16
 #define SFI_HDR_CONT	1
 
-static int64_t sfi_ms(void)
+int64_t sfi_ms(void)
 {
 	struct timespec ts;
 
@@ -450,8 +450,10 @@ void sfi_ep_progress(struct sfi_ep *ep)
 	/*
 	 * Beyond unexp_max bytes of unexpected messages, the rest waits in
 	 * the NIC's ring and senders find it full: backpressure, not memory.
+	 * Only a posted receive makes it read on, as what it waits for may be
+	 * in the ring.
 	 */
-	while (ep->unexp_bytes < sfi_params.unexp_max) {
+	while (ep->unexp_bytes < sfi_params.unexp_max || ep->nposted) {
 		n = snode_ep_recv(ep->sep, msgs, 32, 0);
 		if (n <= 0) {
 			if (n < 0 && n != -EAGAIN && n != -EINTR)

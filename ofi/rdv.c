@@ -32,21 +32,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "snode_fi.h"
 
 #define SFI_SLOT_ALIGN	64
 #define SFI_PROBE_MS	1000
 #define SFI_MAX_IMPORTS	32
-
-static int64_t sfi_rdv_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* --- this endpoint's bounce region ---------------------------------------- */
 static int sfi_bounce_get(struct sfi_ep *ep)
@@ -141,7 +132,7 @@ int sfi_op_new(struct sfi_ep *ep, enum sfi_op_kind kind,
 	op->peer = *peer;
 	op->off = off;
 	op->slot = slot;
-	op->probe_ms = sfi_rdv_ms() + SFI_PROBE_MS;
+	op->probe_ms = sfi_ms() + SFI_PROBE_MS;
 	op->next = ep->rdv.ops;
 	ep->rdv.ops = op;
 	*out = op;
@@ -511,7 +502,7 @@ void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m)
 /* under the domain lock, after the endpoint's messages were read */
 void sfi_rdv_progress(struct sfi_ep *ep)
 {
-	int64_t now = sfi_rdv_ms();
+	int64_t now = sfi_ms();
 	struct sfi_op *op, *next;
 	uint8_t probe = SFI_OP_PROBE;
 

@@ -267,6 +267,7 @@ void sfi_cq_attach(struct sfi_cq *cq, struct sfi_ep *ep);
 void sfi_cntr_attach(struct sfi_cntr *cntr, struct sfi_ep *ep);
 
 /* ep.c, for rdv.c and rma.c */
+int64_t sfi_ms(void);	/* CLOCK_MONOTONIC */
 int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	     const void *buf, size_t len, int first);
 void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
