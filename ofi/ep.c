@@ -13,10 +13,11 @@
  * drops none (a full ring refuses the send), so a message is reassembled
  * per (source node, source endpoint) without sequence numbers.
  *
- * A send runs to its end inside the call: while the receiver's ring is
- * full the sender drains its own endpoint, so two endpoints sending to
+ * An eager send runs to its end inside the call: while the receiver's ring
+ * is full the sender drains its own endpoint, so two endpoints sending to
  * each other cannot deadlock. The completion is written before the call
- * returns (the destination NIC has every byte in its ring).
+ * returns (the destination NIC has every byte in its ring). A rendezvous
+ * send completes when the receiver answers that it took the bytes.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -172,15 +172,15 @@ pp_ok() {	# pp_ok FILE SIZESTR ITERS: both sides ran every round trip
 		[ "$(grep -c '^status 0$' "$1")" -eq 2 ]
 }
 pingpong2 64 10
-pingpong2 1048576 5
+pingpong2 1048576 20
 if [ -z "${OFI_BENCH:-}" ]; then
 	check "$KERNEL: fi_pingpong -p snode -e rdm -m tagged between node 0 and node 1 (out of band over snode0): client and server exit 0" \
 		pp_ok "$LOG/pingpong-2nodes-64" 64 10
-	check "$KERNEL: fi_pingpong -S 1048576 (rendezvous) between node 0 and node 1: 5 round trips, client and server exit 0" \
-		pp_ok "$LOG/pingpong-2nodes-1048576" 1m 5
+	check "$KERNEL: fi_pingpong -S 1048576 (rendezvous) between node 0 and node 1: 20 round trips, client and server exit 0" \
+		pp_ok "$LOG/pingpong-2nodes-1048576" 1m 20
 fi
 grep -m1 -E '^64 +10' "$LOG/pingpong-2nodes-64" | sed "s/^/# fi_pingpong 2 nodes /"
-grep -m1 -E '^1m +5' "$LOG/pingpong-2nodes-1048576" | sed "s/^/# fi_pingpong 2 nodes /"
+grep -m1 -E "^1m +20" "$LOG/pingpong-2nodes-1048576" | sed "s/^/# fi_pingpong 2 nodes /"
 
 # --- numbers, side by side ----------------------------------------------------------
 gexec_t 1 120 "snode-perf ping server </dev/null >/tmp/perf-server 2>&1 &" >>"$LOG/exec" 2>&1
