@@ -26,8 +26,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <rdma/fi_atomic.h>
-#include <rdma/fi_rma.h>
 
 #include "snode_fi.h"
 
@@ -364,7 +362,11 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 		sfi_rma_handle(ep, m);
 		return;
 	}
-	if (m->payload[0] > SFI_OP_RTS && m->payload[0] <= SFI_OP_READ_RESP) {
+	if (m->payload[0] == SFI_OP_ATOMIC) {
+		sfi_atomic_handle(ep, m);
+		return;
+	}
+	if (m->payload[0] > SFI_OP_RTS && m->payload[0] <= SFI_OP_ATOMIC_RESP) {
 		sfi_rdv_handle(ep, m);
 		return;
 	}
@@ -859,116 +861,6 @@ static struct fi_ops_tagged sfi_tagged_ops = {
 	.inject = sfi_t_inject,
 	.senddata = sfi_t_senddata,
 	.injectdata = sfi_t_injectdata,
-};
-
-/* --- atomics: not supported (fi_getinfo never offers FI_ATOMIC) -------------- */
-static ssize_t sfi_no_atomic(struct fid_ep *ep, const void *buf, size_t count,
-			     void *desc, fi_addr_t dest, uint64_t addr,
-			     uint64_t key, enum fi_datatype dt, enum fi_op op,
-			     void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_atomicv(struct fid_ep *ep, const struct fi_ioc *iov,
-			      void **desc, size_t count, fi_addr_t dest,
-			      uint64_t addr, uint64_t key, enum fi_datatype dt,
-			      enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_atomicmsg(struct fid_ep *ep,
-				const struct fi_msg_atomic *msg, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_atomic_inject(struct fid_ep *ep, const void *buf,
-				    size_t count, fi_addr_t dest, uint64_t addr,
-				    uint64_t key, enum fi_datatype dt,
-				    enum fi_op op)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_fetch(struct fid_ep *ep, const void *buf, size_t count,
-			    void *desc, void *result, void *result_desc,
-			    fi_addr_t dest, uint64_t addr, uint64_t key,
-			    enum fi_datatype dt, enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_fetchv(struct fid_ep *ep, const struct fi_ioc *iov,
-			     void **desc, size_t count, struct fi_ioc *resultv,
-			     void **result_desc, size_t result_count,
-			     fi_addr_t dest, uint64_t addr, uint64_t key,
-			     enum fi_datatype dt, enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_fetchmsg(struct fid_ep *ep,
-			       const struct fi_msg_atomic *msg,
-			       struct fi_ioc *resultv, void **result_desc,
-			       size_t result_count, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_comp(struct fid_ep *ep, const void *buf, size_t count,
-			   void *desc, const void *compare, void *compare_desc,
-			   void *result, void *result_desc, fi_addr_t dest,
-			   uint64_t addr, uint64_t key, enum fi_datatype dt,
-			   enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_compv(struct fid_ep *ep, const struct fi_ioc *iov,
-			    void **desc, size_t count,
-			    const struct fi_ioc *comparev, void **compare_desc,
-			    size_t compare_count, struct fi_ioc *resultv,
-			    void **result_desc, size_t result_count,
-			    fi_addr_t dest, uint64_t addr, uint64_t key,
-			    enum fi_datatype dt, enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_compmsg(struct fid_ep *ep,
-			      const struct fi_msg_atomic *msg,
-			      const struct fi_ioc *comparev, void **compare_desc,
-			      size_t compare_count, struct fi_ioc *resultv,
-			      void **result_desc, size_t result_count,
-			      uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int sfi_no_atomic_valid(struct fid_ep *ep, enum fi_datatype dt,
-			       enum fi_op op, size_t *count)
-{
-	return -FI_ENOSYS;
-}
-
-/* an fi_atomic*() call on the endpoint fails cleanly instead of crashing */
-static struct fi_ops_atomic sfi_atomic_ops = {
-	.size = sizeof(struct fi_ops_atomic),
-	.write = sfi_no_atomic,
-	.writev = sfi_no_atomicv,
-	.writemsg = sfi_no_atomicmsg,
-	.inject = sfi_no_atomic_inject,
-	.readwrite = sfi_no_fetch,
-	.readwritev = sfi_no_fetchv,
-	.readwritemsg = sfi_no_fetchmsg,
-	.compwrite = sfi_no_comp,
-	.compwritev = sfi_no_compv,
-	.compwritemsg = sfi_no_compmsg,
-	.writevalid = sfi_no_atomic_valid,
-	.readwritevalid = sfi_no_atomic_valid,
-	.compwritevalid = sfi_no_atomic_valid,
 };
 
 /* --- endpoint control ------------------------------------------------------- */

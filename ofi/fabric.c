@@ -288,13 +288,6 @@ static int sfi_no_srx(struct fid_domain *domain, struct fi_rx_attr *attr,
 	return -FI_ENOSYS;
 }
 
-static int sfi_no_query_atomic(struct fid_domain *domain,
-			       enum fi_datatype datatype, enum fi_op op,
-			       struct fi_atomic_attr *attr, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
 static int sfi_no_query_coll(struct fid_domain *domain,
 			     enum fi_collective_op coll,
 			     struct fi_collective_attr *attr, uint64_t flags)
@@ -320,7 +313,7 @@ static struct fi_ops_domain sfi_domain_ops = {
 	.poll_open = sfi_no_poll,
 	.stx_ctx = sfi_no_stx,
 	.srx_ctx = sfi_no_srx,
-	.query_atomic = sfi_no_query_atomic,
+	.query_atomic = sfi_query_atomic,
 	.query_collective = sfi_no_query_coll,
 	.endpoint2 = sfi_endpoint2,
 };

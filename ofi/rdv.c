@@ -152,7 +152,7 @@ void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op)
 }
 
 /* the operation's end: its completion (status: 0 or -errno), then gone */
-static void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status)
+void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status)
 {
 	if (op->kind != SFI_K_SERVE) {
 		int e = status ? -sfi_errno(status) : 0;
@@ -474,7 +474,7 @@ static void sfi_read_resp(struct sfi_ep *ep, const struct snode_msg *m)
 		sfi_op_end(ep, op, status);
 }
 
-/* RTS, WRITE and READ are handled by ep.c and rma.c */
+/* RTS, WRITE and READ are handled by ep.c and rma.c, ATOMIC by atomic.c */
 void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m)
 {
 	struct sfi_op *op;
@@ -493,6 +493,9 @@ void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m)
 		return;
 	case SFI_OP_READ_RESP:
 		sfi_read_resp(ep, m);
+		return;
+	case SFI_OP_ATOMIC_RESP:
+		sfi_atomic_resp(ep, m);
 		return;
 	case SFI_OP_PROBE:
 		return;

@@ -33,8 +33,8 @@
 #define SFI_ADDRLEN		64
 #define SFI_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | FI_SOURCE | \
 			 FI_DIRECTED_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM | \
-			 FI_RMA | FI_READ | FI_WRITE | FI_REMOTE_READ | \
-			 FI_REMOTE_WRITE)
+			 FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | \
+			 FI_REMOTE_READ | FI_REMOTE_WRITE)
 
 extern struct fi_provider sfi_prov;
 
@@ -87,6 +87,7 @@ enum sfi_op_kind {
 	SFI_K_WRITE,		/* fi_write: bytes in our bounce */
 	SFI_K_READ,		/* fi_read: waiting for the target's answer */
 	SFI_K_SERVE,		/* a peer's fi_read: bytes in our bounce */
+	SFI_K_ATOMIC,		/* an atomic: waiting for the target's answer */
 };
 
 struct sfi_op {
@@ -98,8 +99,8 @@ struct sfi_op {
 	int want_comp;			/* 0: injected, no completion */
 	size_t len;
 	uint32_t off, slot;		/* bounce slot, slot bytes (0: none) */
-	uint32_t id;			/* SFI_K_READ: names the answer */
-	struct iovec iov[SFI_IOV_LIMIT];	/* SFI_K_READ: destination */
+	uint32_t id;			/* READ, ATOMIC: names the answer */
+	struct iovec iov[SFI_IOV_LIMIT];	/* READ, ATOMIC: destination */
 	size_t iov_count;
 	int64_t probe_ms;		/* when the peer is next probed */
 };
@@ -285,6 +286,8 @@ enum {
 	SFI_OP_WRITE = 6,	/* fi_write: bytes in the initiator's bounce */
 	SFI_OP_READ = 7,	/* fi_read: the target should answer */
 	SFI_OP_READ_RESP = 8,	/* the bytes of a read, in the target's bounce */
+	SFI_OP_ATOMIC = 9,	/* an atomic on the target's registration */
+	SFI_OP_ATOMIC_RESP = 10,	/* its status and the old value */
 };
 int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		 const struct iovec *iov, size_t count, size_t len,
@@ -301,12 +304,21 @@ void sfi_rdv_close(struct sfi_ep *ep);
 int sfi_op_new(struct sfi_ep *ep, enum sfi_op_kind kind,
 	       const struct snode_ep_addr *peer, size_t slot, struct sfi_op **out);
 void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op);
+void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status);
 void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		  const void *m, size_t len);
 
 /* rma.c: the target's side of fi_write and fi_read */
 void sfi_rma_handle(struct sfi_ep *ep, const struct snode_msg *m);
 struct sfi_mr *sfi_mr_find(struct sfi_domain *d, uint64_t key);
+
+/* atomic.c: atomics executed by the target's provider */
+extern struct fi_ops_atomic sfi_atomic_ops;
+void sfi_atomic_handle(struct sfi_ep *ep, const struct snode_msg *m);
+void sfi_atomic_resp(struct sfi_ep *ep, const struct snode_msg *m);
+struct fi_atomic_attr;
+int sfi_query_atomic(struct fid_domain *domain, enum fi_datatype dt,
+		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
 /* the stubs for operations the provider does not implement */
 int sfi_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

@@ -14,7 +14,8 @@
  *       64 KiB, 256 KiB, 1 MiB and 4 MiB (rendezvous) both ways (expected
  *       and unexpected receives, tag matching), checks bytes and CQ
  *       entries, fi_write, fi_writedata and fi_read against the peer's
- *       registered memory (bad keys and ranges give error entries), sends
+ *       registered memory (bad keys and ranges give error entries),
+ *       atomics on it (b's remote fetch-adds race a's local ones), sends
  *       to an endpoint that does not exist, measures small-message round
  *       trips, message and RMA bandwidth, and last lets b die in the middle
  *       of two rendezvous: a's send and receive end with error entries.
@@ -126,7 +127,13 @@ static int do_hints(void)
 	      fi->tx_attr->rma_iov_limit >= 1,
 	      "FI_RMA asked: given, rma_iov_limit >= 1 (%s)", fi_strerror(-ret));
 	fi_freeinfo(fi);
-	NODATA("FI_ATOMIC", h->caps |= FI_ATOMIC);
+	h = hints_new();
+	h->caps |= FI_ATOMIC;
+	ret = getinfo(h, &fi);
+	check(!ret && fi && (fi->caps & FI_ATOMIC), "FI_ATOMIC asked: given (%s)",
+	      fi_strerror(-ret));
+	fi_freeinfo(fi);
+	NODATA("FI_COLLECTIVE", h->caps |= FI_COLLECTIVE);
 	NODATA("FI_SOCKADDR_IN", h->addr_format = FI_SOCKADDR_IN);
 	NODATA("max_msg_size 1 TiB", h->ep_attr->max_msg_size = 1ULL << 40);
 	NODATA("FI_PROGRESS_AUTO", h->domain_attr->data_progress = FI_PROGRESS_AUTO);
@@ -565,6 +572,117 @@ static void rma(struct ctx *c)
 	free(buf);
 }
 
+/* --- atomics ------------------------------------------------------------------ */
+#define AT_KEY		0xa70u
+#define AT_ADDS		100
+
+static int at_wait(struct ctx *c, void *context, struct fi_cq_err_entry *err)
+{
+	struct fi_cq_tagged_entry e;
+	int ok = wait_cq(c->txcq, &e, NULL, err);
+
+	return ok && e.op_context == context;
+}
+
+/*
+ * a registers three words; b fetch-adds 1 to the first AT_ADDS times
+ * while a adds 1 to it AT_ADDS times with the CPU's own atomics: the sum
+ * is exact only if the provider's atomics are atomic against the target's
+ * CPU. Then compare-and-swap, min, read, and what must fail.
+ */
+static void atomics(struct ctx *c)
+{
+	static uint64_t words[4] __attribute__((aligned(64)));
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	uint64_t one = 1, v, cmp, old[AT_ADDS], res;
+	int32_t i32, r32;
+	struct fid_mr *mr;
+	size_t count = 0;
+	int i, ok, distinct = 1;
+	ssize_t r;
+
+	if (c->a) {
+		words[0] = 0;
+		words[1] = 0;
+		i32 = 3;
+		memcpy(&words[2], &i32, 4);
+		TRY(fi_mr_reg(c->domain, words, sizeof(words),
+			      FI_REMOTE_READ | FI_REMOTE_WRITE, 0, AT_KEY, 0,
+			      &mr, NULL));
+		barrier(c);
+		for (i = 0; i < AT_ADDS; i++) {
+			__atomic_fetch_add(&words[0], 1, __ATOMIC_SEQ_CST);
+			fi_cq_read(c->txcq, &e, 0);	/* serve b meanwhile */
+			usleep(5000);
+		}
+		barrier(c);
+		check(__atomic_load_n(&words[0], __ATOMIC_SEQ_CST) == 2 * AT_ADDS,
+		      "atomic: %d remote fetch-adds raced %d local ones: %llu (want %d)",
+		      AT_ADDS, AT_ADDS, (unsigned long long)words[0], 2 * AT_ADDS);
+		memcpy(&i32, &words[2], 4);
+		check(words[1] == 42 && i32 == -5,
+		      "atomic: the target's words hold the compare-and-swap (%llu) and the min (%d)",
+		      (unsigned long long)words[1], i32);
+		TRY(fi_close(&mr->fid));
+		return;
+	}
+	check(fi_fetch_atomicvalid(c->ep, FI_UINT64, FI_SUM, &count) == 0 &&
+	      count == 1, "atomic: fi_fetch_atomicvalid(FI_UINT64, FI_SUM): count 1");
+	check(fi_atomicvalid(c->ep, FI_DOUBLE, FI_SUM, &count) == -FI_EOPNOTSUPP,
+	      "atomic: fi_atomicvalid(FI_DOUBLE, FI_SUM): -FI_EOPNOTSUPP");
+	check(fi_compare_atomicvalid(c->ep, FI_UINT64, FI_CSWAP, &count) == 0,
+	      "atomic: fi_compare_atomicvalid(FI_UINT64, FI_CSWAP)");
+	barrier(c);
+	for (i = 0; i < AT_ADDS; i++) {
+		POST(c, fi_fetch_atomic(c->ep, &one, 1, NULL, &old[i], NULL,
+					c->peer, 0, AT_KEY, FI_UINT64, FI_SUM,
+					&old[i]));
+		if (!at_wait(c, &old[i], &err)) {
+			check(0, "atomic: fetch-add %d completes (%s)", i,
+			      fi_strerror(err.err));
+			break;
+		}
+	}
+	for (i = 1; i < AT_ADDS; i++)	/* each add saw another value */
+		distinct &= old[i] > old[i - 1] && old[i] < 2 * AT_ADDS;
+	check(distinct, "atomic: the %d fetch-adds returned increasing old values",
+	      AT_ADDS);
+	v = 42;
+	cmp = 0;
+	POST(c, fi_compare_atomic(c->ep, &v, 1, NULL, &cmp, NULL, &res, NULL,
+				  c->peer, 8, AT_KEY, FI_UINT64, FI_CSWAP, &res));
+	ok = at_wait(c, &res, &err);
+	check(ok && res == 0, "atomic: compare-and-swap 0 -> 42 returns the old 0");
+	v = 7;
+	POST(c, fi_compare_atomic(c->ep, &v, 1, NULL, &cmp, NULL, &res, NULL,
+				  c->peer, 8, AT_KEY, FI_UINT64, FI_CSWAP, &res));
+	ok = at_wait(c, &res, &err);
+	check(ok && res == 42, "atomic: compare-and-swap 0 -> 7 fails, returns 42");
+	i32 = -5;
+	POST(c, fi_atomic(c->ep, &i32, 1, NULL, c->peer, 16, AT_KEY, FI_INT32,
+			  FI_MIN, &i32));
+	check(at_wait(c, &i32, &err), "atomic: min(-5) on an int32 completes");
+	POST(c, fi_fetch_atomic(c->ep, NULL, 1, NULL, &r32, NULL, c->peer, 16,
+				AT_KEY, FI_INT32, FI_ATOMIC_READ, &r32));
+	ok = at_wait(c, &r32, &err);
+	check(ok && r32 == -5, "atomic: read gives the min, -5 (%d)", ok ? r32 : 0);
+	POST(c, fi_atomic(c->ep, &one, 1, NULL, c->peer, 0, 0xdead, FI_UINT64,
+			  FI_SUM, &one));
+	ok = wait_cq(c->txcq, &e, NULL, &err);
+	check(!ok && err.err == FI_EACCES, "atomic: a bad key gives an error entry FI_EACCES (%s)",
+	      ok ? "a good completion" : fi_strerror(err.err));
+	POST(c, fi_atomic(c->ep, &one, 1, NULL, c->peer, 4, AT_KEY, FI_UINT64,
+			  FI_SUM, &one));
+	ok = wait_cq(c->txcq, &e, NULL, &err);
+	check(!ok && err.err == FI_EINVAL, "atomic: a misaligned word gives an error entry FI_EINVAL (%s)",
+	      ok ? "a good completion" : fi_strerror(err.err));
+	r = fi_atomic(c->ep, &one, 1, NULL, c->peer, 0, AT_KEY, FI_UINT64,
+		      FI_PROD, &one);
+	check(r == -FI_EOPNOTSUPP, "atomic: FI_PROD is refused, -FI_EOPNOTSUPP (%zd)", r);
+	barrier(c);
+}
+
 /*
  * b sends a 1 MiB message that a has not asked for yet, a sends one that
  * b never receives, and b dies (exits without closing anything). a's
@@ -647,9 +765,6 @@ static void bad_destination(struct ctx *c, const char *peer_addr)
 	check(r == -FI_EINVAL, "fi_addr not in the AV: -FI_EINVAL (%zd)", r);
 	r = fi_tinject(c->ep, b, 1 << 20, c->peer, 9);
 	check(r == -FI_EMSGSIZE, "inject beyond inject_size: -FI_EMSGSIZE (%zd)", r);
-	/* not offered by fi_getinfo, but a call must fail, never crash */
-	r = fi_atomic(c->ep, b, 1, NULL, c->peer, 0, 1, FI_UINT64, FI_SUM, b);
-	check(r == -FI_ENOSYS, "fi_atomic: -FI_ENOSYS (%zd)", r);
 }
 
 static int read_file(const char *path, char *buf, size_t len, int wait_s)
@@ -687,7 +802,7 @@ static int do_pair(int a, const char *dir, int iters)
 	struct fi_info *h = hints_new();
 
 	/* FI_SOURCE: receive completions name the sender (fi_cq_readfrom) */
-	h->caps |= FI_SOURCE | FI_DIRECTED_RECV | FI_RMA;
+	h->caps |= FI_SOURCE | FI_DIRECTED_RECV | FI_RMA | FI_ATOMIC;
 	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
 	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
 	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
@@ -736,6 +851,8 @@ static int do_pair(int a, const char *dir, int iters)
 	c.a = !c.a;
 	barrier(&c);
 	rma(&c);
+	barrier(&c);
+	atomics(&c);
 	barrier(&c);
 	bad_destination(&c, peer);
 	measure(&c, iters);
