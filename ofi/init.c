@@ -18,7 +18,7 @@ struct sfi_params sfi_params = {
 	.send_timeout_ms = 10000,
 	.rdv_threshold = 256,
 	.rdv_pool = 16 << 20,
-	.rdv_dma_min = 64 << 10,
+	.rdv_dma_min = 0,	/* memcpy(): faster under TCG, decision 0034 */
 	.unexp_max = 16 << 20,
 };
 
@@ -354,7 +354,7 @@ FI_EXT_INI
 			"Pool memory an endpoint exports as its bounce region for rendezvous and RMA, bytes, at most 2 GiB (default %zu)",
 			sfi_params.rdv_pool);
 	fi_param_define(&sfi_prov, "rdv_dma_min", FI_PARAM_SIZE_T,
-			"Rendezvous copies from this size on use the NIC's DMA engine, smaller ones memcpy() through the window, bytes (default %zu)",
+			"Rendezvous copies from this size on use the NIC's DMA engine, smaller ones memcpy() through the window, bytes; 0: never (default %zu)",
 			sfi_params.rdv_dma_min);
 	fi_param_define(&sfi_prov, "unexp_max", FI_PARAM_SIZE_T,
 			"Bytes of unexpected messages an endpoint buffers before it leaves the rest in the NIC's ring (default %zu)",

@@ -3,8 +3,9 @@
  * rdv.c - rendezvous: large sends, fi_write and fi_read move their bytes
  * through a bounce region of pool memory that the side holding the bytes
  * exports read-only; the other side imports it (cached per peer) and pulls
- * with the DMA engine, or with memcpy() below rdv_dma_min, then answers
- * DONE so that the slot is reused. User buffers are ordinary host memory
+ * with memcpy() through the window, or from rdv_dma_min bytes on (0:
+ * never) with the DMA engine, then answers DONE so that the slot is
+ * reused. User buffers are ordinary host memory
  * that no peer can map, hence the one copy into the bounce region
  * (decision 0034).
  *
@@ -355,6 +356,7 @@ static int sfi_imp_get(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		 const struct iovec *iov, size_t count, size_t len)
 {
+	int dma = sfi_params.rdv_dma_min && len >= sfi_params.rdv_dma_min;
 	struct snode_import_status st = { 0 };
 	struct sfi_imp *imp = NULL;
 	size_t i, pos = 0;
@@ -365,10 +367,10 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 	ret = sfi_imp_get(ep, rs, (uint64_t)rs->off + len, &imp);
 	if (ret)
 		return ret;
-	if (len >= sfi_params.rdv_dma_min && !ep->rdv.dmaq &&
+	if (dma && !ep->rdv.dmaq &&
 	    snode_dma_queue_new(ep->domain->dev, 4, &ep->rdv.dmaq) < 0)
 		ep->rdv.dmaq = NULL;	/* memcpy() then */
-	if (len >= sfi_params.rdv_dma_min && ep->rdv.dmaq) {
+	if (dma && ep->rdv.dmaq) {
 		for (i = 0; i < count && pos < len; i++) {
 			size_t l = iov[i].iov_len < len - pos ?
 				   iov[i].iov_len : len - pos;

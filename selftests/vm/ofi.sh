@@ -20,8 +20,9 @@
 #     fetch-adds racing node 0's own), a bad destination,
 #     and node 1's side dying in the middle of two rendezvous; node 1
 #     runs with FI_SNODE_UNEXP_MAX=2048, so its unexpected messages go
-#     past the bound and wait in its ring; each check of both sides is
-#     one test
+#     past the bound and wait in its ring, and FI_SNODE_RDV_DMA_MIN=65536,
+#     so it pulls with the DMA engine where node 0 uses memcpy(); each
+#     check of both sides is one test
 #   - Debian's fi_pingpong -e rdm, msg and tagged, within node 0 (its TCP
 #     out-of-band exchange over the guest's loopback)
 #   - the ofi round trip and 64 KiB bandwidth, printed next to snode-perf
@@ -104,7 +105,7 @@ relay "$KERNEL: hints: " "$LOG/hints"
 for node in 0 1; do
 	role=$([ "$node" -eq 0 ] && echo a || echo b)
 	gexec "$node" "rm -rf /tmp/ofi; mkdir -p /tmp/ofi
-		($ENV $([ "$node" -eq 1 ] && echo FI_SNODE_UNEXP_MAX=2048) $OFI/ofi_test pair $role /tmp/ofi 100 >/tmp/ofi/out 2>&1
+		($ENV $([ "$node" -eq 1 ] && echo FI_SNODE_UNEXP_MAX=2048 FI_SNODE_RDV_DMA_MIN=65536) $OFI/ofi_test pair $role /tmp/ofi 100 >/tmp/ofi/out 2>&1
 		 echo \$? >/tmp/ofi/rc) </dev/null >/dev/null 2>&1 &" >>"$LOG/exec" 2>&1
 done
 addr_a= addr_b=
