@@ -173,11 +173,8 @@ void sfi_atomic_resp(struct sfi_ep *ep, const struct snode_msg *m)
 		return;
 	memcpy(&status, m->payload + 4, 4);
 	memcpy(&id, m->payload + 8, 4);
-	for (op = ep->rdv.ops; op; op = op->next)
-		if (op->kind == SFI_K_ATOMIC && op->id == id &&
-		    op->peer.node == m->src_node && op->peer.id == m->src_ep)
-			break;
-	if (!op)
+	op = sfi_op_find(ep, m, 1, id);
+	if (!op || op->kind != SFI_K_ATOMIC)
 		return;
 	if (!status && op->iov_count)	/* the fetched value */
 		memcpy(op->iov[0].iov_base, m->payload + 16, op->iov[0].iov_len);
@@ -210,18 +207,9 @@ static ssize_t sfi_atomic_post(struct sfi_ep *ep, int kind, const void *buf,
 	    (kind == SFI_AT_COMPARE && !compare))
 		return -FI_EINVAL;
 	pthread_mutex_lock(&ep->domain->lock);
-	if (!ep->enabled) {
-		ret = -FI_EOPBADSTATE;
+	ret = sfi_op_check(ep, FI_ATOMIC, dest, &dst);
+	if (ret)
 		goto out;
-	}
-	if (!(ep->caps & FI_ATOMIC)) {
-		ret = -FI_EOPNOTSUPP;
-		goto out;
-	}
-	if (sfi_av_lookup_addr(ep->av, dest, &dst)) {
-		ret = -FI_EINVAL;
-		goto out;
-	}
 	ret = sfi_op_new(ep, SFI_K_ATOMIC, &dst.ep, 0, &op);
 	if (ret)
 		goto out;
@@ -248,17 +236,7 @@ static ssize_t sfi_atomic_post(struct sfi_ep *ep, int kind, const void *buf,
 		    (flags & FI_COMPLETION);
 	op->len = size;
 	op->want_comp = !inject;
-	ret = sfi_frag(ep, &dst.ep, m, sizeof(m), 1);
-	if (ret == -EAGAIN) {
-		sfi_op_free(ep, op);
-		ret = -FI_EAGAIN;
-	} else if (ret) {	/* the target is not there: an error entry */
-		int e = sfi_errno(ret);
-
-		sfi_tx_done(ep, context, op->flags, 0, -e, -ret, !inject);
-		sfi_op_free(ep, op);
-		ret = inject ? e : 0;
-	}
+	ret = sfi_op_request(ep, op, m, sizeof(m));
 out:
 	pthread_mutex_unlock(&ep->domain->lock);
 	return ret;

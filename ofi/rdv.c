@@ -152,6 +152,45 @@ void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op)
 	free(op);
 }
 
+/*
+ * Under the domain lock, before an RMA or atomic operation: the endpoint
+ * may do it (cap) and peer is in its AV (into dst); 0 or a negative FI_ code
+ */
+int sfi_op_check(struct sfi_ep *ep, uint64_t cap, fi_addr_t peer,
+		 struct sfi_addr *dst)
+{
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (!(ep->caps & cap))
+		return -FI_EOPNOTSUPP;
+	if (sfi_av_lookup_addr(ep->av, peer, dst))
+		return -FI_EINVAL;
+	return 0;
+}
+
+/*
+ * Send op's request m: 0 (op waits for the answer), -FI_EAGAIN (the
+ * target's ring is full, op is gone), or the target is not there: an error
+ * entry, op is gone, and 0 (an inject gets the error code instead).
+ */
+ssize_t sfi_op_request(struct sfi_ep *ep, struct sfi_op *op, const void *m,
+		       size_t len)
+{
+	int ret = sfi_frag(ep, &op->peer, m, len, 1);
+	int e, comp = op->want_comp;
+
+	if (!ret)
+		return 0;
+	if (ret == -EAGAIN) {
+		sfi_op_free(ep, op);
+		return -FI_EAGAIN;
+	}
+	e = sfi_errno(ret);
+	sfi_tx_done(ep, op->context, op->flags, 0, -e, -ret, comp);
+	sfi_op_free(ep, op);
+	return comp ? 0 : e;
+}
+
 /* the operation's end: its completion (status: 0 or -errno), then gone */
 void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status)
 {
@@ -164,15 +203,17 @@ void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status)
 	sfi_op_free(ep, op);
 }
 
-static struct sfi_op *sfi_op_find(struct sfi_ep *ep, const struct snode_msg *m,
-				  int by_id, uint32_t v)
+/* the operation an answer from m's sender is for: by id, or by slot */
+struct sfi_op *sfi_op_find(struct sfi_ep *ep, const struct snode_msg *m,
+			   int by_id, uint32_t v)
 {
 	struct sfi_op *op;
 
 	for (op = ep->rdv.ops; op; op = op->next) {
 		if (op->peer.node != m->src_node || op->peer.id != m->src_ep)
 			continue;
-		if (by_id ? (op->kind == SFI_K_READ && op->id == v)
+		if (by_id ? ((op->kind == SFI_K_READ ||
+			      op->kind == SFI_K_ATOMIC) && op->id == v)
 			  : (op->slot && op->off == v))
 			return op;
 	}
@@ -466,6 +507,8 @@ static void sfi_read_resp(struct sfi_ep *ep, const struct snode_msg *m)
 	sfi_rdv_parse(m, 12, &rs);
 	from.key = rs.key;
 	op = sfi_op_find(ep, m, 1, id);
+	if (op && op->kind != SFI_K_READ)
+		op = NULL;
 	if (!status) {
 		if (op)
 			status = sfi_rdv_pull(ep, &rs, op->iov, op->iov_count,

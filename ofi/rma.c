@@ -149,18 +149,9 @@ static ssize_t sfi_rma(struct sfi_ep *ep, int write, const struct iovec *iov,
 		return -FI_EMSGSIZE;
 	len32 = len;
 	pthread_mutex_lock(&ep->domain->lock);
-	if (!ep->enabled) {
-		ret = -FI_EOPBADSTATE;
+	ret = sfi_op_check(ep, FI_RMA, peer, &dst);
+	if (ret)
 		goto out;
-	}
-	if (!(ep->caps & FI_RMA)) {
-		ret = -FI_EOPNOTSUPP;
-		goto out;
-	}
-	if (sfi_av_lookup_addr(ep->av, peer, &dst)) {
-		ret = -FI_EINVAL;
-		goto out;
-	}
 	ret = sfi_op_new(ep, write ? SFI_K_WRITE : SFI_K_READ, &dst.ep,
 			 write ? (len ? len : 1) : 0, &op);
 	if (ret == -FI_EAGAIN) {	/* only writes take a slot here */
@@ -195,19 +186,7 @@ static ssize_t sfi_rma(struct sfi_ep *ep, int write, const struct iovec *iov,
 		    (flags & FI_COMPLETION);
 	op->len = len;
 	op->want_comp = !inject;
-	ret = sfi_frag(ep, &dst.ep, m,
-		       write ? (has_data ? 48 : 40) : 36, 1);
-	if (ret == -EAGAIN) {
-		sfi_op_free(ep, op);
-		ret = -FI_EAGAIN;
-	} else if (ret) {	/* the target is not there: an error entry */
-		int e = sfi_errno(ret);
-
-		op->len = 0;
-		sfi_tx_done(ep, context, op->flags, 0, -e, -ret, !inject);
-		sfi_op_free(ep, op);
-		ret = inject ? e : 0;
-	}
+	ret = sfi_op_request(ep, op, m, write ? (has_data ? 48 : 40) : 36);
 out:
 	pthread_mutex_unlock(&ep->domain->lock);
 	return ret;

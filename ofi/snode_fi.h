@@ -305,6 +305,12 @@ int sfi_op_new(struct sfi_ep *ep, enum sfi_op_kind kind,
 	       const struct snode_ep_addr *peer, size_t slot, struct sfi_op **out);
 void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op);
 void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status);
+struct sfi_op *sfi_op_find(struct sfi_ep *ep, const struct snode_msg *m,
+			   int by_id, uint32_t v);
+int sfi_op_check(struct sfi_ep *ep, uint64_t cap, fi_addr_t peer,
+		 struct sfi_addr *dst);
+ssize_t sfi_op_request(struct sfi_ep *ep, struct sfi_op *op, const void *m,
+		       size_t len);
 void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		  const void *m, size_t len);
 
