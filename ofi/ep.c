@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * ep.c - RDM endpoints: tagged and untagged sends and receives, eager,
- * cut into snode messages of SNODE_MSG_MAX_LEN (48) bytes.
+ * cut into snode messages of SNODE_MSG_MAX_LEN (48) bytes, up to
+ * rdv_threshold bytes; larger ones by rendezvous (rdv.c: an RTS message
+ * in the place of the first fragment, matched the same way).
  *
  * Wire format (each line is one snode message from one endpoint):
  *   first:    u8 op=1, u8 flags (1 tagged, 2 cq data), u16 0, u32 length,
@@ -11,10 +13,11 @@
  * drops none (a full ring refuses the send), so a message is reassembled
  * per (source node, source endpoint) without sequence numbers.
  *
- * A send runs to its end inside the call: while the receiver's ring is
- * full the sender drains its own endpoint, so two endpoints sending to
+ * An eager send runs to its end inside the call: while the receiver's ring
+ * is full the sender drains its own endpoint, so two endpoints sending to
  * each other cannot deadlock. The completion is written before the call
- * returns (the destination NIC has every byte in its ring).
+ * returns (the destination NIC has every byte in its ring). A rendezvous
+ * send completes when the receiver answers that it took the bytes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -23,8 +26,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <rdma/fi_atomic.h>
-#include <rdma/fi_rma.h>
 
 #include "snode_fi.h"
 
@@ -33,7 +34,7 @@ enum { SFI_F_TAGGED = 1, SFI_F_DATA = 2 };
 #define SFI_HDR_FIRST	16
 #define SFI_HDR_CONT	1
 
-static int64_t sfi_ms(void)
+int64_t sfi_ms(void)
 {
 	struct timespec ts;
 
@@ -41,7 +42,7 @@ static int64_t sfi_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static size_t iov_total(const struct iovec *iov, size_t n)
+size_t sfi_iov_total(const struct iovec *iov, size_t n)
 {
 	size_t t = 0;
 
@@ -54,8 +55,8 @@ static size_t iov_total(const struct iovec *iov, size_t n)
  * copy len bytes between buf and byte offset off of the iov, what fits;
  * into the iov when to_iov, out of it otherwise
  */
-static void iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
-		     size_t len, int to_iov)
+void sfi_iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
+		  size_t len, int to_iov)
 {
 	char *b = buf;
 	size_t i;
@@ -85,18 +86,18 @@ static void iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
 static void iov_gather(void *dst, const struct iovec *iov, size_t n, size_t off,
 		       size_t len)
 {
-	iov_copy(iov, n, off, dst, len, 0);
+	sfi_iov_copy(iov, n, off, dst, len, 0);
 }
 
 static void iov_scatter(const struct iovec *iov, size_t n, size_t off,
 			const void *src, size_t len)
 {
-	iov_copy(iov, n, off, (void *)src, len, 1);
+	sfi_iov_copy(iov, n, off, (void *)src, len, 1);
 }
 
 /* --- completions --------------------------------------------------------- */
-static void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
-			size_t len, int err, int prov_errno, int want_comp)
+void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
+		 size_t len, int err, int prov_errno, int want_comp)
 {
 	struct fi_cq_err_entry e = {
 		.op_context = context,
@@ -198,16 +199,35 @@ static void sfi_list_append(struct sfi_rx **head, struct sfi_rx *rx)
 	*head = rx;
 }
 
+/* what an unexpected message costs against unexp_max */
+static size_t sfi_unexp_cost(const struct sfi_rx *u)
+{
+	return sizeof(*u) + (u->rdv ? 0 : u->len);
+}
+
+static void sfi_unexp_free(struct sfi_ep *ep, struct sfi_rx *u)
+{
+	ep->unexp_bytes -= sfi_unexp_cost(u);
+	free(u->buf);
+	free(u);
+}
+
 /* an unexpected message is complete: hand it to its claimer, if any */
 static void sfi_unexp_deliver(struct sfi_ep *ep, struct sfi_rx *u,
 			      struct sfi_rx *rx, int err)
 {
-	if (!err)
-		iov_scatter(rx->iov, rx->iov_count, 0, u->buf,
-			    u->len < rx->iov_len ? u->len : rx->iov_len);
+	size_t n = u->len < rx->iov_len ? u->len : rx->iov_len;
+
+	if (!err && u->rdv) {
+		int r = sfi_rdv_pull(ep, &u->rs, rx->iov, rx->iov_count, n);
+
+		sfi_rdv_done(ep, &u->from, u->rs.off, r);
+		err = -r;
+	} else if (!err) {
+		iov_scatter(rx->iov, rx->iov_count, 0, u->buf, n);
+	}
 	sfi_rx_done(ep, rx, u->len, u->tag, u->data, u->has_data, &u->from, err);
-	free(u->buf);
-	free(u);
+	sfi_unexp_free(ep, u);
 }
 
 static void sfi_asm_abort(struct sfi_ep *ep, struct sfi_asm *a)
@@ -228,8 +248,7 @@ static void sfi_asm_abort(struct sfi_ep *ep, struct sfi_asm *a)
 					*pp = u->next;
 					break;
 				}
-			free(u->buf);
-			free(u);
+			sfi_unexp_free(ep, u);
 		}
 	}
 }
@@ -271,6 +290,58 @@ static void sfi_asm_bytes(struct sfi_ep *ep, struct sfi_asm *a,
 	sfi_asm_remove(ep, a);
 }
 
+/* a large message waits in the sender's bounce region: pull it or keep it */
+static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
+{
+	struct snode_ep_addr from = { .node = m->src_node, .id = m->src_ep };
+	struct sfi_rx *rx, *u;
+	struct sfi_rdv_src rs;
+	uint64_t tag, data = 0;
+	int tagged, has_data;
+	uint32_t len;
+
+	if (m->len < 40) {
+		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+			"short RTS from node %u endpoint %u; dropped\n",
+			m->src_node, m->src_ep);
+		return;
+	}
+	tagged = !!(m->payload[1] & SFI_F_TAGGED);
+	has_data = !!(m->payload[1] & SFI_F_DATA);
+	memcpy(&len, m->payload + 4, 4);
+	memcpy(&tag, m->payload + 8, 8);
+	if (has_data)
+		memcpy(&data, m->payload + 32, 8);
+	sfi_rdv_parse(m, 16, &rs);
+	from.key = rs.key;	/* where DONE goes */
+	rx = sfi_take_posted(ep, tagged, tag, &from);
+	if (rx) {
+		int r = sfi_rdv_pull(ep, &rs, rx->iov, rx->iov_count,
+				     len < rx->iov_len ? len : rx->iov_len);
+
+		sfi_rdv_done(ep, &from, rs.off, r);
+		sfi_rx_done(ep, rx, len, tag, data, has_data, &from, -r);
+		return;
+	}
+	u = calloc(1, sizeof(*u));
+	if (!u) {
+		/* the sender's operation fails, its slot is freed */
+		sfi_rdv_done(ep, &from, rs.off, -ENOMEM);
+		return;
+	}
+	u->tagged = tagged;
+	u->tag = tag;
+	u->len = len;
+	u->got = len;
+	u->data = data;
+	u->has_data = has_data;
+	u->from = from;
+	u->rdv = 1;
+	u->rs = rs;
+	sfi_list_append(&ep->unexp[tagged], u);
+	ep->unexp_bytes += sfi_unexp_cost(u);
+}
+
 static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 {
 	struct snode_ep_addr from = { .node = m->src_node, .id = m->src_ep };
@@ -283,6 +354,22 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 			break;
 	if (m->len < 1)
 		return;
+	if (m->payload[0] == SFI_OP_RTS) {
+		sfi_handle_rts(ep, m);
+		return;
+	}
+	if (m->payload[0] == SFI_OP_WRITE || m->payload[0] == SFI_OP_READ) {
+		sfi_rma_handle(ep, m);
+		return;
+	}
+	if (m->payload[0] == SFI_OP_ATOMIC) {
+		sfi_atomic_handle(ep, m);
+		return;
+	}
+	if (m->payload[0] > SFI_OP_RTS && m->payload[0] <= SFI_OP_ATOMIC_RESP) {
+		sfi_rdv_handle(ep, m);
+		return;
+	}
 	if (m->payload[0] == SFI_OP_CONT) {
 		if (!a) {
 			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
@@ -347,6 +434,7 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 		u->has_data = a->has_data;
 		u->from = from;
 		sfi_list_append(&ep->unexp[a->tagged], u);
+		ep->unexp_bytes += sfi_unexp_cost(u);
 		a->unexp = u;
 	}
 	a->next = ep->asms;
@@ -362,17 +450,24 @@ void sfi_ep_progress(struct sfi_ep *ep)
 
 	if (!ep->sep)
 		return;
-	for (;;) {
+	/*
+	 * Beyond unexp_max bytes of unexpected messages, the rest waits in
+	 * the NIC's ring and senders find it full: backpressure, not memory.
+	 * Only a posted receive makes it read on, as what it waits for may be
+	 * in the ring.
+	 */
+	while (ep->unexp_bytes < sfi_params.unexp_max || ep->nposted) {
 		n = snode_ep_recv(ep->sep, msgs, 32, 0);
 		if (n <= 0) {
 			if (n < 0 && n != -EAGAIN && n != -EINTR)
 				FI_WARN_ONCE(&sfi_prov, FI_LOG_EP_DATA,
 					     "snode_ep_recv: %s\n", strerror(-n));
-			return;
+			break;
 		}
 		for (i = 0; i < n; i++)
 			sfi_handle(ep, &msgs[i]);
 	}
+	sfi_rdv_progress(ep);
 }
 
 /* --- the hardware endpoint --------------------------------------------------- */
@@ -403,8 +498,8 @@ static int sfi_ep_hw(struct sfi_ep *ep)
 }
 
 /* --- sending ----------------------------------------------------------------- */
-static int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
-		    const void *buf, size_t len, int first)
+int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+	     const void *buf, size_t len, int first)
 {
 	int64_t end = 0;
 	unsigned int backoff = 20;
@@ -447,10 +542,11 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 	ssize_t ret = 0;
 	uint64_t cflags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG) |
 			  (flags & FI_COMPLETION);
+	int rdv = 0;
 
 	if (count > SFI_IOV_LIMIT || (count && !iov))
 		return -FI_EINVAL;
-	len = iov_total(iov, count);
+	len = sfi_iov_total(iov, count);
 	if (len > sfi_params.max_msg_size || (inject && len > 4096))
 		return -FI_EMSGSIZE;
 	pthread_mutex_lock(&ep->domain->lock);
@@ -473,6 +569,22 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 		memcpy(m + hdr, &data, 8);
 		hdr += 8;
 	}
+	if (len > sfi_params.rdv_threshold && !inject) {
+		uint8_t h[24];
+
+		memcpy(h, m, 16);
+		memcpy(h + 16, &data, 8);
+		ret = sfi_rdv_send(ep, &dst.ep, iov, count, len, h, context,
+				   cflags);
+		if (ret == -EAGAIN) {
+			ret = -FI_EAGAIN;
+			goto out;
+		}
+		if (ret <= 0) {	/* completes when the receiver answers */
+			rdv = 1;
+			goto sent;
+		}
+	}
 	n = len < sizeof(m) - hdr ? len : sizeof(m) - hdr;
 	iov_gather(m + hdr, iov, count, 0, n);
 	ret = sfi_frag(ep, &dst.ep, m, hdr + n, 1);
@@ -489,6 +601,7 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 		ret = sfi_frag(ep, &dst.ep, m, SFI_HDR_CONT + n, 0);
 		off += n;
 	}
+sent:
 	if (ret) {
 		int e = sfi_errno(ret);
 
@@ -503,7 +616,8 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 		ret = 0;
 		goto out;
 	}
-	sfi_tx_done(ep, context, cflags, len, 0, 0, !inject);
+	if (!rdv)
+		sfi_tx_done(ep, context, cflags, len, 0, 0, !inject);
 out:
 	pthread_mutex_unlock(&ep->domain->lock);
 	return ret;
@@ -533,7 +647,7 @@ static ssize_t sfi_recv(struct sfi_ep *ep, const struct iovec *iov, size_t count
 	if (count)
 		memcpy(rx->iov, iov, count * sizeof(*iov));
 	rx->iov_count = count;
-	rx->iov_len = iov_total(iov, count);
+	rx->iov_len = sfi_iov_total(iov, count);
 
 	pthread_mutex_lock(&ep->domain->lock);
 	if (!ep->enabled) {
@@ -749,177 +863,6 @@ static struct fi_ops_tagged sfi_tagged_ops = {
 	.injectdata = sfi_t_injectdata,
 };
 
-/* --- RMA: not supported yet (fi_getinfo never offers FI_RMA) ------------------ */
-static ssize_t sfi_no_read(struct fid_ep *ep, void *buf, size_t len, void *desc,
-			   fi_addr_t src, uint64_t addr, uint64_t key, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_rmav(struct fid_ep *ep, const struct iovec *iov,
-			    void **desc, size_t count, fi_addr_t src,
-			    uint64_t addr, uint64_t key, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_rmamsg(struct fid_ep *ep, const struct fi_msg_rma *msg,
-			     uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_write(struct fid_ep *ep, const void *buf, size_t len,
-			    void *desc, fi_addr_t dest, uint64_t addr,
-			    uint64_t key, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_rma_inject(struct fid_ep *ep, const void *buf, size_t len,
-				 fi_addr_t dest, uint64_t addr, uint64_t key)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_writedata(struct fid_ep *ep, const void *buf, size_t len,
-				void *desc, uint64_t data, fi_addr_t dest,
-				uint64_t addr, uint64_t key, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_rma_injectdata(struct fid_ep *ep, const void *buf,
-				     size_t len, uint64_t data, fi_addr_t dest,
-				     uint64_t addr, uint64_t key)
-{
-	return -FI_ENOSYS;
-}
-
-/* readv and writev have the same shape */
-static struct fi_ops_rma sfi_rma_ops = {
-	.size = sizeof(struct fi_ops_rma),
-	.read = sfi_no_read,
-	.readv = sfi_no_rmav,
-	.readmsg = sfi_no_rmamsg,
-	.write = sfi_no_write,
-	.writev = sfi_no_rmav,
-	.writemsg = sfi_no_rmamsg,
-	.inject = sfi_no_rma_inject,
-	.writedata = sfi_no_writedata,
-	.injectdata = sfi_no_rma_injectdata,
-};
-
-/* --- atomics: not supported (fi_getinfo never offers FI_ATOMIC) -------------- */
-static ssize_t sfi_no_atomic(struct fid_ep *ep, const void *buf, size_t count,
-			     void *desc, fi_addr_t dest, uint64_t addr,
-			     uint64_t key, enum fi_datatype dt, enum fi_op op,
-			     void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_atomicv(struct fid_ep *ep, const struct fi_ioc *iov,
-			      void **desc, size_t count, fi_addr_t dest,
-			      uint64_t addr, uint64_t key, enum fi_datatype dt,
-			      enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_atomicmsg(struct fid_ep *ep,
-				const struct fi_msg_atomic *msg, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_atomic_inject(struct fid_ep *ep, const void *buf,
-				    size_t count, fi_addr_t dest, uint64_t addr,
-				    uint64_t key, enum fi_datatype dt,
-				    enum fi_op op)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_fetch(struct fid_ep *ep, const void *buf, size_t count,
-			    void *desc, void *result, void *result_desc,
-			    fi_addr_t dest, uint64_t addr, uint64_t key,
-			    enum fi_datatype dt, enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_fetchv(struct fid_ep *ep, const struct fi_ioc *iov,
-			     void **desc, size_t count, struct fi_ioc *resultv,
-			     void **result_desc, size_t result_count,
-			     fi_addr_t dest, uint64_t addr, uint64_t key,
-			     enum fi_datatype dt, enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_fetchmsg(struct fid_ep *ep,
-			       const struct fi_msg_atomic *msg,
-			       struct fi_ioc *resultv, void **result_desc,
-			       size_t result_count, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_comp(struct fid_ep *ep, const void *buf, size_t count,
-			   void *desc, const void *compare, void *compare_desc,
-			   void *result, void *result_desc, fi_addr_t dest,
-			   uint64_t addr, uint64_t key, enum fi_datatype dt,
-			   enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_compv(struct fid_ep *ep, const struct fi_ioc *iov,
-			    void **desc, size_t count,
-			    const struct fi_ioc *comparev, void **compare_desc,
-			    size_t compare_count, struct fi_ioc *resultv,
-			    void **result_desc, size_t result_count,
-			    fi_addr_t dest, uint64_t addr, uint64_t key,
-			    enum fi_datatype dt, enum fi_op op, void *context)
-{
-	return -FI_ENOSYS;
-}
-
-static ssize_t sfi_no_compmsg(struct fid_ep *ep,
-			      const struct fi_msg_atomic *msg,
-			      const struct fi_ioc *comparev, void **compare_desc,
-			      size_t compare_count, struct fi_ioc *resultv,
-			      void **result_desc, size_t result_count,
-			      uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
-static int sfi_no_atomic_valid(struct fid_ep *ep, enum fi_datatype dt,
-			       enum fi_op op, size_t *count)
-{
-	return -FI_ENOSYS;
-}
-
-/* an fi_atomic*() call on the endpoint fails cleanly instead of crashing */
-static struct fi_ops_atomic sfi_atomic_ops = {
-	.size = sizeof(struct fi_ops_atomic),
-	.write = sfi_no_atomic,
-	.writev = sfi_no_atomicv,
-	.writemsg = sfi_no_atomicmsg,
-	.inject = sfi_no_atomic_inject,
-	.readwrite = sfi_no_fetch,
-	.readwritev = sfi_no_fetchv,
-	.readwritemsg = sfi_no_fetchmsg,
-	.compwrite = sfi_no_comp,
-	.compwritev = sfi_no_compv,
-	.compwritemsg = sfi_no_compmsg,
-	.writevalid = sfi_no_atomic_valid,
-	.readwritevalid = sfi_no_atomic_valid,
-	.compwritevalid = sfi_no_atomic_valid,
-};
-
 /* --- endpoint control ------------------------------------------------------- */
 static ssize_t sfi_ep_cancel(fid_t fid, void *context)
 {
@@ -1127,6 +1070,7 @@ static int sfi_ep_close(struct fid *fid)
 	sfi_free_list(ep->posted[1]);
 	sfi_free_list(ep->unexp[0]);
 	sfi_free_list(ep->unexp[1]);
+	sfi_rdv_close(ep);
 	if (ep->tx_cq) {
 		sfi_detach(ep->tx_cq->eps, &ep->tx_cq->neps, ep);
 		ep->tx_cq->refs--;

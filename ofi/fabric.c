@@ -120,12 +120,32 @@ static int sfi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	return 0;
 }
 
-/* --- memory registration: nothing to pin, messages copy ------------------- */
+/*
+ * --- memory registration: nothing to pin (messages and rendezvous copy);
+ * a registration with remote access is what a peer's fi_read and fi_write
+ * name by its key (rma.c), checked by this process under the domain lock.
+ */
+struct sfi_mr *sfi_mr_find(struct sfi_domain *d, uint64_t key)
+{
+	struct sfi_mr *mr;
+
+	for (mr = d->mrs; mr; mr = mr->next)
+		if (mr->mr_fid.key == key)
+			return mr;
+	return NULL;
+}
+
 static int sfi_mr_close(struct fid *fid)
 {
 	struct sfi_mr *mr = container_of(fid, struct sfi_mr, mr_fid.fid);
+	struct sfi_mr **pp;
 
 	pthread_mutex_lock(&mr->domain->lock);
+	for (pp = &mr->domain->mrs; *pp; pp = &(*pp)->next)
+		if (*pp == mr) {
+			*pp = mr->next;
+			break;
+		}
 	mr->domain->refs--;
 	pthread_mutex_unlock(&mr->domain->lock);
 	free(mr);
@@ -145,23 +165,40 @@ static int sfi_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
 {
 	struct sfi_domain *d = container_of(fid, struct sfi_domain,
 					    domain_fid.fid);
+	const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
 	struct sfi_mr *mr;
 
-	if (!attr || flags)
+	if (!attr || flags || attr->iov_count > 1 ||
+	    (attr->iov_count && !attr->mr_iov))
 		return -FI_EINVAL;
-	/* local buffers of sends and receives only: no RMA */
-	if (attr->access & ~(uint64_t)(FI_SEND | FI_RECV))
+	if (attr->access & ~(uint64_t)(FI_SEND | FI_RECV | FI_READ | FI_WRITE |
+				       remote))
 		return -FI_ENOSYS;
 	mr = calloc(1, sizeof(*mr));
 	if (!mr)
 		return -FI_ENOMEM;
 	mr->domain = d;
+	mr->access = attr->access;
+	if (attr->iov_count) {
+		mr->base = attr->mr_iov[0].iov_base;
+		mr->len = attr->mr_iov[0].iov_len;
+	}
 	mr->mr_fid.fid.fclass = FI_CLASS_MR;
 	mr->mr_fid.fid.context = attr->context;
 	mr->mr_fid.fid.ops = &sfi_mr_fi_ops;
 	mr->mr_fid.mem_desc = NULL;
 	mr->mr_fid.key = attr->requested_key;
 	pthread_mutex_lock(&d->lock);
+	if ((attr->access & remote) && sfi_mr_find(d, mr->mr_fid.key)) {
+		/* mr_mode 0: the application's key names one registration */
+		pthread_mutex_unlock(&d->lock);
+		free(mr);
+		return -FI_ENOKEY;
+	}
+	if (attr->access & remote) {
+		mr->next = d->mrs;
+		d->mrs = mr;
+	}
 	d->refs++;
 	pthread_mutex_unlock(&d->lock);
 	*mr_fid = &mr->mr_fid;
@@ -251,13 +288,6 @@ static int sfi_no_srx(struct fid_domain *domain, struct fi_rx_attr *attr,
 	return -FI_ENOSYS;
 }
 
-static int sfi_no_query_atomic(struct fid_domain *domain,
-			       enum fi_datatype datatype, enum fi_op op,
-			       struct fi_atomic_attr *attr, uint64_t flags)
-{
-	return -FI_ENOSYS;
-}
-
 static int sfi_no_query_coll(struct fid_domain *domain,
 			     enum fi_collective_op coll,
 			     struct fi_collective_attr *attr, uint64_t flags)
@@ -283,7 +313,7 @@ static struct fi_ops_domain sfi_domain_ops = {
 	.poll_open = sfi_no_poll,
 	.stx_ctx = sfi_no_stx,
 	.srx_ctx = sfi_no_srx,
-	.query_atomic = sfi_no_query_atomic,
+	.query_atomic = sfi_query_atomic,
 	.query_collective = sfi_no_query_coll,
 	.endpoint2 = sfi_endpoint2,
 };

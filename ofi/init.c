@@ -16,6 +16,10 @@ struct sfi_params sfi_params = {
 	.max_msg_size = 16 << 20,
 	.rx_entries = 4096,
 	.send_timeout_ms = 10000,
+	.rdv_threshold = 256,
+	.rdv_pool = 16 << 20,
+	.rdv_dma_min = 0,	/* memcpy(): faster under TCG, decision 0034 */
+	.unexp_max = 16 << 20,
 };
 
 int sfi_addr_to_str(const struct sfi_addr *a, char *buf, size_t len)
@@ -100,7 +104,7 @@ static struct fi_info *sfi_info_new(const struct fi_info *hints,
 	fi->tx_attr->inject_size = 4096;
 	fi->tx_attr->size = 1024;
 	fi->tx_attr->iov_limit = SFI_IOV_LIMIT;
-	fi->tx_attr->rma_iov_limit = 0;
+	fi->tx_attr->rma_iov_limit = 1;
 
 	fi->rx_attr->caps = fi->caps & ~FI_SEND;
 	fi->rx_attr->msg_order = FI_ORDER_SAS;
@@ -189,8 +193,8 @@ static int sfi_hints_ok(const struct fi_info *h, struct snode_dev *dev,
 			SFI_NO("inject_size");
 		if (h->tx_attr->msg_order & ~(uint64_t)FI_ORDER_SAS)
 			SFI_NO("tx msg_order beyond FI_ORDER_SAS");
-		if (h->tx_attr->rma_iov_limit)
-			SFI_NO("RMA");
+		if (h->tx_attr->rma_iov_limit > 1)
+			SFI_NO("rma_iov_limit");
 	}
 	if (h->rx_attr) {
 		if (h->rx_attr->iov_limit > SFI_IOV_LIMIT)
@@ -343,6 +347,18 @@ FI_EXT_INI
 	fi_param_define(&sfi_prov, "send_timeout_ms", FI_PARAM_INT,
 			"How long a message being sent waits for room at the receiver, ms (default %d)",
 			sfi_params.send_timeout_ms);
+	fi_param_define(&sfi_prov, "rdv_threshold", FI_PARAM_SIZE_T,
+			"Sends larger than this go by rendezvous through the sender's exported bounce region, bytes (default %zu)",
+			sfi_params.rdv_threshold);
+	fi_param_define(&sfi_prov, "rdv_pool", FI_PARAM_SIZE_T,
+			"Pool memory an endpoint exports as its bounce region for rendezvous and RMA, bytes, at most 2 GiB (default %zu)",
+			sfi_params.rdv_pool);
+	fi_param_define(&sfi_prov, "rdv_dma_min", FI_PARAM_SIZE_T,
+			"Rendezvous copies from this size on use the NIC's DMA engine, smaller ones memcpy() through the window, bytes; 0: never (default %zu)",
+			sfi_params.rdv_dma_min);
+	fi_param_define(&sfi_prov, "unexp_max", FI_PARAM_SIZE_T,
+			"Bytes of unexpected messages an endpoint buffers before it leaves the rest in the NIC's ring (default %zu)",
+			sfi_params.unexp_max);
 	if (!fi_param_get_size_t(&sfi_prov, "max_msg_size", &sz) && sz)
 		sfi_params.max_msg_size = sz;
 	if (!fi_param_get_int(&sfi_prov, "rx_entries", &v) && v >= 2 &&
@@ -350,5 +366,15 @@ FI_EXT_INI
 		sfi_params.rx_entries = v;
 	if (!fi_param_get_int(&sfi_prov, "send_timeout_ms", &v) && v > 0)
 		sfi_params.send_timeout_ms = v;
+	if (!fi_param_get_size_t(&sfi_prov, "rdv_threshold", &sz))
+		sfi_params.rdv_threshold = sz;
+	/* slot offsets travel as 32 bits */
+	if (!fi_param_get_size_t(&sfi_prov, "rdv_pool", &sz) && sz &&
+	    sz <= (1ULL << 31))
+		sfi_params.rdv_pool = sz;
+	if (!fi_param_get_size_t(&sfi_prov, "rdv_dma_min", &sz))
+		sfi_params.rdv_dma_min = sz;
+	if (!fi_param_get_size_t(&sfi_prov, "unexp_max", &sz) && sz)
+		sfi_params.unexp_max = sz;
 	return &sfi_prov;
 }

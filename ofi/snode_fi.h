@@ -32,7 +32,9 @@
 /* every address is this long, NUL-padded: "fi_snode://F:N:E:KEY" */
 #define SFI_ADDRLEN		64
 #define SFI_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | FI_SOURCE | \
-			 FI_DIRECTED_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM)
+			 FI_DIRECTED_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM | \
+			 FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | \
+			 FI_REMOTE_READ | FI_REMOTE_WRITE)
 
 extern struct fi_provider sfi_prov;
 
@@ -40,6 +42,10 @@ struct sfi_params {
 	size_t max_msg_size;
 	int rx_entries;		/* snode endpoint ring slots */
 	int send_timeout_ms;	/* how long a started message may wait for room */
+	size_t rdv_threshold;	/* larger sends go by rendezvous (rdv.c) */
+	size_t rdv_pool;	/* bytes of an endpoint's exported bounce region */
+	size_t rdv_dma_min;	/* pulls from this size on use the DMA engine */
+	size_t unexp_max;	/* bytes of unexpected messages an endpoint buffers */
 };
 extern struct sfi_params sfi_params;
 
@@ -66,12 +72,69 @@ struct sfi_domain {
 	uint32_t node_id;
 	pthread_mutex_t lock;	/* protects every object of the domain */
 	int refs;		/* objects open on it */
+	struct sfi_mr *mrs;	/* registrations, for RMA targets */
 };
 
 /* a completion, kept in the tagged format whatever the CQ's format */
 struct sfi_cqe {
 	struct fi_cq_err_entry e;	/* err == 0: a good completion */
 	fi_addr_t src;
+};
+
+/* an operation waiting for its peer's answer (rdv.c) */
+enum sfi_op_kind {
+	SFI_K_SEND,		/* rendezvous send: bytes in our bounce */
+	SFI_K_WRITE,		/* fi_write: bytes in our bounce */
+	SFI_K_READ,		/* fi_read: waiting for the target's answer */
+	SFI_K_SERVE,		/* a peer's fi_read: bytes in our bounce */
+	SFI_K_ATOMIC,		/* an atomic: waiting for the target's answer */
+};
+
+struct sfi_op {
+	struct sfi_op *next;
+	enum sfi_op_kind kind;
+	struct snode_ep_addr peer;
+	void *context;
+	uint64_t flags;			/* completion flags */
+	int want_comp;			/* 0: injected, no completion */
+	size_t len;
+	uint32_t off, slot;		/* bounce slot, slot bytes (0: none) */
+	uint32_t id;			/* READ, ATOMIC: names the answer */
+	struct iovec iov[SFI_IOV_LIMIT];	/* READ, ATOMIC: destination */
+	size_t iov_count;
+	int64_t probe_ms;		/* when the peer is next probed */
+};
+
+/* a control message waiting for room in the peer's ring */
+struct sfi_ctl {
+	struct sfi_ctl *next;
+	struct snode_ep_addr dst;
+	uint8_t len;
+	uint8_t m[SNODE_MSG_MAX_LEN];
+};
+
+/* an import of a peer's bounce region, kept for the next transfer */
+struct sfi_imp {
+	struct sfi_imp *next;
+	uint32_t node, export_id;
+	uint64_t key;
+	uint64_t length;
+	struct snode_import *imp;
+	void *map;
+};
+
+struct sfi_rdv {
+	struct snode_mem *mem;		/* bounce region, exported read-only */
+	void *map;
+	struct snode_handle h;
+	size_t size;
+	int failed;			/* no bounce region: eager only */
+	struct snode_dma_queue *dmaq;
+	struct sfi_op *ops;
+	struct sfi_ctl *ctl, **ctl_tail;
+	struct sfi_imp *imps;
+	int nimps;
+	uint32_t next_id;
 };
 
 struct sfi_ep;
@@ -113,6 +176,18 @@ struct sfi_eq {
 struct sfi_mr {
 	struct fid_mr mr_fid;
 	struct sfi_domain *domain;
+	struct sfi_mr *next;
+	char *base;
+	size_t len;
+	uint64_t access;
+};
+
+/* where a peer's bytes wait in its exported bounce region (rdv.c) */
+struct sfi_rdv_src {
+	uint32_t node;
+	uint32_t export_id;
+	uint64_t key;
+	uint32_t off;
 };
 
 /* a posted receive, or a message that arrived before one (unexpected) */
@@ -132,6 +207,8 @@ struct sfi_rx {
 	int has_data;
 	struct snode_ep_addr from;
 	struct sfi_rx *claimed;		/* posted receive waiting for the rest */
+	int rdv;			/* a rendezvous: the bytes are at rs */
+	struct sfi_rdv_src rs;
 };
 
 /* reassembly of the message in flight from one sender endpoint */
@@ -165,6 +242,8 @@ struct sfi_ep {
 	struct sfi_asm *asms;
 	size_t rx_size;
 	size_t nposted;
+	size_t unexp_bytes;		/* buffered unexpected: bound unexp_max */
+	struct sfi_rdv rdv;
 };
 
 int sfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
@@ -187,6 +266,65 @@ int sfi_cq_push(struct sfi_cq *cq, const struct fi_cq_err_entry *e,
 void sfi_ep_progress(struct sfi_ep *ep);
 void sfi_cq_attach(struct sfi_cq *cq, struct sfi_ep *ep);
 void sfi_cntr_attach(struct sfi_cntr *cntr, struct sfi_ep *ep);
+
+/* ep.c, for rdv.c and rma.c */
+int64_t sfi_ms(void);	/* CLOCK_MONOTONIC */
+int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+	     const void *buf, size_t len, int first);
+void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
+		 size_t len, int err, int prov_errno, int want_comp);
+size_t sfi_iov_total(const struct iovec *iov, size_t n);
+void sfi_iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
+		  size_t len, int to_iov);
+extern struct fi_ops_rma sfi_rma_ops;
+
+/* rdv.c: rendezvous through exported bounce regions, see fi_snode(7) */
+enum {
+	SFI_OP_RTS = 3,		/* a large send waits in the sender's bounce */
+	SFI_OP_DONE = 4,	/* the peer is done with a bounce slot */
+	SFI_OP_PROBE = 5,	/* is the peer still there? (ignored) */
+	SFI_OP_WRITE = 6,	/* fi_write: bytes in the initiator's bounce */
+	SFI_OP_READ = 7,	/* fi_read: the target should answer */
+	SFI_OP_READ_RESP = 8,	/* the bytes of a read, in the target's bounce */
+	SFI_OP_ATOMIC = 9,	/* an atomic on the target's registration */
+	SFI_OP_ATOMIC_RESP = 10,	/* its status and the old value */
+};
+int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		 const struct iovec *iov, size_t count, size_t len,
+		 const uint8_t *hdr, void *context, uint64_t cflags);
+int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
+		 const struct iovec *iov, size_t count, size_t len);
+void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
+		   struct sfi_rdv_src *rs);
+void sfi_rdv_done(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  uint32_t off, int status);
+void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m);
+void sfi_rdv_progress(struct sfi_ep *ep);
+void sfi_rdv_close(struct sfi_ep *ep);
+int sfi_op_new(struct sfi_ep *ep, enum sfi_op_kind kind,
+	       const struct snode_ep_addr *peer, size_t slot, struct sfi_op **out);
+void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op);
+void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status);
+struct sfi_op *sfi_op_find(struct sfi_ep *ep, const struct snode_msg *m,
+			   int by_id, uint32_t v);
+int sfi_op_check(struct sfi_ep *ep, uint64_t cap, fi_addr_t peer,
+		 struct sfi_addr *dst);
+ssize_t sfi_op_request(struct sfi_ep *ep, struct sfi_op *op, const void *m,
+		       size_t len);
+void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  const void *m, size_t len);
+
+/* rma.c: the target's side of fi_write and fi_read */
+void sfi_rma_handle(struct sfi_ep *ep, const struct snode_msg *m);
+struct sfi_mr *sfi_mr_find(struct sfi_domain *d, uint64_t key);
+
+/* atomic.c: atomics executed by the target's provider */
+extern struct fi_ops_atomic sfi_atomic_ops;
+void sfi_atomic_handle(struct sfi_ep *ep, const struct snode_msg *m);
+void sfi_atomic_resp(struct sfi_ep *ep, const struct snode_msg *m);
+struct fi_atomic_attr;
+int sfi_query_atomic(struct fid_domain *domain, enum fi_datatype dt,
+		     enum fi_op op, struct fi_atomic_attr *attr, uint64_t flags);
 
 /* the stubs for operations the provider does not implement */
 int sfi_no_bind(struct fid *fid, struct fid *bfid, uint64_t flags);

@@ -10,10 +10,15 @@
  *       one side of a two-node test: writes its address to DIR/ROLE.addr,
  *       waits up to 120 s for the peer's in DIR/peer.addr (the harness
  *       carries it from one node to the other, no IP needed), then sends
- *       tagged and untagged messages of 0, 1, 48, 49, 4096 and 65536 bytes
- *       both ways (expected and unexpected receives, tag matching), checks
- *       bytes and CQ entries, sends to an endpoint that does not exist,
- *       and measures small-message round trips and 64 KiB throughput.
+ *       tagged and untagged messages of 0, 1, 48, 49 and 4096 bytes and
+ *       64 KiB, 256 KiB, 1 MiB and 4 MiB (rendezvous) both ways (expected
+ *       and unexpected receives, tag matching), checks bytes and CQ
+ *       entries, fi_write, fi_writedata and fi_read against the peer's
+ *       registered memory (bad keys and ranges give error entries),
+ *       atomics on it (b's remote fetch-adds race a's local ones), sends
+ *       to an endpoint that does not exist, measures small-message round
+ *       trips, message and RMA bandwidth, and last lets b die in the middle
+ *       of two rendezvous: a's send and receive end with error entries.
  *
  * Every check prints "ok - NAME" or "not ok - NAME"; the exit status is 1
  * if any failed. The harness turns the lines into its own TAP lines.
@@ -115,8 +120,20 @@ static int do_hints(void)
 	} while (0)
 	NODATA("FI_EP_DGRAM", h->ep_attr->type = FI_EP_DGRAM);
 	NODATA("FI_EP_MSG", h->ep_attr->type = FI_EP_MSG);
-	NODATA("FI_RMA", h->caps |= FI_RMA);
-	NODATA("FI_ATOMIC", h->caps |= FI_ATOMIC);
+	h = hints_new();
+	h->caps |= FI_RMA;
+	ret = getinfo(h, &fi);
+	check(!ret && fi && (fi->caps & FI_RMA) &&
+	      fi->tx_attr->rma_iov_limit >= 1,
+	      "FI_RMA asked: given, rma_iov_limit >= 1 (%s)", fi_strerror(-ret));
+	fi_freeinfo(fi);
+	h = hints_new();
+	h->caps |= FI_ATOMIC;
+	ret = getinfo(h, &fi);
+	check(!ret && fi && (fi->caps & FI_ATOMIC), "FI_ATOMIC asked: given (%s)",
+	      fi_strerror(-ret));
+	fi_freeinfo(fi);
+	NODATA("FI_COLLECTIVE", h->caps |= FI_COLLECTIVE);
 	NODATA("FI_SOCKADDR_IN", h->addr_format = FI_SOCKADDR_IN);
 	NODATA("max_msg_size 1 TiB", h->ep_attr->max_msg_size = 1ULL << 40);
 	NODATA("FI_PROGRESS_AUTO", h->domain_attr->data_progress = FI_PROGRESS_AUTO);
@@ -233,7 +250,8 @@ static void post_recv(struct ctx *c, int tagged, void *buf, size_t len,
 	}
 }
 
-static const size_t sizes[] = { 0, 1, 48, 49, 4096, 65536 };
+static const size_t sizes[] = { 0, 1, 48, 49, 4096, 65536, 262144,
+				1048576, 4194304 };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 static void check_send_done(struct ctx *c, int tagged, size_t len, void *context,
@@ -298,34 +316,51 @@ static void pingpong(struct ctx *c, int tagged, size_t len)
 }
 
 /*
- * a sends one tagged message of every size, largest first, before b posts
- * any receive; b then receives them in the other order: unexpected
- * messages, matched by tag.
+ * a sends one message of every size, largest first, before b posts any
+ * receive; b then receives them: unexpected messages, tagged ones in the
+ * other order (matched by tag), untagged ones in the order sent. A
+ * rendezvous send completes once b took its bytes, so a collects its send
+ * completions only after posting them all.
  */
-static void unexpected(struct ctx *c, const char *dir)
+static void unexpected(struct ctx *c, const char *dir, int tagged)
 {
 	static unsigned char *bufs[NSIZES];
-	unsigned int i;
-	char what[80];
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	unsigned int i, k, seen = 0, bad = 0;
+	char what[96];
 
 	for (i = 0; i < NSIZES; i++)
 		bufs[i] = calloc(1, sizeof(char) * (sizes[i] + 1));
 	if (c->a) {
 		for (i = NSIZES; i-- > 0;) {
-			fill(bufs[i], sizes[i], 500 + i);
-			post_send(c, 1, bufs[i], sizes[i], 0x7700 + i, bufs[i]);
-			snprintf(what, sizeof(what), "unexpected %zu bytes %s",
-				 sizes[i], dir);
-			check_send_done(c, 1, sizes[i], bufs[i], what);
+			fill(bufs[i], sizes[i], 500 + i + 50 * tagged);
+			post_send(c, tagged, bufs[i], sizes[i], 0x7700 + i,
+				  bufs[i]);
 		}
+		for (k = 0; k < NSIZES; k++) {
+			if (!wait_cq(c->txcq, &e, NULL, &err)) {
+				bad++;
+				continue;
+			}
+			for (i = 0; i < NSIZES; i++)
+				if (e.op_context == bufs[i])
+					seen |= 1u << i;
+		}
+		check(!bad && seen == (1u << NSIZES) - 1,
+		      "unexpected %s %s: %zu send completions, one per message, no error",
+		      tagged ? "tagged" : "untagged", dir, NSIZES);
 	} else {
 		sleep(2);	/* everything is in the ring or in flight */
-		for (i = 0; i < NSIZES; i++) {
-			snprintf(what, sizeof(what), "unexpected %zu bytes %s, matched by tag",
-				 sizes[i], dir);
-			post_recv(c, 1, bufs[i], sizes[i], 0x7700 + i, bufs[i]);
-			check_recv_done(c, 1, sizes[i], 0x7700 + i, bufs[i],
-					bufs[i], 500 + i, what);
+		for (k = 0; k < NSIZES; k++) {
+			i = tagged ? k : NSIZES - 1 - k;
+			snprintf(what, sizeof(what), "unexpected %s %zu bytes %s%s",
+				 tagged ? "tagged" : "untagged", sizes[i], dir,
+				 tagged ? ", matched by tag" : ", in order");
+			post_recv(c, tagged, bufs[i], sizes[i], 0x7700 + i,
+				  bufs[i]);
+			check_recv_done(c, tagged, sizes[i], 0x7700 + i, bufs[i],
+					bufs[i], 500 + i + 50 * tagged, what);
 		}
 	}
 	for (i = 0; i < NSIZES; i++)
@@ -347,10 +382,12 @@ static void barrier(struct ctx *c)
 
 static void measure(struct ctx *c, int iters)
 {
-	unsigned char *buf = calloc(1, 65536);
+	static const size_t bw_sizes[] = { 65536, 1048576, 4194304 };
+	unsigned char *buf = calloc(1, 4194304);
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
 	double t0, t;
+	unsigned int k;
 	int i, n = 5;
 
 	barrier(c);
@@ -371,23 +408,326 @@ static void measure(struct ctx *c, int iters)
 	t = now_us() - t0;
 	if (c->a)
 		printf("# ofi rtt 8 bytes: %.1f us (%d iterations)\n", t / iters, iters);
+	for (k = 0; k < sizeof(bw_sizes) / sizeof(bw_sizes[0]); k++) {
+		size_t len = bw_sizes[k];
+
+		barrier(c);
+		t0 = now_us();
+		for (i = 0; i < n; i++) {
+			if (c->a) {
+				post_send(c, 1, buf, len, 3, buf);
+				wait_cq(c->txcq, &e, NULL, &err);
+			} else {
+				post_recv(c, 1, buf, len, 3, buf);
+				wait_cq(c->rxcq, &e, NULL, &err);
+			}
+		}
+		barrier(c);
+		t = now_us() - t0;
+		if (c->a)
+			printf("# ofi bandwidth %zu KiB: %.2f MB/s (%d messages)\n",
+			       len >> 10, n * (double)len / t, n);
+	}
+	free(buf);
+}
+
+/* --- RMA ---------------------------------------------------------------------- */
+#define RMA_LEN		(1 << 20)
+#define RMA_HALF	(RMA_LEN / 2)
+#define RMA_KEY(a)	(0x5100u + (a))
+
+/* post an operation, again while the provider says -FI_EAGAIN */
+#define POST(c, call) do { \
+		ssize_t _r; \
+		struct fi_cq_tagged_entry _e; \
+		while ((_r = (call)) == -FI_EAGAIN) \
+			fi_cq_read((c)->txcq, &_e, 0);	/* progress only */ \
+		if (_r) { \
+			printf("not ok - %s: %zd (%s)\n", #call, _r, fi_strerror(-_r)); \
+			exit(1); \
+		} \
+	} while (0)
+
+/* one completion of an RMA operation: 1 good, 0 error entry (in err) */
+static int rma_wait(struct ctx *c, void *context, const char *what)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	int ok = wait_cq(c->txcq, &e, NULL, &err);
+
+	if (ok && e.op_context != context)
+		printf("# %s: completion of another context\n", what);
+	return ok;
+}
+
+static void rma_bad(struct ctx *c, int write, uint64_t addr, size_t len,
+		    uint64_t key, int want, const char *what)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	static unsigned char b[128];
+	ssize_t r;
+	int ok;
+
+	r = write ? fi_write(c->ep, b, len, NULL, c->peer, addr, key, b)
+		  : fi_read(c->ep, b, len, NULL, c->peer, addr, key, b);
+	if (r) {
+		check(0, "%s: posted (%zd %s)", what, r, fi_strerror(-r));
+		return;
+	}
+	ok = wait_cq(c->txcq, &e, NULL, &err);
+	check(!ok && err.op_context == b && err.err == want,
+	      "%s: error entry %s (got %s)", what, fi_strerror(want),
+	      ok ? "a good completion" : fi_strerror(err.err));
+}
+
+/*
+ * Each side registers 1 MiB for remote reads and writes under its own key;
+ * a is the initiator against b's memory, then b against a's, while the
+ * target waits in a barrier (its progress serves the requests).
+ */
+static void rma(struct ctx *c)
+{
+	unsigned char *mem = calloc(1, RMA_LEN), *buf = calloc(1, RMA_LEN);
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fid_mr *mr, *mr2;
+	char what[96];
+	double t0;
+	int s, i, ok;
+
+	TRY(fi_mr_reg(c->domain, mem, RMA_LEN, FI_REMOTE_READ | FI_REMOTE_WRITE,
+		      0, RMA_KEY(c->a), 0, &mr, NULL));
+	check(fi_mr_key(mr) == RMA_KEY(c->a), "fi_mr_reg: the key asked for (%#llx)",
+	      (unsigned long long)fi_mr_key(mr));
+	i = fi_mr_reg(c->domain, buf, 64, FI_REMOTE_READ, 0, RMA_KEY(c->a), 0,
+		      &mr2, NULL);
+	check(i == -FI_ENOKEY, "fi_mr_reg of a key in use: -FI_ENOKEY (%d)", i);
+	for (s = 0; s < 2; s++) {
+		int init = (s == 0) == c->a;
+		const char *dir = s == 0 ? "a->b" : "b->a";
+		uint64_t key = RMA_KEY(!c->a);
+
+		if (!init) {
+			fill(mem + RMA_HALF, RMA_HALF, 900 + s);
+			barrier(c);
+			ok = wait_cq(c->rxcq, &e, NULL, &err);
+			check(ok && (e.flags & FI_REMOTE_CQ_DATA) &&
+			      (e.flags & FI_REMOTE_WRITE) &&
+			      e.data == 0xda7a0000u + s,
+			      "rma %s: fi_writedata gives the target a completion with its data", dir);
+			barrier(c);
+			check(verify(mem, RMA_HALF, 800 + s),
+			      "rma %s: the target's memory holds the 512 KiB fi_write", dir);
+			continue;
+		}
+		barrier(c);
+		fill(buf, RMA_HALF, 800 + s);
+		t0 = now_us();
+		for (i = 0; i < 4; i++) {
+			POST(c, fi_write(c->ep, buf, RMA_HALF, NULL, c->peer, 0,
+					  key, buf));
+			snprintf(what, sizeof(what), "rma %s: fi_write 512 KiB", dir);
+			ok = rma_wait(c, buf, what);
+			if (!ok || i == 3)
+				check(ok, "%s completes", what);
+			if (!ok)
+				break;
+		}
+		if (s == 0)
+			printf("# ofi fi_write 512 KiB: %.2f MB/s (4 writes)\n",
+			       4.0 * RMA_HALF / (now_us() - t0));
+		memset(buf, 0, RMA_LEN);
+		t0 = now_us();
+		POST(c, fi_read(c->ep, buf, RMA_HALF, NULL, c->peer, RMA_HALF,
+				 key, buf));
+		ok = rma_wait(c, buf, "fi_read");
+		check(ok && verify(buf, RMA_HALF, 900 + s),
+		      "rma %s: fi_read of 512 KiB gives the target's bytes", dir);
+		if (s == 0)
+			printf("# ofi fi_read 512 KiB: %.2f MB/s\n",
+			       RMA_HALF / (now_us() - t0));
+		memset(buf, 0, 4096);
+		POST(c, fi_read(c->ep, buf, 100, NULL, c->peer, 0, key, buf));
+		ok = rma_wait(c, buf, "fi_read");
+		check(ok && verify(buf, 100, 800 + s),
+		      "rma %s: fi_read of 100 bytes reads back the fi_write", dir);
+		fill(buf, 64, 800 + s);
+		POST(c, fi_writedata(c->ep, buf, 64, NULL, 0xda7a0000u + s,
+				      c->peer, 0, key, buf));
+		check(rma_wait(c, buf, "fi_writedata"),
+		      "rma %s: fi_writedata of 64 bytes completes", dir);
+		snprintf(what, sizeof(what), "rma %s: fi_write with a bad key", dir);
+		rma_bad(c, 1, 0, 64, 0xdead, FI_EACCES, what);
+		snprintf(what, sizeof(what), "rma %s: fi_read with a bad key", dir);
+		rma_bad(c, 0, 0, 64, 0xdead, FI_EACCES, what);
+		snprintf(what, sizeof(what), "rma %s: fi_write past the registration", dir);
+		rma_bad(c, 1, RMA_LEN - 10, 100, key, FI_EINVAL, what);
+		snprintf(what, sizeof(what), "rma %s: fi_read past the registration", dir);
+		rma_bad(c, 0, RMA_LEN, 1, key, FI_EINVAL, what);
+		barrier(c);
+	}
+	TRY(fi_close(&mr->fid));
+	free(mem);
+	free(buf);
+}
+
+/* --- atomics ------------------------------------------------------------------ */
+#define AT_KEY		0xa70u
+#define AT_ADDS		100
+
+static int at_wait(struct ctx *c, void *context, struct fi_cq_err_entry *err)
+{
+	struct fi_cq_tagged_entry e;
+	int ok = wait_cq(c->txcq, &e, NULL, err);
+
+	return ok && e.op_context == context;
+}
+
+/*
+ * a registers three words; b fetch-adds 1 to the first AT_ADDS times
+ * while a adds 1 to it AT_ADDS times with the CPU's own atomics: the sum
+ * is exact only if the provider's atomics are atomic against the target's
+ * CPU. Then compare-and-swap, min, read, and what must fail.
+ */
+static void atomics(struct ctx *c)
+{
+	static uint64_t words[4] __attribute__((aligned(64)));
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	uint64_t one = 1, v, cmp, old[AT_ADDS], res;
+	int32_t i32, r32;
+	struct fid_mr *mr;
+	size_t count = 0;
+	int i, ok, distinct = 1;
+	ssize_t r;
+
+	if (c->a) {
+		words[0] = 0;
+		words[1] = 0;
+		i32 = 3;
+		memcpy(&words[2], &i32, 4);
+		TRY(fi_mr_reg(c->domain, words, sizeof(words),
+			      FI_REMOTE_READ | FI_REMOTE_WRITE, 0, AT_KEY, 0,
+			      &mr, NULL));
+		barrier(c);
+		for (i = 0; i < AT_ADDS; i++) {
+			__atomic_fetch_add(&words[0], 1, __ATOMIC_SEQ_CST);
+			fi_cq_read(c->txcq, &e, 0);	/* serve b meanwhile */
+			usleep(5000);
+		}
+		barrier(c);
+		check(__atomic_load_n(&words[0], __ATOMIC_SEQ_CST) == 2 * AT_ADDS,
+		      "atomic: %d remote fetch-adds raced %d local ones: %llu (want %d)",
+		      AT_ADDS, AT_ADDS, (unsigned long long)words[0], 2 * AT_ADDS);
+		memcpy(&i32, &words[2], 4);
+		check(words[1] == 42 && i32 == -5,
+		      "atomic: the target's words hold the compare-and-swap (%llu) and the min (%d)",
+		      (unsigned long long)words[1], i32);
+		TRY(fi_close(&mr->fid));
+		return;
+	}
+	check(fi_fetch_atomicvalid(c->ep, FI_UINT64, FI_SUM, &count) == 0 &&
+	      count == 1, "atomic: fi_fetch_atomicvalid(FI_UINT64, FI_SUM): count 1");
+	check(fi_atomicvalid(c->ep, FI_DOUBLE, FI_SUM, &count) == -FI_EOPNOTSUPP,
+	      "atomic: fi_atomicvalid(FI_DOUBLE, FI_SUM): -FI_EOPNOTSUPP");
+	check(fi_compare_atomicvalid(c->ep, FI_UINT64, FI_CSWAP, &count) == 0,
+	      "atomic: fi_compare_atomicvalid(FI_UINT64, FI_CSWAP)");
 	barrier(c);
-	t0 = now_us();
-	for (i = 0; i < n; i++) {
-		if (c->a) {
-			post_send(c, 1, buf, 65536, 3, buf);
-			wait_cq(c->txcq, &e, NULL, &err);
-		} else {
-			post_recv(c, 1, buf, 65536, 3, buf);
-			wait_cq(c->rxcq, &e, NULL, &err);
+	for (i = 0; i < AT_ADDS; i++) {
+		POST(c, fi_fetch_atomic(c->ep, &one, 1, NULL, &old[i], NULL,
+					c->peer, 0, AT_KEY, FI_UINT64, FI_SUM,
+					&old[i]));
+		if (!at_wait(c, &old[i], &err)) {
+			check(0, "atomic: fetch-add %d completes (%s)", i,
+			      fi_strerror(err.err));
+			break;
 		}
 	}
+	for (i = 1; i < AT_ADDS; i++)	/* each add saw another value */
+		distinct &= old[i] > old[i - 1] && old[i] < 2 * AT_ADDS;
+	check(distinct, "atomic: the %d fetch-adds returned increasing old values",
+	      AT_ADDS);
+	v = 42;
+	cmp = 0;
+	POST(c, fi_compare_atomic(c->ep, &v, 1, NULL, &cmp, NULL, &res, NULL,
+				  c->peer, 8, AT_KEY, FI_UINT64, FI_CSWAP, &res));
+	ok = at_wait(c, &res, &err);
+	check(ok && res == 0, "atomic: compare-and-swap 0 -> 42 returns the old 0");
+	v = 7;
+	POST(c, fi_compare_atomic(c->ep, &v, 1, NULL, &cmp, NULL, &res, NULL,
+				  c->peer, 8, AT_KEY, FI_UINT64, FI_CSWAP, &res));
+	ok = at_wait(c, &res, &err);
+	check(ok && res == 42, "atomic: compare-and-swap 0 -> 7 fails, returns 42");
+	i32 = -5;
+	POST(c, fi_atomic(c->ep, &i32, 1, NULL, c->peer, 16, AT_KEY, FI_INT32,
+			  FI_MIN, &i32));
+	check(at_wait(c, &i32, &err), "atomic: min(-5) on an int32 completes");
+	POST(c, fi_fetch_atomic(c->ep, NULL, 1, NULL, &r32, NULL, c->peer, 16,
+				AT_KEY, FI_INT32, FI_ATOMIC_READ, &r32));
+	ok = at_wait(c, &r32, &err);
+	check(ok && r32 == -5, "atomic: read gives the min, -5 (%d)", ok ? r32 : 0);
+	POST(c, fi_atomic(c->ep, &one, 1, NULL, c->peer, 0, 0xdead, FI_UINT64,
+			  FI_SUM, &one));
+	ok = wait_cq(c->txcq, &e, NULL, &err);
+	check(!ok && err.err == FI_EACCES, "atomic: a bad key gives an error entry FI_EACCES (%s)",
+	      ok ? "a good completion" : fi_strerror(err.err));
+	POST(c, fi_atomic(c->ep, &one, 1, NULL, c->peer, 4, AT_KEY, FI_UINT64,
+			  FI_SUM, &one));
+	ok = wait_cq(c->txcq, &e, NULL, &err);
+	check(!ok && err.err == FI_EINVAL, "atomic: a misaligned word gives an error entry FI_EINVAL (%s)",
+	      ok ? "a good completion" : fi_strerror(err.err));
+	r = fi_atomic(c->ep, &one, 1, NULL, c->peer, 0, AT_KEY, FI_UINT64,
+		      FI_PROD, &one);
+	check(r == -FI_EOPNOTSUPP, "atomic: FI_PROD is refused, -FI_EOPNOTSUPP (%zd)", r);
 	barrier(c);
-	t = now_us() - t0;
-	if (c->a)
-		printf("# ofi bandwidth 64 KiB: %.2f MB/s (%d messages)\n",
-		       n * 65536.0 / t, n);
-	free(buf);
+}
+
+/*
+ * b sends a 1 MiB message that a has not asked for yet, a sends one that
+ * b never receives, and b dies (exits without closing anything). a's
+ * receive and send of those rendezvous must end with error entries.
+ */
+static void peer_dies(struct ctx *c)
+{
+	unsigned char *big = calloc(1, 1 << 20), *rbig = calloc(1, 1 << 20);
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	char one = 1, r1 = 0;
+	int k, ok, n_ok = 0, n_err = 0;
+
+	barrier(c);
+	if (!c->a) {
+		post_send(c, 1, big, 1 << 20, 0xd3, big);
+		post_send(c, 1, &one, 1, 0xd4, &one);
+		post_recv(c, 1, &r1, 1, 0xd2, &r1);
+		check(wait_cq(c->rxcq, &e, NULL, &err),
+		      "peer dies: a's last message arrived, b dies now");
+		printf("# b: %d failed\n", failures);
+		fflush(stdout);
+		_exit(failures ? 1 : 0);
+	}
+	post_send(c, 1, big, 1 << 20, 0xd1, big);
+	post_send(c, 1, &one, 1, 0xd2, &one);
+	post_recv(c, 1, &r1, 1, 0xd4, &r1);
+	check(wait_cq(c->rxcq, &e, NULL, &err), "peer dies: b's last message arrived");
+	sleep(3);	/* b is gone by now */
+	post_recv(c, 1, rbig, 1 << 20, 0xd3, rbig);
+	ok = wait_cq(c->rxcq, &e, NULL, &err);
+	check(!ok && err.op_context == rbig && err.err,
+	      "peer dies: the receive of its unexpected 1 MiB message ends with an error entry (%s)",
+	      ok ? "none" : fi_strerror(err.err));
+	for (k = 0; k < 2; k++) {
+		if (wait_cq(c->txcq, &e, NULL, &err))
+			n_ok += e.op_context == &one;
+		else
+			n_err += err.op_context == big;
+	}
+	check(n_ok == 1 && n_err == 1,
+	      "peer dies: the 1 MiB send to it ends with an error entry (%s), the 1-byte one before it completed",
+	      n_err ? fi_strerror(err.err) : "none");
+	free(big);
+	free(rbig);
 }
 
 static void bad_destination(struct ctx *c, const char *peer_addr)
@@ -425,11 +765,6 @@ static void bad_destination(struct ctx *c, const char *peer_addr)
 	check(r == -FI_EINVAL, "fi_addr not in the AV: -FI_EINVAL (%zd)", r);
 	r = fi_tinject(c->ep, b, 1 << 20, c->peer, 9);
 	check(r == -FI_EMSGSIZE, "inject beyond inject_size: -FI_EMSGSIZE (%zd)", r);
-	/* not offered by fi_getinfo, but a call must fail, never crash */
-	r = fi_read(c->ep, b, sizeof(b), NULL, c->peer, 0, 1, b);
-	check(r == -FI_ENOSYS, "fi_read: -FI_ENOSYS (%zd)", r);
-	r = fi_atomic(c->ep, b, 1, NULL, c->peer, 0, 1, FI_UINT64, FI_SUM, b);
-	check(r == -FI_ENOSYS, "fi_atomic: -FI_ENOSYS (%zd)", r);
 }
 
 static int read_file(const char *path, char *buf, size_t len, int wait_s)
@@ -467,7 +802,7 @@ static int do_pair(int a, const char *dir, int iters)
 	struct fi_info *h = hints_new();
 
 	/* FI_SOURCE: receive completions name the sender (fi_cq_readfrom) */
-	h->caps |= FI_SOURCE | FI_DIRECTED_RECV;
+	h->caps |= FI_SOURCE | FI_DIRECTED_RECV | FI_RMA | FI_ATOMIC;
 	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
 	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
 	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
@@ -505,14 +840,23 @@ static int do_pair(int a, const char *dir, int iters)
 		pingpong(&c, 0, sizes[i]);
 		pingpong(&c, 1, sizes[i]);
 	}
-	unexpected(&c, a ? "a->b" : "a->b");
+	unexpected(&c, "a->b", 1);
+	barrier(&c);
+	unexpected(&c, "a->b", 0);
 	barrier(&c);
 	c.a = !c.a;
-	unexpected(&c, "b->a");
+	unexpected(&c, "b->a", 1);
+	barrier(&c);
+	unexpected(&c, "b->a", 0);
 	c.a = !c.a;
+	barrier(&c);
+	rma(&c);
+	barrier(&c);
+	atomics(&c);
 	barrier(&c);
 	bad_destination(&c, peer);
 	measure(&c, iters);
+	peer_dies(&c);
 
 	TRY(fi_close(&c.ep->fid));
 	TRY(fi_close(&c.av->fid));

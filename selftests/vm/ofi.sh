@@ -14,21 +14,37 @@
 #   - ofi_test hints: fi_getinfo filtering (each check one test)
 #   - ofi_test pair between node 0 and node 1: addresses carried by this
 #     script through files in the guests (no IP between them), tagged and
-#     untagged messages of 0 to 64 KiB both ways, unexpected messages, a
-#     bad destination; each check of both sides is one test
+#     untagged messages of 0 B to 4 MiB both ways (eager and rendezvous),
+#     unexpected messages, fi_write/fi_read/fi_writedata against the
+#     peer's registration with bad keys and ranges, atomics (node 1's
+#     fetch-adds racing node 0's own), a bad destination,
+#     and node 1's side dying in the middle of two rendezvous; node 1
+#     runs with FI_SNODE_UNEXP_MAX=2048, so its unexpected messages go
+#     past the bound and wait in its ring, and FI_SNODE_RDV_DMA_MIN=65536,
+#     so it pulls with the DMA engine where node 0 uses memcpy(); each
+#     check of both sides is one test
 #   - Debian's fi_pingpong -e rdm, msg and tagged, within node 0 (its TCP
 #     out-of-band exchange over the guest's loopback)
 #   - the ofi round trip and 64 KiB bandwidth, printed next to snode-perf
 #     ping's round trip in the same run (numbers only, never asserted)
 #   - Debian's fi_pingpong -e rdm tagged between node 0 and node 1, its
-#     out-of-band exchange over the snode IP interface (snode0)
+#     out-of-band exchange over the snode IP interface (snode0), at 64 B
+#     and at 1 MiB (rendezvous)
+#   - numbers side by side, never asserted: fi_pingpong's 64 B round trip
+#     against snode-perf ping's, its 1 MiB bandwidth against snode-perf
+#     dma's engine and memcpy() from a window, as ratios; bookworm's
+#     libfabric-bin has no RMA benchmark (fi_info, fi_pingpong and
+#     fi_strerror only), so ofi_test's fi_write/fi_read rates stand in
 #
-# Needs: make all modules-guest selftests (and the kernels).
+# With OFI_BENCH=1 (make bench, tools/snode-perf/bench.sh) only the
+# numbers run, logs in build/check/ofi-bench-KERNEL.
+#
+# Needs: make all modules-guest selftests ofi (and the kernels).
 
 set -u
 
 . "$(dirname "$0")/lib.sh"
-vm_suite ofi "6.1|6.12" "${1:-}"
+vm_suite "ofi${OFI_BENCH:+-bench}" "6.1|6.12" "${1:-}"
 OFI=/usr/lib/snode/ofi
 ENV="FI_PROVIDER_PATH=$OFI"
 require "$BUILD/stage/common$OFI/libsnode-fi.so" "$BUILD/stage/common$OFI/ofi_test"
@@ -51,6 +67,7 @@ relay() {	# relay PREFIX FILE
 	done <"$2"
 }
 
+if [ -z "${OFI_BENCH:-}" ]; then
 # --- fi_info ------------------------------------------------------------------
 gexec 0 "$ENV fi_info -p snode" >"$LOG/fi_info" 2>&1
 rc=$?
@@ -69,8 +86,11 @@ gexec 0 "$ENV fi_info -p snode -t FI_EP_MSG; echo status \$?" >"$LOG/fi_info-msg
 check "$KERNEL: fi_info -p snode -t FI_EP_MSG: -FI_ENODATA" \
 	grep -q -- "-61" "$LOG/fi_info-msg"
 gexec 0 "$ENV fi_info -p snode -c FI_RMA; echo status \$?" >"$LOG/fi_info-rma" 2>&1
-check "$KERNEL: fi_info -p snode -c FI_RMA: -FI_ENODATA" \
-	grep -q -- "-61" "$LOG/fi_info-rma"
+check "$KERNEL: fi_info -p snode -c FI_RMA: offered" \
+	grep -q "^status 0$" "$LOG/fi_info-rma"
+gexec 0 "$ENV fi_info -p snode -c FI_ATOMIC; echo status \$?" >"$LOG/fi_info-atomic" 2>&1
+check "$KERNEL: fi_info -p snode -c FI_ATOMIC: offered" \
+	grep -q "^status 0$" "$LOG/fi_info-atomic"
 
 # --- fi_getinfo hints ---------------------------------------------------------
 gexec 0 "$ENV $OFI/ofi_test hints" >"$LOG/hints" 2>&1
@@ -85,7 +105,7 @@ relay "$KERNEL: hints: " "$LOG/hints"
 for node in 0 1; do
 	role=$([ "$node" -eq 0 ] && echo a || echo b)
 	gexec "$node" "rm -rf /tmp/ofi; mkdir -p /tmp/ofi
-		($ENV $OFI/ofi_test pair $role /tmp/ofi 100 >/tmp/ofi/out 2>&1
+		($ENV $([ "$node" -eq 1 ] && echo FI_SNODE_UNEXP_MAX=2048 FI_SNODE_RDV_DMA_MIN=65536) $OFI/ofi_test pair $role /tmp/ofi 100 >/tmp/ofi/out 2>&1
 		 echo \$? >/tmp/ofi/rc) </dev/null >/dev/null 2>&1 &" >>"$LOG/exec" 2>&1
 done
 addr_a= addr_b=
@@ -100,7 +120,7 @@ check "$KERNEL: both sides published an address ($addr_a, $addr_b)" \
 gexec 0 "echo '$addr_b' >/tmp/ofi/peer.tmp && mv /tmp/ofi/peer.tmp /tmp/ofi/peer.addr" >>"$LOG/exec" 2>&1
 gexec 1 "echo '$addr_a' >/tmp/ofi/peer.tmp && mv /tmp/ofi/peer.tmp /tmp/ofi/peer.addr" >>"$LOG/exec" 2>&1
 rc_a= rc_b=
-for _ in $(seq 300); do
+for _ in $(seq 600); do
 	[ -n "$rc_a" ] || rc_a=$(gexec 0 "cat /tmp/ofi/rc 2>/dev/null")
 	[ -n "$rc_b" ] || rc_b=$(gexec 1 "cat /tmp/ofi/rc 2>/dev/null")
 	[ -n "$rc_a" ] && [ -n "$rc_b" ] && break
@@ -129,31 +149,76 @@ for mode in msg tagged; do
 			[ \$(grep -c '^status 0\$' '$LOG/pingpong-$mode') -eq 2 ]"
 	grep -m1 -E '^64 +10' "$LOG/pingpong-$mode" | sed "s/^/# fi_pingpong $mode /"
 done
+fi
 
 # --- Debian's fi_pingpong between two nodes, its exchange over snode0 ----------
 IF='$(ls /sys/class/snode/snode0/device/net)'
 for node in 0 1; do
 	gexec "$node" "ip link set dev $IF up && ip addr add 10.78.0.$((node + 1))/24 dev $IF" >>"$LOG/exec" 2>&1
 done
-gexec_t 1 240 "$ENV; export FI_PROVIDER_PATH
-	(fi_pingpong -p snode -e rdm -m tagged -I 10 -S 64 >/tmp/pp2-server 2>&1; echo status \$? >>/tmp/pp2-server) &" >>"$LOG/exec" 2>&1
-sleep 2
-gexec_t 0 240 "$ENV; export FI_PROVIDER_PATH
-	fi_pingpong -p snode -e rdm -m tagged -I 10 -S 64 10.78.0.2; echo status \$?" >"$LOG/pingpong-2nodes" 2>&1
-sleep 1
-gexec 1 "cat /tmp/pp2-server" >>"$LOG/pingpong-2nodes" 2>&1
-check "$KERNEL: fi_pingpong -p snode -e rdm -m tagged between node 0 and node 1 (out of band over snode0): client and server exit 0" \
-	bash -c "[ \$(grep -c -E '^64 +10 +=10 ' '$LOG/pingpong-2nodes') -eq 2 ] &&
-		[ \$(grep -c '^status 0\$' '$LOG/pingpong-2nodes') -eq 2 ]"
-grep -m1 -E '^64 +10' "$LOG/pingpong-2nodes" | sed "s/^/# fi_pingpong 2 nodes /"
+# pingpong2 SIZE ITERS: one fi_pingpong -m tagged run, server on node 1;
+# both sides' output in $LOG/pingpong-2nodes-SIZE
+pingpong2() {
+	local size=$1 iters=$2 out=$LOG/pingpong-2nodes-$1
+	gexec_t 1 600 "$ENV; export FI_PROVIDER_PATH
+		(fi_pingpong -p snode -e rdm -m tagged -I $iters -S $size >/tmp/pp2-server 2>&1; echo status \$? >>/tmp/pp2-server) &" >>"$LOG/exec" 2>&1
+	sleep 2
+	gexec_t 0 600 "$ENV; export FI_PROVIDER_PATH
+		fi_pingpong -p snode -e rdm -m tagged -I $iters -S $size 10.78.0.2; echo status \$?" >"$out" 2>&1
+	sleep 1
+	gexec 1 "cat /tmp/pp2-server" >>"$out" 2>&1
+}
+# the size column as fi_pingpong prints it (64, 1m)
+pp_ok() {	# pp_ok FILE SIZESTR ITERS: both sides ran every round trip
+	[ "$(grep -c -E "^$2 +$3 +=$3 " "$1")" -eq 2 ] &&
+		[ "$(grep -c '^status 0$' "$1")" -eq 2 ]
+}
+pingpong2 64 10
+pingpong2 1048576 20
+if [ -z "${OFI_BENCH:-}" ]; then
+	check "$KERNEL: fi_pingpong -p snode -e rdm -m tagged between node 0 and node 1 (out of band over snode0): client and server exit 0" \
+		pp_ok "$LOG/pingpong-2nodes-64" 64 10
+	check "$KERNEL: fi_pingpong -S 1048576 (rendezvous) between node 0 and node 1: 20 round trips, client and server exit 0" \
+		pp_ok "$LOG/pingpong-2nodes-1048576" 1m 20
+fi
+grep -m1 -E '^64 +10' "$LOG/pingpong-2nodes-64" | sed "s/^/# fi_pingpong 2 nodes /"
+grep -m1 -E "^1m +20" "$LOG/pingpong-2nodes-1048576" | sed "s/^/# fi_pingpong 2 nodes /"
 
-# --- numbers, side by side -----------------------------------------------------------
+# --- numbers, side by side ----------------------------------------------------------
 gexec_t 1 120 "snode-perf ping server </dev/null >/tmp/perf-server 2>&1 &" >>"$LOG/exec" 2>&1
 sleep 1
-gexec_t 0 120 "snode-perf ping client 1 iters 100" >"$LOG/perf-ping" 2>&1
+gexec_t 0 120 "snode-perf -o /tmp/ping.json ping client 1 iters 100" >"$LOG/perf-ping" 2>&1
 check "$KERNEL: snode-perf ping client 1 iters 100 ran" [ $? -eq 0 ]
+gexec 0 "cat /tmp/ping.json" >"$LOG/perf-ping.json" 2>&1
+gexec_t 0 600 "snode-perf -o /tmp/dma.json dma max 1M" >"$LOG/perf-dma" 2>&1
+check "$KERNEL: snode-perf dma max 1M ran" [ $? -eq 0 ]
+gexec 0 "cat /tmp/dma.json" >"$LOG/perf-dma.json" 2>&1
+gexec 0 "ls /usr/bin/fi_*" >"$LOG/fi-tools" 2>&1
+echo "# libfabric-bin's tools: $(tr '\n' ' ' <"$LOG/fi-tools") (no RMA benchmark: ofi_test's fi_write/fi_read rates below)"
 echo "# snode-perf ping (same run):"
 sed 's/^/#   /' "$LOG/perf-ping"
-grep -h '^# ofi ' "$LOG/pair-a" | sed 's/^/#   /'
+[ -n "${OFI_BENCH:-}" ] || grep -h '^# ofi ' "$LOG/pair-a" | sed 's/^/#   /'
+# fi_pingpong: usec/xfer is half a round trip, MB/sec counts both ways
+pycheck '
+ping = json.load(open(sys.argv[1]))
+dma = json.load(open(sys.argv[2]))
+def pp(path, size):
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 7 and f[0] == size and f[2].startswith("="):
+            return float(f[5]), float(f[6])
+    return None
+small = pp(sys.argv[3], "64")
+big = pp(sys.argv[4], "1m")
+rtt = ping["rtt"]["median_us"]
+row = [r for r in dma["rows"] if r["size"] == 1 << 20][0]
+if small:
+    print("# ofi latency: fi_pingpong 64 B round trip %.0f us, snode-perf ping %.0f us: %.2fx (target <= 1.5x)"
+          % (2 * small[1], rtt, 2 * small[1] / rtt))
+if big:
+    print("# ofi bandwidth: fi_pingpong 1 MiB %.1f MB/s, DMA engine from a window %.1f MB/s: %.2fx (target >= 0.8x); memcpy() from a window %.1f MB/s: %.2fx"
+          % (big[0], row["dma_from"], big[0] / row["dma_from"], row["memcpy_from"], big[0] / row["memcpy_from"]))
+' "$LOG/perf-ping.json" "$LOG/perf-dma.json" "$LOG/pingpong-2nodes-64" \
+	"$LOG/pingpong-2nodes-1048576" || echo "# no ratios (see ${LOG#"$TOP"/}/py.err)"
 
 finish

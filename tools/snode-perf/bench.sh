@@ -10,7 +10,9 @@
 # speed (build/bench/perf-link-<kernel>.{txt,json}). Then
 # tools/snode-perf/bench-msg.sh measures messages, doorbells and DMA on the
 # same kernel (build/bench/msg-<kernel>/), and tools/snode-perf/bench-net.sh
-# IP over the fabric against the DMA engine (build/bench/net-<kernel>/). A
+# IP over the fabric against the DMA engine (build/bench/net-<kernel>/), and
+# selftests/vm/ofi.sh with OFI_BENCH=1 the libfabric provider's fi_pingpong
+# against snode-perf ping and dma (build/bench/ofi-<kernel>.txt). A
 # benchmark never fails on a timing; the exit status says only whether it
 # ran.
 #
@@ -54,5 +56,9 @@ for kernel in "$@"; do
 	"$VM" down >/dev/null 2>&1
 	bash "$TOP/tools/snode-perf/bench-msg.sh" "$kernel" || rc=1
 	bash "$TOP/tools/snode-perf/bench-net.sh" "$kernel" || rc=1
+	echo "== the libfabric provider on Debian $kernel (fi_pingpong against snode-perf)"
+	OFI_BENCH=1 bash "$TOP/selftests/vm/ofi.sh" "$kernel" \
+		>"$OUT/ofi-$kernel.txt" 2>&1 || rc=1
+	grep '^# ofi \(latency\|bandwidth\)' "$OUT/ofi-$kernel.txt"
 done
 exit $rc

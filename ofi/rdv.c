@@ -1,0 +1,598 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * rdv.c - rendezvous: large sends, fi_write and fi_read move their bytes
+ * through a bounce region of pool memory that the side holding the bytes
+ * exports read-only; the other side imports it (cached per peer) and pulls
+ * with memcpy() through the window, or from rdv_dma_min bytes on (0:
+ * never) with the DMA engine, then answers DONE so that the slot is
+ * reused. User buffers are ordinary host memory
+ * that no peer can map, hence the one copy into the bounce region
+ * (decision 0034).
+ *
+ * Wire format, one snode message each (offsets in bytes, host order):
+ *   RTS       u8 3, u8 flags, u16 0, u32 len, u64 tag, SRC@16, u64 data@32
+ *   DONE      u8 4, u8 0, u16 0, s32 status (-errno), u32 slot offset
+ *   PROBE     u8 5 (ignored: the sender only wants the NIC's answer)
+ *   WRITE     u8 6, u8 flags, u16 0, u32 len, u64 mr key, u64 addr,
+ *             SRC@24, u64 data@40
+ *   READ      u8 7, u8 0, u16 0, u32 len, u64 mr key, u64 addr, u32 id,
+ *             u64 key@28
+ *   READ_RESP u8 8, u8 0, u16 0, s32 status, u32 id, SRC@12
+ * where SRC is u32 slot offset, u32 export id, u64 export key of the
+ * sender's bounce region (its node is the message's source node); the
+ * region is exported under the endpoint's own key, so SRC's key is also
+ * the one that answers reach the sender with. READ carries that key in
+ * u64 key@28, as the initiator may have no region.
+ *
+ * Control messages sent while handling a message (DONE, READ_RESP) never
+ * wait for room: they queue on the endpoint and go out from the next
+ * progress, so the messages of one sender are always handled in order.
+ * An operation waiting for its peer probes it every second; a peer whose
+ * endpoint or node is gone fails the operation instead of hanging it.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "snode_fi.h"
+
+#define SFI_SLOT_ALIGN	64
+#define SFI_PROBE_MS	1000
+#define SFI_MAX_IMPORTS	32
+
+/* --- this endpoint's bounce region ---------------------------------------- */
+static int sfi_bounce_get(struct sfi_ep *ep)
+{
+	struct sfi_rdv *r = &ep->rdv;
+	int ret;
+
+	if (r->mem)
+		return 0;
+	if (r->failed)
+		return -FI_ENOSYS;
+	r->size = (sfi_params.rdv_pool + 4095) & ~(size_t)4095;
+	ret = snode_mem_alloc(ep->domain->dev, r->size, &r->mem);
+	if (ret < 0)
+		goto err;
+	ret = snode_mem_map(r->mem, &r->map);
+	if (ret < 0)
+		goto err_free;
+	/*
+	 * Under the endpoint's own key: a peer then learns from one key both
+	 * how to import the region and how to answer the endpoint.
+	 */
+	ret = snode_export(r->mem, 0, r->size, 0, ep->addr.ep.key, NULL, 0,
+			   &r->h);
+	if (ret < 0)
+		goto err_unmap;
+	return 0;
+err_unmap:
+	snode_mem_unmap(r->mem);
+err_free:
+	snode_mem_free(r->mem);
+	r->mem = NULL;
+err:
+	FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+		"no bounce region of %zu bytes (%s): large messages go eager, RMA fails\n",
+		r->size, strerror(-ret));
+	r->failed = 1;
+	return -FI_ENOSYS;
+}
+
+/* --- operations waiting for a peer --------------------------------------- */
+/* the lowest free range of slot bytes in the bounce region */
+static int sfi_slot_find(struct sfi_ep *ep, uint32_t slot, uint32_t *off)
+{
+	uint64_t cand = 0;
+	struct sfi_op *op;
+	int moved;
+
+	do {
+		moved = 0;
+		for (op = ep->rdv.ops; op; op = op->next) {
+			if (!op->slot || op->off >= cand + slot ||
+			    op->off + op->slot <= cand)
+				continue;
+			cand = op->off + op->slot;
+			moved = 1;
+		}
+	} while (moved && cand + slot <= ep->rdv.size);
+	if (cand + slot > ep->rdv.size)
+		return -FI_EAGAIN;
+	*off = cand;
+	return 0;
+}
+
+/*
+ * A new operation with a bounce slot of slot bytes (0: none): -FI_EAGAIN
+ * while the region is full, -FI_EMSGSIZE if it never holds slot bytes,
+ * -FI_ENOSYS without a region.
+ */
+int sfi_op_new(struct sfi_ep *ep, enum sfi_op_kind kind,
+	       const struct snode_ep_addr *peer, size_t slot, struct sfi_op **out)
+{
+	struct sfi_op *op;
+	uint32_t off = 0;
+	int ret;
+
+	if (slot) {
+		ret = sfi_bounce_get(ep);
+		if (ret)
+			return ret;
+		slot = (slot + SFI_SLOT_ALIGN - 1) & ~(size_t)(SFI_SLOT_ALIGN - 1);
+		if (slot > ep->rdv.size)
+			return -FI_EMSGSIZE;
+		ret = sfi_slot_find(ep, slot, &off);
+		if (ret)
+			return ret;
+	}
+	op = calloc(1, sizeof(*op));
+	if (!op)
+		return -FI_ENOMEM;
+	op->kind = kind;
+	op->peer = *peer;
+	op->off = off;
+	op->slot = slot;
+	op->probe_ms = sfi_ms() + SFI_PROBE_MS;
+	op->next = ep->rdv.ops;
+	ep->rdv.ops = op;
+	*out = op;
+	return 0;
+}
+
+void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op)
+{
+	struct sfi_op **pp;
+
+	for (pp = &ep->rdv.ops; *pp; pp = &(*pp)->next)
+		if (*pp == op) {
+			*pp = op->next;
+			break;
+		}
+	free(op);
+}
+
+/*
+ * Under the domain lock, before an RMA or atomic operation: the endpoint
+ * may do it (cap) and peer is in its AV (into dst); 0 or a negative FI_ code
+ */
+int sfi_op_check(struct sfi_ep *ep, uint64_t cap, fi_addr_t peer,
+		 struct sfi_addr *dst)
+{
+	if (!ep->enabled)
+		return -FI_EOPBADSTATE;
+	if (!(ep->caps & cap))
+		return -FI_EOPNOTSUPP;
+	if (sfi_av_lookup_addr(ep->av, peer, dst))
+		return -FI_EINVAL;
+	return 0;
+}
+
+/*
+ * Send op's request m: 0 (op waits for the answer), -FI_EAGAIN (the
+ * target's ring is full, op is gone), or the target is not there: an error
+ * entry, op is gone, and 0 (an inject gets the error code instead).
+ */
+ssize_t sfi_op_request(struct sfi_ep *ep, struct sfi_op *op, const void *m,
+		       size_t len)
+{
+	int ret = sfi_frag(ep, &op->peer, m, len, 1);
+	int e, comp = op->want_comp;
+
+	if (!ret)
+		return 0;
+	if (ret == -EAGAIN) {
+		sfi_op_free(ep, op);
+		return -FI_EAGAIN;
+	}
+	e = sfi_errno(ret);
+	sfi_tx_done(ep, op->context, op->flags, 0, -e, -ret, comp);
+	sfi_op_free(ep, op);
+	return comp ? 0 : e;
+}
+
+/* the operation's end: its completion (status: 0 or -errno), then gone */
+void sfi_op_end(struct sfi_ep *ep, struct sfi_op *op, int status)
+{
+	if (op->kind != SFI_K_SERVE) {
+		int e = status ? -sfi_errno(status) : 0;
+
+		sfi_tx_done(ep, op->context, op->flags, status ? 0 : op->len,
+			    e, -status, op->want_comp);
+	}
+	sfi_op_free(ep, op);
+}
+
+/* the operation an answer from m's sender is for: by id, or by slot */
+struct sfi_op *sfi_op_find(struct sfi_ep *ep, const struct snode_msg *m,
+			   int by_id, uint32_t v)
+{
+	struct sfi_op *op;
+
+	for (op = ep->rdv.ops; op; op = op->next) {
+		if (op->peer.node != m->src_node || op->peer.id != m->src_ep)
+			continue;
+		if (by_id ? ((op->kind == SFI_K_READ ||
+			      op->kind == SFI_K_ATOMIC) && op->id == v)
+			  : (op->slot && op->off == v))
+			return op;
+	}
+	return NULL;
+}
+
+/* --- control messages ------------------------------------------------------- */
+static int sfi_peer_gone(int ret)
+{
+	return ret == -ENXIO || ret == -EKEYREJECTED || ret == -EHOSTUNREACH;
+}
+
+void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  const void *m, size_t len)
+{
+	struct sfi_rdv *r = &ep->rdv;
+	struct sfi_ctl *c;
+	int ret;
+
+	if (!r->ctl) {
+		ret = snode_ep_send(ep->sep, dst, m, len,
+				    SNODE_MSG_SEND_NONBLOCK, 0);
+		if (ret != -EAGAIN) {
+			if (ret < 0)
+				FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
+					"control message to node %u endpoint %u: %s\n",
+					dst->node, dst->id, strerror(-ret));
+			return;
+		}
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+			"no memory to queue a control message; dropped\n");
+		return;
+	}
+	c->dst = *dst;
+	c->len = len;
+	memcpy(c->m, m, len);
+	if (!r->ctl)
+		r->ctl_tail = &r->ctl;
+	*r->ctl_tail = c;
+	r->ctl_tail = &c->next;
+}
+
+static void sfi_ctl_flush(struct sfi_ep *ep)
+{
+	struct sfi_rdv *r = &ep->rdv;
+
+	while (r->ctl) {
+		struct sfi_ctl *c = r->ctl;
+		int ret = snode_ep_send(ep->sep, &c->dst, c->m, c->len,
+					SNODE_MSG_SEND_NONBLOCK, 0);
+
+		if (ret == -EAGAIN)
+			return;
+		if (ret < 0)
+			FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
+				"control message to node %u endpoint %u: %s\n",
+				c->dst.node, c->dst.id, strerror(-ret));
+		r->ctl = c->next;
+		free(c);
+	}
+}
+
+/* tell the peer that its slot at off is free again; status 0 or -errno */
+void sfi_rdv_done(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  uint32_t off, int status)
+{
+	uint8_t m[12] = { SFI_OP_DONE };
+	int32_t s = status;
+
+	memcpy(m + 4, &s, 4);
+	memcpy(m + 8, &off, 4);
+	sfi_ctl_send(ep, dst, m, sizeof(m));
+}
+
+static void sfi_src_put(struct sfi_ep *ep, uint8_t *p, uint32_t off)
+{
+	memcpy(p, &off, 4);
+	memcpy(p + 4, &ep->rdv.h.export_id, 4);
+	memcpy(p + 8, &ep->rdv.h.key, 8);
+}
+
+void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
+		   struct sfi_rdv_src *rs)
+{
+	rs->node = m->src_node;
+	memcpy(&rs->off, m->payload + pos, 4);
+	memcpy(&rs->export_id, m->payload + pos + 4, 4);
+	memcpy(&rs->key, m->payload + pos + 8, 8);
+}
+
+/* --- imports of peers' bounce regions --------------------------------------- */
+static void sfi_imp_drop(struct sfi_ep *ep, struct sfi_imp *imp)
+{
+	struct sfi_imp **pp;
+
+	for (pp = &ep->rdv.imps; *pp; pp = &(*pp)->next)
+		if (*pp == imp) {
+			*pp = imp->next;
+			ep->rdv.nimps--;
+			break;
+		}
+	if (imp->map)
+		snode_import_unmap(imp->imp);
+	snode_import_close(imp->imp);
+	free(imp);
+}
+
+/* an import covering [0, need) of the peer's region, from the cache */
+static int sfi_imp_get(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
+		       uint64_t need, struct sfi_imp **out)
+{
+	struct snode_handle h = {
+		.node = rs->node, .export_id = rs->export_id, .key = rs->key,
+	};
+	uint64_t want = (need + 4095) & ~(uint64_t)4095;
+	struct sfi_imp *imp, **pp;
+	int ret;
+
+	for (pp = &ep->rdv.imps; (imp = *pp); pp = &imp->next) {
+		if (imp->node != rs->node || imp->export_id != rs->export_id ||
+		    imp->key != rs->key)
+			continue;
+		if (imp->length >= need) {	/* to the front: most recent */
+			*pp = imp->next;
+			imp->next = ep->rdv.imps;
+			ep->rdv.imps = imp;
+			*out = imp;
+			return 0;
+		}
+		if (want < imp->length * 2)	/* grow by doubling */
+			want = imp->length * 2;
+		sfi_imp_drop(ep, imp);
+		break;
+	}
+	if (want < (1 << 20))
+		want = 1 << 20;
+	imp = calloc(1, sizeof(*imp));
+	if (!imp)
+		return -FI_ENOMEM;
+	ret = snode_import(ep->domain->dev, &h, 0, want,
+			   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, &imp->imp);
+	if (ret == -EINVAL && want > ((need + 4095) & ~(uint64_t)4095)) {
+		/* beyond the end of the peer's region: exactly what is needed */
+		want = (need + 4095) & ~(uint64_t)4095;
+		ret = snode_import(ep->domain->dev, &h, 0, want,
+				   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, &imp->imp);
+	}
+	if (ret < 0) {
+		FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
+			"import of node %u export %u: %s\n", rs->node,
+			rs->export_id, strerror(-ret));
+		free(imp);
+		return ret == -ENOENT || ret == -EKEYREJECTED ?
+		       -FI_ECONNRESET : sfi_errno(ret);
+	}
+	imp->node = rs->node;
+	imp->export_id = rs->export_id;
+	imp->key = rs->key;
+	imp->length = want;
+	if (ep->rdv.nimps >= SFI_MAX_IMPORTS) {
+		struct sfi_imp *last = ep->rdv.imps;
+
+		while (last->next)
+			last = last->next;
+		sfi_imp_drop(ep, last);
+	}
+	imp->next = ep->rdv.imps;
+	ep->rdv.imps = imp;
+	ep->rdv.nimps++;
+	*out = imp;
+	return 0;
+}
+
+/*
+ * Copy len bytes from the peer's bounce slot into iov: 0 or a negative
+ * FI_ code (-FI_ECONNRESET: the peer's region went away)
+ */
+int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
+		 const struct iovec *iov, size_t count, size_t len)
+{
+	int dma = sfi_params.rdv_dma_min && len >= sfi_params.rdv_dma_min;
+	struct snode_import_status st = { 0 };
+	struct sfi_imp *imp = NULL;
+	size_t i, pos = 0;
+	int ret;
+
+	if (!len)
+		return 0;
+	ret = sfi_imp_get(ep, rs, (uint64_t)rs->off + len, &imp);
+	if (ret)
+		return ret;
+	if (dma && !ep->rdv.dmaq &&
+	    snode_dma_queue_new(ep->domain->dev, 4, &ep->rdv.dmaq) < 0)
+		ep->rdv.dmaq = NULL;	/* memcpy() then */
+	if (dma && ep->rdv.dmaq) {
+		for (i = 0; i < count && pos < len; i++) {
+			size_t l = iov[i].iov_len < len - pos ?
+				   iov[i].iov_len : len - pos;
+
+			if (!l)
+				continue;
+			ret = snode_dma_copy(ep->rdv.dmaq, SNODE_DMA_FROM_GLOBAL,
+					     imp->imp, rs->off + pos,
+					     iov[i].iov_base, l);
+			if (ret < 0)
+				goto err;
+			pos += l;
+		}
+		return 0;
+	}
+	if (!imp->map) {
+		ret = snode_import_map(imp->imp, &imp->map);
+		if (ret < 0) {
+			imp->map = NULL;
+			goto err;
+		}
+	}
+	sfi_iov_copy(iov, count, 0, (char *)imp->map + rs->off, len, 1);
+	/* a revoked window reads zeros (ZERO_PAGE_ON_REVOKE): were these? */
+	ret = snode_import_status(imp->imp, &st, sizeof(st));
+	if (ret < 0)
+		goto err;
+	if (st.out_state != SNODE_WINDOW_STATE_ACTIVE) {
+		ret = -ECONNRESET;
+		goto err;
+	}
+	return 0;
+err:
+	FI_INFO(&sfi_prov, FI_LOG_EP_DATA, "pull from node %u: %s\n", rs->node,
+		strerror(-ret));
+	sfi_imp_drop(ep, imp);
+	return sfi_errno(ret);
+}
+
+/* --- the sender's side of a large message ------------------------------------ */
+/*
+ * Queue a rendezvous send: 0 (completes once the receiver answers), -EAGAIN
+ * (the bounce region is full or the receiver's ring: try again), 1 (it
+ * cannot go this way: send it eager), or the -errno of the RTS message.
+ */
+int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		 const struct iovec *iov, size_t count, size_t len,
+		 const uint8_t *hdr, void *context, uint64_t cflags)
+{
+	uint8_t m[40];
+	struct sfi_op *op;
+	int ret;
+
+	ret = sfi_op_new(ep, SFI_K_SEND, dst, len, &op);
+	if (ret == -FI_EAGAIN) {
+		sfi_ep_progress(ep);	/* DONE answers free slots */
+		ret = sfi_op_new(ep, SFI_K_SEND, dst, len, &op);
+	}
+	if (ret == -FI_EAGAIN)
+		return -EAGAIN;
+	if (ret)
+		return 1;
+	sfi_iov_copy(iov, count, 0, (char *)ep->rdv.map + op->off, len, 0);
+	memcpy(m, hdr, 16);	/* op, flags, len, tag as a first fragment */
+	m[0] = SFI_OP_RTS;
+	sfi_src_put(ep, m + 16, op->off);
+	memcpy(m + 32, hdr + 16, 8);	/* the CQ data, if any */
+	ret = sfi_frag(ep, dst, m, sizeof(m), 1);
+	if (ret) {
+		sfi_op_free(ep, op);
+		return ret;
+	}
+	op->context = context;
+	op->flags = cflags;
+	op->len = len;
+	op->want_comp = 1;
+	return 0;
+}
+
+/* --- answers ----------------------------------------------------------------- */
+static void sfi_read_resp(struct sfi_ep *ep, const struct snode_msg *m)
+{
+	struct snode_ep_addr from = { .node = m->src_node, .id = m->src_ep };
+	struct sfi_rdv_src rs;
+	struct sfi_op *op;
+	int32_t status;
+	uint32_t id;
+
+	if (m->len < 28)
+		return;
+	memcpy(&status, m->payload + 4, 4);
+	memcpy(&id, m->payload + 8, 4);
+	sfi_rdv_parse(m, 12, &rs);
+	from.key = rs.key;
+	op = sfi_op_find(ep, m, 1, id);
+	if (op && op->kind != SFI_K_READ)
+		op = NULL;
+	if (!status) {
+		if (op)
+			status = sfi_rdv_pull(ep, &rs, op->iov, op->iov_count,
+					      op->len);
+		sfi_rdv_done(ep, &from, rs.off, status);
+	}
+	if (op)
+		sfi_op_end(ep, op, status);
+}
+
+/* RTS, WRITE and READ are handled by ep.c and rma.c, ATOMIC by atomic.c */
+void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m)
+{
+	struct sfi_op *op;
+	int32_t status;
+	uint32_t off;
+
+	switch (m->payload[0]) {
+	case SFI_OP_DONE:
+		if (m->len < 12)
+			return;
+		memcpy(&status, m->payload + 4, 4);
+		memcpy(&off, m->payload + 8, 4);
+		op = sfi_op_find(ep, m, 0, off);
+		if (op)
+			sfi_op_end(ep, op, status);
+		return;
+	case SFI_OP_READ_RESP:
+		sfi_read_resp(ep, m);
+		return;
+	case SFI_OP_ATOMIC_RESP:
+		sfi_atomic_resp(ep, m);
+		return;
+	case SFI_OP_PROBE:
+		return;
+	}
+}
+
+/* under the domain lock, after the endpoint's messages were read */
+void sfi_rdv_progress(struct sfi_ep *ep)
+{
+	int64_t now = sfi_ms();
+	struct sfi_op *op, *next;
+	uint8_t probe = SFI_OP_PROBE;
+
+	sfi_ctl_flush(ep);
+	for (op = ep->rdv.ops; op; op = next) {
+		int ret;
+
+		next = op->next;
+		if (now < op->probe_ms)
+			continue;
+		op->probe_ms = now + SFI_PROBE_MS;
+		ret = snode_ep_send(ep->sep, &op->peer, &probe, 1,
+				    SNODE_MSG_SEND_NONBLOCK, 0);
+		if (!sfi_peer_gone(ret))
+			continue;
+		FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
+			"node %u endpoint %u is gone (%s): its operation fails\n",
+			op->peer.node, op->peer.id, strerror(-ret));
+		sfi_op_end(ep, op, ret);
+	}
+}
+
+void sfi_rdv_close(struct sfi_ep *ep)
+{
+	struct sfi_rdv *r = &ep->rdv;
+
+	while (r->ops)
+		sfi_op_free(ep, r->ops);
+	while (r->ctl) {
+		struct sfi_ctl *c = r->ctl;
+
+		r->ctl = c->next;
+		free(c);
+	}
+	while (r->imps)
+		sfi_imp_drop(ep, r->imps);
+	if (r->dmaq)
+		snode_dma_queue_free(r->dmaq);
+	if (r->mem) {
+		snode_unexport(ep->domain->dev, &r->h);
+		snode_mem_unmap(r->mem);
+		snode_mem_free(r->mem);
+	}
+	memset(r, 0, sizeof(*r));
+}
