@@ -10,7 +10,9 @@
 # speed (build/bench/perf-link-<kernel>.{txt,json}). Then
 # tools/snode-perf/bench-msg.sh measures messages, doorbells and DMA on the
 # same kernel (build/bench/msg-<kernel>/), and tools/snode-perf/bench-net.sh
-# IP over the fabric against the DMA engine (build/bench/net-<kernel>/). A
+# IP over the fabric against the DMA engine (build/bench/net-<kernel>/), and
+# tools/snode-perf/bench-mpi.sh OpenMPI over the provider against
+# snode-perf's ping, dma and allreduce (build/bench/mpi-<kernel>/). A
 # benchmark never fails on a timing; the exit status says only whether it
 # ran.
 #
@@ -54,5 +56,6 @@ for kernel in "$@"; do
 	"$VM" down >/dev/null 2>&1
 	bash "$TOP/tools/snode-perf/bench-msg.sh" "$kernel" || rc=1
 	bash "$TOP/tools/snode-perf/bench-net.sh" "$kernel" || rc=1
+	bash "$TOP/tools/snode-perf/bench-mpi.sh" "$kernel" || rc=1
 done
 exit $rc
