@@ -92,10 +92,10 @@ if ping and m2 and "rtt" in ping:
           % (m2["rtt_us"], ping["rtt"]["mean_us"], m2["rtt_us"] / ping["rtt"]["mean_us"]))
 if dma and m2 and dma.get("rows"):
     best = max(r["dma_to"] for r in dma["rows"])
-    print("MPI bandwidth %d KiB / DMA engine (best of its sizes): %.3f / %.1f MB/s = %.4fx (target >= 0.8x)"
+    print("MPI bandwidth %d KiB / DMA engine (best of its sizes): %.3f / %.1f MB/s = %.2gx (target >= 0.8x)"
           % (m2["bw_bytes"] >> 10, m2["bw_MBps"], best, m2["bw_MBps"] / best))
 if ar and m4 and ar.get("busbw_GBps"):
-    print("MPI allreduce 256 KiB / snode-perf allreduce 256 KiB, bus bandwidth: %.3f / %.1f MB/s = %.4fx (target >= 0.7x)"
+    print("MPI allreduce 256 KiB / snode-perf allreduce 256 KiB, bus bandwidth: %.3f / %.1f MB/s = %.2gx (target >= 0.7x)"
           % (m4["allreduce_busbw_MBps"], ar["busbw_GBps"] * 1e3,
              m4["allreduce_busbw_MBps"] / (ar["busbw_GBps"] * 1e3)))
 PY
