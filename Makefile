@@ -13,7 +13,8 @@
 #   tools/lib/lib.mk         the tools' shared print path and helpers
 #   tools/testing/cli/cli.mk cli-test: host tests of snodectl and the tools' helpers
 #   install.mk               make install/uninstall, dkms-source, make deb
-#   ofi/ofi.mk               the libfabric provider libsnode-fi.so, ofi_test
+#   ofi/ofi.mk               the libfabric provider libsnode-fi.so, ofi_test,
+#                            mpi_test (the MPI suite's job)
 # Kernel modules themselves are described by ./Kbuild and driver/Kbuild.
 
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))

@@ -498,6 +498,9 @@ static int sfi_ep_hw(struct sfi_ep *ep)
 }
 
 /* --- sending ----------------------------------------------------------------- */
+/* a long message drains the sender's own ring every this many fragments */
+#define SFI_DRAIN_EVERY		64
+
 int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	     const void *buf, size_t len, int first)
 {
@@ -537,7 +540,7 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 {
 	uint8_t m[SNODE_MSG_MAX_LEN];
 	struct sfi_addr dst;
-	size_t len, off, hdr, n;
+	size_t len, off, hdr, n, k;
 	uint32_t len32;
 	ssize_t ret = 0;
 	uint64_t cflags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG) |
@@ -593,7 +596,12 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 		goto out;
 	}
 	off = n;
-	while (!ret && off < len) {
+	for (k = 1; !ret && off < len; k++) {
+		/* A peer sending to us meanwhile waits for room in our
+		 * ring; while our own sends go through we would not drain
+		 * it, and the peer's send would time out. */
+		if (k % SFI_DRAIN_EVERY == 0)
+			sfi_ep_progress(ep);
 		n = len - off < sizeof(m) - SFI_HDR_CONT ?
 		    len - off : sizeof(m) - SFI_HDR_CONT;
 		m[0] = SFI_OP_CONT;

@@ -121,7 +121,12 @@ static struct fi_info *sfi_info_new(const struct fi_info *hints,
 	fi->ep_attr->max_order_raw_size = 0;
 	fi->ep_attr->max_order_war_size = 0;
 	fi->ep_attr->max_order_waw_size = 0;
-	fi->ep_attr->mem_tag_format = 0;
+	/* Tags are matched on all 64 bits: a hint's format is met as asked,
+	 * else one field of 64 bits. OpenMPI's mtl ofi counts the usable bits
+	 * from the top; 0 would leave it none for its communicator id. */
+	fi->ep_attr->mem_tag_format = hints && hints->ep_attr &&
+		hints->ep_attr->mem_tag_format ?
+		hints->ep_attr->mem_tag_format : SFI_TAG_FORMAT;
 	fi->ep_attr->tx_ctx_cnt = 1;
 	fi->ep_attr->rx_ctx_cnt = 1;
 

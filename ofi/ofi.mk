@@ -8,6 +8,10 @@
 #   make ofi        the provider and ofi_test
 #   make ofi-check  host check: the provider loads through libfabric and,
 #                   without an snode NIC, offers nothing (-FI_ENODATA)
+#   make mpi        mpi_test, the MPI job of selftests/vm/mpi.sh and make
+#                   bench, built against Debian's libopenmpi-dev (ompi-c);
+#                   not staged: it needs OpenMPI's libraries, which only
+#                   the MPI suite's guests get (snode-vm --package, --add)
 
 OFI_DIR      := $(BUILD)/ofi
 OFI_PROV     := $(OFI_DIR)/libsnode-fi.so
@@ -18,8 +22,11 @@ OFI_STAGE    := $(BUILD)/stage/common/usr/lib/snode/ofi
 OFI_CFLAGS   := $(LIBSNODE_CFLAGS) $(shell $(PKG_CONFIG) --cflags libfabric 2>/dev/null)
 OFI_LIBS     := $(shell $(PKG_CONFIG) --libs libfabric 2>/dev/null)
 
-.PHONY: ofi ofi-check
-all: ofi
+MPI_TEST     := $(BUILD)/mpi/mpi_test
+
+.PHONY: ofi ofi-check mpi
+all: ofi mpi
+mpi: $(MPI_TEST)
 ofi: $(OFI_PROV) $(OFI_TEST) $(OFI_STAGE)/libsnode-fi.so $(OFI_STAGE)/ofi_test
 
 $(OFI_DIR)/%.o: $(TOP)/ofi/%.c $(TOP)/ofi/snode_fi.h $(TOP)/libsnode/libsnode.h \
@@ -42,3 +49,8 @@ $(OFI_STAGE)/%: $(OFI_DIR)/%
 
 ofi-check: $(OFI_PROV) $(OFI_TEST)
 	bash $(TOP)/ofi/host-check.sh $(OFI_PROV) $(OFI_TEST)
+
+$(MPI_TEST): $(TOP)/selftests/mpi_test.c
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) $$($(PKG_CONFIG) --cflags ompi-c) $(USER_LDFLAGS) \
+		-o $@ $< $$($(PKG_CONFIG) --libs ompi-c)

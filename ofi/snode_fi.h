@@ -29,6 +29,8 @@
 #define SFI_FI_VERSION		FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
 #define SFI_IOV_LIMIT		4
 #define SFI_CQ_DATA_SIZE	8
+/* mem_tag_format: every tag bit is matched, one field of 64 bits */
+#define SFI_TAG_FORMAT		UINT64_MAX
 /* every address is this long, NUL-padded: "fi_snode://F:N:E:KEY" */
 #define SFI_ADDRLEN		64
 #define SFI_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | FI_SOURCE | \

@@ -36,6 +36,7 @@ PACKAGES=(
 	libjson-c-dev
 	libnl-3-dev
 	libnl-genl-3-dev
+	libopenmpi-dev
 	libpixman-1-dev
 	libsensors-dev
 	libssl-dev

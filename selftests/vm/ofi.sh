@@ -79,8 +79,8 @@ done
 gexec 0 "$ENV fi_info -p snode -v" >"$LOG/fi_info-v" 2>&1
 for want in "addr_format: FI_ADDR_STR" "threading: FI_THREAD_SAFE" \
 	"caps: .*FI_MSG" "caps: .*FI_TAGGED" "data_progress: FI_PROGRESS_MANUAL" \
-	"max_msg_size: 16777216" "cq_data_size: 8"; do
-	check "$KERNEL: fi_info -p snode -v shows '$want'" grep -q -- "$want" "$LOG/fi_info-v"
+	"max_msg_size: 16777216" "cq_data_size: 8" "mem_tag_format: 0x[fF]{16}"; do
+	check "$KERNEL: fi_info -p snode -v shows '$want'" grep -Eq -- "$want" "$LOG/fi_info-v"
 done
 gexec 0 "$ENV fi_info -p snode -t FI_EP_MSG; echo status \$?" >"$LOG/fi_info-msg" 2>&1
 check "$KERNEL: fi_info -p snode -t FI_EP_MSG: -FI_ENODATA" \

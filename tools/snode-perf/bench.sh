@@ -12,7 +12,9 @@
 # same kernel (build/bench/msg-<kernel>/), and tools/snode-perf/bench-net.sh
 # IP over the fabric against the DMA engine (build/bench/net-<kernel>/), and
 # selftests/vm/ofi.sh with OFI_BENCH=1 the libfabric provider's fi_pingpong
-# against snode-perf ping and dma (build/bench/ofi-<kernel>.txt). A
+# against snode-perf ping and dma (build/bench/ofi-<kernel>.txt), and
+# tools/snode-perf/bench-mpi.sh OpenMPI over the provider against
+# snode-perf's ping, dma and allreduce (build/bench/mpi-<kernel>/). A
 # benchmark never fails on a timing; the exit status says only whether it
 # ran.
 #
@@ -60,5 +62,6 @@ for kernel in "$@"; do
 	OFI_BENCH=1 bash "$TOP/selftests/vm/ofi.sh" "$kernel" \
 		>"$OUT/ofi-$kernel.txt" 2>&1 || rc=1
 	grep '^# ofi \(latency\|bandwidth\)' "$OUT/ofi-$kernel.txt"
+	bash "$TOP/tools/snode-perf/bench-mpi.sh" "$kernel" || rc=1
 done
 exit $rc

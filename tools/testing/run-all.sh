@@ -50,6 +50,7 @@ SUITES=(
 	"msg-6.1:bash selftests/vm/msg.sh 6.1"
 	"net-6.1:bash selftests/vm/net.sh 6.1"
 	"ofi-6.1:bash selftests/vm/ofi.sh 6.1"
+	"mpi-6.1:bash selftests/vm/mpi.sh 6.1"
 	"fuzz-6.1:bash selftests/vm/fuzz.sh 6.1 120 4242"
 	"emu-6.12:bash selftests/emu/emu.sh 6.12"
 	"core-6.12:bash selftests/vm/core.sh 6.12"
@@ -61,6 +62,7 @@ SUITES=(
 	"msg-6.12:bash selftests/vm/msg.sh 6.12"
 	"net-6.12:bash selftests/vm/net.sh 6.12"
 	"ofi-6.12:bash selftests/vm/ofi.sh 6.12"
+	"mpi-6.12:bash selftests/vm/mpi.sh 6.12"
 	"fuzz-6.12:bash selftests/vm/fuzz.sh 6.12 120 4242"
 	"campaign-6.12:bash selftests/vm/campaign.sh 6.12"
 	"core-debug:bash selftests/vm/core.sh debug"
@@ -80,7 +82,7 @@ SUITES=(
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
 # fail-nth and fuzz. devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK.
-FULL_ONLY=(devlink-6.1 ops-6.1 net-6.1 ofi-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
+FULL_ONLY=(devlink-6.1 ops-6.1 net-6.1 ofi-6.1 mpi-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
 	mem-debug link-debug msg4-debug devlink-debug)
 
 passed=0

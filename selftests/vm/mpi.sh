@@ -1,0 +1,214 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# mpi.sh - Debian's OpenMPI (openmpi-bin, unmodified) across emulated
+# nodes over the libfabric provider "snode" (fi_snode(7),
+# Documentation/admin-guide/mpi.rst, decision 0032).
+#
+# Usage: selftests/vm/mpi.sh 6.1|6.12
+#
+# Boots four nodes on the dual-plane topology with OpenMPI and dropbear
+# staged (snode-vm --package) and mpi_test (make mpi) added; the snode IP
+# interface carries the launcher (dropbear's dbclient as plm_rsh_agent,
+# a key made in node 0 for this run) and OpenMPI's out-of-band channel
+# (oob tcp, snode0 only); the data goes through pml cm, mtl ofi and the
+# snode provider, with btl self only, so nothing else can carry it.
+#   - a 2-rank job: mpi_test's checks (point-to-point including 1 MiB
+#     with every byte verified, allreduce, alltoall, bcast, barrier), one
+#     test each; its latency, bandwidth and allreduce bus bandwidth
+#     printed (never asserted)
+#   - a 4-rank job, the same checks (large messages: 8 x 128 KiB), with
+#     plane0 switched off (snode-fm ctl switch down) in its middle: the
+#     job finishes and every check passes
+#   - the traffic crossed the NICs: their messages (48 bytes each) and DMA
+#     bytes, summed over the job's nodes, cover the point-to-point payload
+#     the ranks sent, while each node's snode IP interface sent less than
+#     a quarter of its rank's. Large messages go by rendezvous, which the
+#     receiver pulls through a window; the jobs here pull with the DMA
+#     engine (FI_SNODE_RDV_DMA_MIN=1), because the NIC does not count CPU
+#     loads through a window (the provider's default, memcpy(), is faster
+#     under TCG and is what make bench measures). The sum, not each node:
+#     the bytes a rank sends are counted by the receiver's DMA engine.
+#   - the provider absent (empty FI_PROVIDER_PATH) or disabled
+#     (FI_PROVIDER=^snode): the job fails with a non-zero status, no rank
+#     ran a check, and it did not hang
+#   - node 3 killed in the middle of a 4-rank job: the job ends with a
+#     non-zero status within 150 s, never hangs
+#
+# Needs: make all modules-guest selftests ofi mpi (and the kernels).
+
+set -u
+
+. "$(dirname "$0")/lib.sh"
+vm_suite mpi "6.1|6.12" "${1:-}"
+. "$(dirname "$0")/mpi-env.sh"
+require "$BUILD/stage/common$MPI_OFI/libsnode-fi.so" "$BUILD/mpi/mpi_test"
+
+vm_up "4 nodes, dual plane, OpenMPI and dropbear staged" \
+	--topology "$TOP/tools/emu/topologies/4-dual-plane.topo" "${MPI_STAGE[@]}" || finish
+
+# --- nodes: driver, IP over snode0, dropbear, a key for the run -----------------
+for node in 0 1 2 3; do
+	gexec_t "$node" 60 "$(mpi_node_setup "$node")" >>"$LOG/setup" 2>&1
+	check "$KERNEL: node $node: snode.ko, snode0 at $(mpi_ip "$node"), dropbear listening" [ $? -eq 0 ]
+done
+pub=$(mpi_keys gexec 0 1 2 3 2>>"$LOG/setup")
+check "$KERNEL: node 0: dropbearkey made a key" grep -q '^ssh-ed25519 ' <<<"$pub"
+out=$(gexec 0 "for h in $(mpi_ip 1) $(mpi_ip 2) $(mpi_ip 3); do $MPI_AGENT \$h hostname 2>/dev/null; done" | paste -sd' ')
+check "$KERNEL: dbclient from node 0 reaches nodes 1-3 over snode0 ($out)" [ "$out" = "node1 node2 node3" ]
+
+# --- the job ------------------------------------------------------------------------
+# job_start NAME N VAR=VALUE|- ARGS...: the job in node 0's background, under
+# timeout(1) of 400 s; output in /tmp/NAME.out, status in /tmp/NAME.rc
+job_start() {
+	local name=$1
+	shift
+	gexec 0 "rm -f /tmp/$name.*; export FI_PROVIDER_PATH=$MPI_OFI
+		(timeout -s KILL 400 $(mpi_cmd "$@") >/tmp/$name.out 2>&1; echo \$? >/tmp/$name.rc) </dev/null >/dev/null 2>&1 &" \
+		>>"$LOG/exec" 2>&1
+}
+# job_wait NAME SECONDS: its status, empty if it is still running
+job_wait() {
+	local rc='' i
+	for ((i = 0; i < $2; i++)); do
+		rc=$(gexec 0 "cat /tmp/$1.rc 2>/dev/null")
+		[ -n "$rc" ] && break
+		sleep 1
+	done
+	gexec 0 "cat /tmp/$1.out" >"$LOG/$1.out" 2>&1
+	echo "$rc"
+}
+# job_at NAME PATTERN SECONDS: the job's output has a line matching PATTERN
+job_at() {
+	until_ok "$3" gexec 0 "grep -q '$2' /tmp/$1.out" >/dev/null
+}
+
+# TAP lines from mpi_test's "ok - X" / "not ok - X"; how many it had
+relay() {	# relay PREFIX FILE
+	local line k=0
+	while IFS= read -r line; do
+		case "$line" in
+		"ok - "*) ok "$1${line#ok - }"; k=$((k + 1)) ;;
+		"not ok - "*) not_ok "$1${line#not ok - }"; k=$((k + 1)) ;;
+		"# mpi "*) echo "$line" ;;
+		esac
+	done <"$2"
+	RELAYED=$k
+}
+# mpi_test has this many checks (main() in selftests/mpi_test.c)
+NCHECKS=7
+
+# counters NODE: "MSGS DMA_BYTES IP_TX_BYTES" of the node's snode0
+counters() {
+	local j
+	j=$(gexec "$1" "snodectl -j msg stats; echo; cat /sys/class/net/snode0/statistics/tx_bytes")
+	python3 -c '
+import json, sys
+t = sys.argv[1].strip().splitlines()
+d = json.loads(t[0])["devices"][0]
+print(d["msgs_sent"], d["dma_bytes"], int(t[-1]))' "$j" 2>>"$LOG/py.err" || echo "- - -"
+}
+
+# crossed NP LABEL BEFORE...: the NICs of nodes 0..NP-1 together carried
+# at least the point-to-point payload the ranks sent (mpi-json), and each
+# node's IP interface less than a quarter of its rank's. BEFORE: the
+# counters of nodes 0..NP-1 before.
+crossed() {
+	local np=$1 label=$2 node json
+	local -a after=()
+	shift 2
+	json=$(sed -n 's/^# mpi-json //p' "$LOG/$label.out")
+	for ((node = 0; node < np; node++)); do after+=("$(counters "$node")"); done
+	check "$KERNEL: $label: the NICs carried the ranks' payload ($* -> ${after[*]})" pycheck '
+j = json.loads(sys.argv[1]); np = int(sys.argv[2])
+b = [[int(x) for x in v.split()] for v in sys.argv[3:3 + np]]
+a = [[int(x) for x in v.split()] for v in sys.argv[3 + np:]]
+sent = sum(r["bytes"] for r in j["p2p_sent"])
+nic = sum((a[i][0] - b[i][0]) * 48 + (a[i][1] - b[i][1]) for i in range(np))
+print(sent, nic, file=sys.stderr)
+sys.exit(0 if len(j["p2p_sent"]) == np and sent >= 1 << 20 and nic >= sent else 1)' \
+		"$json" "$np" "$@" "${after[@]}"
+	for ((node = 0; node < np; node++)); do
+		check "$KERNEL: $label: node $node: snode0's IP under a quarter of its rank's payload ($1 -> ${after[node]})" pycheck '
+j = json.loads(sys.argv[1]); node = int(sys.argv[2])
+b = [int(x) for x in sys.argv[3].split()]; a = [int(x) for x in sys.argv[4].split()]
+sent = [r["bytes"] for r in j["p2p_sent"] if r["host"] == "node%d" % node]
+sys.exit(0 if len(sent) == 1 and sent[0] > 0 and (a[2] - b[2]) * 4 < sent[0] else 1)' \
+			"$json" "$node" "$1" "${after[node]}"
+		shift
+	done
+}
+
+# all_ok LABEL RC: the job's status is 0 and it reported every check
+all_ok() {
+	check "$KERNEL: $1: mpirun exit status 0 (${2:-none}), $NCHECKS checks reported ($RELAYED)" \
+		bash -c '[ "$1" = 0 ] && [ "$2" -eq "$3" ]' _ "${2:-x}" "$RELAYED" "$NCHECKS"
+}
+
+# run_job NAME N [HOOK] -- ARGS...: a job of N ranks to its end, HOOK
+# run once it is under way; its checks, the traffic check, its numbers
+run_job() {
+	local name=$1 np=$2 hook=$3 node rc
+	local -a before=()
+	shift 4
+	for ((node = 0; node < np; node++)); do before+=("$(counters "$node")"); done
+	# pulls by the DMA engine, which the NIC counts (see the header)
+	job_start "$name" "$np" FI_SNODE_RDV_DMA_MIN=1 "$@"
+	[ -z "$hook" ] || "$hook" "$name"
+	rc=$(job_wait "$name" 420)
+	relay "$KERNEL: $name: " "$LOG/$name.out"
+	all_ok "$name" "$rc"
+	crossed "$np" "$name" "${before[@]}"
+}
+
+run_job np2 2 "" -- -i 20 -b 65536 -w 2 -a 16384
+
+# --- no provider, no job ------------------------------------------------------------
+# no_provider LABEL ENV: the job fails by itself (mtl ofi finds no snode,
+# pml cm cannot be selected), fast, and no rank got to a check
+no_provider() {
+	local rc
+	job_start "$1" 2 "$2" -i 1
+	rc=$(job_wait "$1" 150)
+	check "$KERNEL: $1: mpirun fails (status ${rc:-none}, not a timeout), no check ran" \
+		bash -c '[ -n "$1" ] && [ "$1" != 0 ] && [ "$1" != 137 ] &&
+			! grep -q "^ok - " "$2"' _ "$rc" "$LOG/$1.out"
+	check "$KERNEL: $1: OpenMPI says pml cm cannot be selected" \
+		grep -q "PML cm cannot be selected" "$LOG/$1.out"
+}
+gexec 0 "mkdir -p /tmp/no-provider" >>"$LOG/exec" 2>&1
+no_provider absent FI_PROVIDER_PATH=/tmp/no-provider
+no_provider disabled FI_PROVIDER=^snode
+
+# --- 4 ranks, and a plane fails under them -------------------------------------------
+# plane0 goes down once the job is in its large messages (each rank sends
+# 128 KiB to the next, eight times); routes fail over to plane1.
+plane_down() {
+	if job_at "$1" "^ok - point-to-point: MPI_ANY_SOURCE" 240; then
+		sleep 2
+		fmctl switch down plane0
+		check "$KERNEL: $1: plane0 down mid-job: node 0's link 0 down, link 1 up" \
+			until_ok 30 links_are down up
+	else
+		not_ok "$KERNEL: $1: the job reached its large messages (see ${LOG#"$TOP"/}/$1.out)"
+	fi
+}
+run_job np4 4 plane_down -- -l 131072 -r 8 -i 10 -b 8192 -w 1 -a 4096
+fmctl switch up plane0
+check "$KERNEL: plane0 up again: both links up" until_ok 30 links_are up up
+
+# --- a node dies under the job --------------------------------------------------------
+job_start death 4 - -l 65536 -r 1000 -i 10 -b 8192 -w 1 -a 8192
+if job_at death "^ok - point-to-point: MPI_ANY_SOURCE" 240; then
+	sleep 2
+	fmctl node kill 3
+	rc=$(job_wait death 150)
+	check "$KERNEL: death: node 3 killed mid-job: mpirun ends within 150 s with an error (status ${rc:-none: still running})" \
+		bash -c '[ -n "$1" ] && [ "$1" != 0 ] && [ "$1" != 137 ]' _ "$rc"
+	[ -n "$rc" ] || gexec 0 "pkill -KILL -x mpirun.openmpi; pkill -KILL -x orterun" >>"$LOG/exec" 2>&1
+else
+	job_wait death 1 >/dev/null
+	not_ok "$KERNEL: death: the job reached its large messages (see ${LOG#"$TOP"/}/death.out)"
+fi
+
+finish
