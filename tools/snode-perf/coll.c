@@ -12,9 +12,9 @@
  * 2(N-1)/N for allreduce, algbw * (N-1)/N for alltoall (size is what
  * each rank sends), algbw for bcast. The baseline of the same run is a
  * memcpy() of the same size from local memory into a window onto this
- * node's pool, by every rank at once between two barriers, so that it
- * shares the host as the collective does: the ratio busbw / memcpy is
- * what make bench prints. allreduce sums doubles: rank r contributes
+ * node's pool, by every rank at once, so that it shares the host's CPUs
+ * as the collective does: make bench prints the ratio busbw / memcpy, and
+ * busbw against snode-perf mem's memcpy on one node alone. allreduce sums doubles: rank r contributes
  * (r + 1) * (i % 1000 + 1) to element i, and the checksum printed is the
  * same on every node when they agree.
  */
@@ -180,18 +180,22 @@ static int coll_run(struct coll *c)
 }
 
 /*
- * The baseline: memcpy() of the collective's size from local memory into
- * a window onto this node's pool (the path snode-perf mem takes without a
- * handle), by every rank at once.
+ * The baseline: memcpy() from local memory into a window onto this node's
+ * pool (the path snode-perf mem takes without a handle), by every rank at
+ * once for COLL_BASE_TIME seconds between two barriers, so that the ranks
+ * share the host's CPUs as they do in the collective.
  */
+#define COLL_BASE_TIME	0.5
+
 static int coll_memcpy_bw(struct coll *c, double *bw)
 {
 	struct snode_import *imp = NULL;
 	struct snode_mem *mem = NULL;
 	struct snode_handle h;
 	uint32_t self = c->nodes[c->rank];
-	double t0, t = 0;
-	unsigned int it;
+	bool exported = false;
+	double t0, t;
+	uint64_t bytes = 0;
 	void *win;
 	int ret;
 
@@ -202,6 +206,7 @@ static int coll_memcpy_bw(struct coll *c, double *bw)
 			   SNODE_EXPORT_RANDOM_KEY, 0, &self, 1, &h);
 	if (ret < 0)
 		goto out;
+	exported = true;
 	ret = snode_import(c->p->dev, &h, 0, c->size, SNODE_IMPORT_WRITE, &imp);
 	if (ret < 0)
 		goto out;
@@ -209,22 +214,22 @@ static int coll_memcpy_bw(struct coll *c, double *bw)
 	if (ret < 0)
 		goto out;
 	memcpy(win, c->sbuf, c->size);		/* map and warm */
-	for (it = 0; it < c->iters; it++) {
-		ret = snode_barrier(c->comm);
-		if (ret < 0)
-			goto out;
-		t0 = perf_now();
-		memcpy(win, c->sbuf, c->size);
-		t += perf_now() - t0;
-	}
 	ret = snode_barrier(c->comm);
-	*bw = c->size / (t / c->iters) / 1e9;
+	if (ret < 0)
+		goto out;
+	t0 = perf_now();
+	do {
+		memcpy(win, c->sbuf, c->size);
+		bytes += c->size;
+		t = perf_now() - t0;
+	} while (t < COLL_BASE_TIME);
+	ret = snode_barrier(c->comm);
+	*bw = bytes / t / 1e9;
 out:
 	snode_import_close(imp);
-	if (mem) {
+	if (exported)
 		snode_unexport(c->p->dev, &h);
-		snode_mem_free(mem);
-	}
+	snode_mem_free(mem);
 	return ret;
 }
 
