@@ -112,7 +112,8 @@ size_t lsn_coll_type_size(unsigned int type)
 	return 0;
 }
 
-#define COLL_REDUCE(T)							\
+/* T the element, A the type sums and products are taken in (they wrap) */
+#define COLL_REDUCE(T, A)						\
 static void coll_reduce_##T(T *restrict d, const T *restrict s,	\
 			    size_t count, unsigned int op)		\
 {									\
@@ -121,11 +122,11 @@ static void coll_reduce_##T(T *restrict d, const T *restrict s,	\
 	switch (op) {							\
 	case SNODE_COLL_SUM:						\
 		for (i = 0; i < count; i++)				\
-			d[i] += s[i];					\
+			d[i] = (T)((A)d[i] + (A)s[i]);			\
 		break;							\
 	case SNODE_COLL_PROD:						\
 		for (i = 0; i < count; i++)				\
-			d[i] *= s[i];					\
+			d[i] = (T)((A)d[i] * (A)s[i]);			\
 		break;							\
 	case SNODE_COLL_MIN:						\
 		for (i = 0; i < count; i++)				\
@@ -137,12 +138,12 @@ static void coll_reduce_##T(T *restrict d, const T *restrict s,	\
 		break;							\
 	}								\
 }
-COLL_REDUCE(int32_t)
-COLL_REDUCE(uint32_t)
-COLL_REDUCE(int64_t)
-COLL_REDUCE(uint64_t)
-COLL_REDUCE(float)
-COLL_REDUCE(double)
+COLL_REDUCE(int32_t, uint32_t)
+COLL_REDUCE(uint32_t, uint32_t)
+COLL_REDUCE(int64_t, uint64_t)
+COLL_REDUCE(uint64_t, uint64_t)
+COLL_REDUCE(float, float)
+COLL_REDUCE(double, double)
 
 /* dst[i] = dst[i] op src[i]; 0, or -EINVAL for an unknown type or op */
 int lsn_coll_reduce(void *dst, const void *src, size_t count,
