@@ -4,25 +4,31 @@
  * allreduce, broadcast, barrier and all-to-all over it
  * (Documentation/decisions/0033-collectives.md).
  *
- * Every member exports one region of its pool: a control area with a
- * sequence word per peer, and two sets of slots, one slot per peer. Each
- * imports every peer's region. A collective is a series of steps; in a
- * step every member copies what it has for each peer into its slot there
- * with the DMA engine, then writes its sequence word there (the next
- * descriptor of the same batch, and the engine processes a queue in
- * order), and waits until every peer's word in its own region reached the
- * step. Steps alternate between the two slot sets: a member writes set s
- * of a peer in step k only after that peer's word of step k - 1 arrived,
- * which the peer wrote after consuming what it received in step k - 2,
- * the last use of set s; so no slot needs an acknowledgement of its own.
+ * Every member exports one region of its pool: a control page with its
+ * own two words, "seq" and "done", and two sets of slots, one slot per
+ * peer. Each imports and maps every peer's region. A collective is a
+ * series of steps; in a step every member copies what it has for each
+ * peer into its slot there with the DMA engine, waits for the copies,
+ * stores the step's number into its own seq word, and polls every peer's
+ * seq word through its window until all reached the step; then it stores
+ * the number into its done word. Steps alternate between the two slot
+ * sets: a member writes set s of a peer in step k only after that peer's
+ * seq of step k - 1, which the peer stored after consuming what it
+ * received in step k - 2, the last use of set s; so no slot needs an
+ * acknowledgement of its own. A member leaving (snode_comm_free()) waits
+ * until every peer's done word reached its last step, so that nobody
+ * still polls a window that is going away.
+ *
+ * The CPU only loads from peers' memory (imports are mapped with
+ * SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, so a load after a revocation reads
+ * zeros) and stores only into its own; copies into peers' memory are the
+ * DMA engine's. So a revoked window is an error return, never a SIGBUS.
  *
  * Messages carry only the setup: each member sends its export's handle to
- * every other member's endpoint. A wait polls the sequence words, sleeping
- * in ppoll() on the peers' import descriptors, which wake on revocation:
- * a dead peer, whose exports the kernel withdraws, ends a wait at once
- * with -EPIPE; everything else ends at the timeout with -ETIMEDOUT. The
- * copies never touch a peer's memory with the CPU, so a revoked window is
- * a DMA error, never a SIGBUS.
+ * every other member's endpoint. A wait polls the words, sleeping in
+ * ppoll() on the peers' import descriptors, which wake on revocation: a
+ * dead peer, whose exports the kernel withdraws, ends a wait at once with
+ * -EPIPE; everything else ends at the timeout with -ETIMEDOUT.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -35,7 +41,9 @@
 #include "private.h"
 
 #define COLL_MAGIC		0x534e4331U	/* "SNC1" */
-#define COLL_CTRL_STRIDE	64		/* a sequence word per cache line */
+#define COLL_SEQ		0		/* control page: my last step */
+#define COLL_DONE		64		/* the last step I saw complete */
+#define COLL_CTRL_LEN		4096ULL
 #define COLL_SLOT_MAX		(1ULL << 20)
 #define COLL_SLOT_MIN		4096ULL
 #define COLL_REGION_BUDGET	(32ULL << 20)	/* default: both sets of slots */
@@ -86,12 +94,12 @@ struct snode_comm {
 	struct snode_handle handle;	/* its export */
 	int exported;
 	struct snode_import *imp[SNODE_COMM_MAX_RANKS];
+	const uint8_t *win[SNODE_COMM_MAX_RANKS];	/* peers' regions */
 	struct pollfd pfd[SNODE_COMM_MAX_RANKS];
 	struct snode_dma_queue *q;
 	struct snode_dma_req reqs[2 * SNODE_COMM_MAX_RANKS];
 	struct coll_out out[SNODE_COMM_MAX_RANKS];
 	uint64_t seq;			/* steps done */
-	uint64_t seqbuf;		/* what the sequence copies carry */
 	int broken;			/* the error that broke it, or 0 */
 };
 
@@ -356,8 +364,11 @@ static int coll_self(struct snode_comm *c)
 		return ret;
 	for (r = 0; r < c->n && c->nodes[r] != info.out_node_id; r++)
 		;
-	if (r == c->n)
+	if (r == c->n) {
+		lsn_err(ctx, "comm: this node (%u) is not in the list\n",
+			info.out_node_id);
 		return -EINVAL;
+	}
 	c->rank = r;
 	c->rack[r] = COLL_NONE;
 	c->sw[r] = COLL_NONE;
@@ -439,6 +450,7 @@ static int coll_recv_hellos(struct snode_comm *c, struct snode_ep *ep,
 	struct snode_handle h;
 	struct snode_msg msgs[8];
 	unsigned int got = 0, i;
+	void *addr;
 	uint64_t now;
 	int m, ret;
 
@@ -462,16 +474,30 @@ static int coll_recv_hellos(struct snode_comm *c, struct snode_ep *ep,
 			    c->nodes[r] != msgs[i].src_node || c->imp[r])
 				return -EPROTO;
 			/* another node list, slot size or order: not ours */
-			if (hello.hash != coll_hash(c))
+			if (hello.hash != coll_hash(c)) {
+				lsn_err(snode_dev_get_ctx(c->dev),
+					"comm: node %u set up another list, slot size or order\n",
+					c->nodes[r]);
 				return -EINVAL;
+			}
 			c->rack[r] = hello.rack;
 			c->sw[r] = hello.sw;
 			h = (struct snode_handle){ c->nodes[r], hello.export_id,
 						   hello.key };
 			ret = snode_import(c->dev, &h, 0, c->region_len,
-					   SNODE_IMPORT_WRITE, &c->imp[r]);
+					   SNODE_IMPORT_WRITE |
+					   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE,
+					   &c->imp[r]);
 			if (ret < 0)
 				return ret;
+			ret = snode_import_map(c->imp[r], &addr);
+			if (ret < 0) {
+				lsn_err(snode_dev_get_ctx(c->dev),
+					"comm: mapping node %u's region: %s\n",
+					c->nodes[r], strerror(-ret));
+				return ret;
+			}
+			c->win[r] = addr;
 			c->pfd[r].fd = snode_import_get_fd(c->imp[r]);
 			got++;
 		}
@@ -484,16 +510,19 @@ static int coll_region(struct snode_comm *c)
 	void *addr;
 	int ret;
 
-	c->ctrl_len = ((uint64_t)c->n * COLL_CTRL_STRIDE + 4095) & ~4095ULL;
+	c->ctrl_len = COLL_CTRL_LEN;
 	c->region_len = c->ctrl_len + 2 * (uint64_t)c->n * c->slot;
 	ret = snode_mem_alloc(c->dev, c->region_len, &c->mem);
 	if (ret < 0)
 		return ret;
 	ret = snode_mem_map(c->mem, &addr);
-	if (ret < 0)
+	if (ret < 0) {
+		lsn_err(snode_dev_get_ctx(c->dev), "comm: mapping the region: %s\n",
+			strerror(-ret));
 		return ret;
+	}
 	c->local = addr;
-	/* the sequence words start at 0: no step has arrived */
+	/* the words start at 0: no step done */
 	memset(c->local, 0, c->ctrl_len);
 	ret = snode_export(c->mem, 0, c->region_len, SNODE_EXPORT_WRITE |
 			   SNODE_EXPORT_RANDOM_KEY, 0, c->nodes, c->n,
@@ -585,6 +614,9 @@ err:
 	return ret;
 }
 
+static int coll_wait(struct snode_comm *c, uint64_t word, uint64_t seq,
+		     int leaving);
+
 SNODE_EXPORT int snode_comm_free(struct snode_comm *c)
 {
 	unsigned int i;
@@ -592,6 +624,9 @@ SNODE_EXPORT int snode_comm_free(struct snode_comm *c)
 
 	if (!c)
 		return 0;
+	/* nobody may still poll my seq word when my region goes */
+	if (c->seq && !c->broken)
+		coll_wait(c, COLL_DONE, c->seq, 1);
 	snode_dma_queue_free(c->q);
 	for (i = 0; i < c->n; i++)
 		snode_import_close(c->imp[i]);
@@ -621,9 +656,12 @@ SNODE_EXPORT int snode_comm_get_size(struct snode_comm *c)
 
 /* ---- one step --------------------------------------------------------------- */
 
-static volatile uint64_t *coll_seqword(struct snode_comm *c, unsigned int src)
+/* @word (COLL_SEQ or COLL_DONE) of member @r: mine, or a peer's window */
+static volatile uint64_t *coll_word(struct snode_comm *c, unsigned int r,
+				    uint64_t word)
 {
-	return (volatile uint64_t *)(c->local + (uint64_t)src * COLL_CTRL_STRIDE);
+	return (volatile uint64_t *)((r == c->rank ? c->local : c->win[r]) +
+				     word);
 }
 
 static uint64_t coll_slot_off(const struct snode_comm *c, unsigned int set,
@@ -665,32 +703,24 @@ static int coll_dma(struct snode_comm *c, unsigned int nr)
 	return 0;
 }
 
-/* A peer whose window went away: fatal unless it already sent this step. */
-static int coll_revoked(struct snode_comm *c, unsigned int r, uint64_t seq)
-{
-	struct snode_import_status st;
-
-	if (snode_import_status(c->imp[r], &st, sizeof(st)) < 0 ||
-	    st.out_state == SNODE_WINDOW_STATE_REVOKED) {
-		if (__atomic_load_n(coll_seqword(c, r), __ATOMIC_ACQUIRE) < seq)
-			return -EPIPE;
-	}
-	/* done with this peer for the step (or a spurious wake): stop polling */
-	c->pfd[r].fd = -1;
-	return 0;
-}
-
-/* Until every peer's sequence word reached @seq, or the deadline. */
-static int coll_wait(struct snode_comm *c, uint64_t seq)
+/*
+ * Until every peer's @word reached @seq, or the deadline. A revoked
+ * window is a dead peer (-EPIPE), except when @leaving: a peer that left
+ * first had seen my done word.
+ */
+static int coll_wait(struct snode_comm *c, uint64_t word, uint64_t seq,
+		     int leaving)
 {
 	unsigned int i = 1, spins = 0, r;
 	long sleep_ns = COLL_SLEEP_MIN_NS;
+	uint8_t gone[SNODE_COMM_MAX_RANKS] = { 0 };
 	uint64_t deadline = 0;
 	int ret = 0, k;
 
 	while (i < c->n) {
 		r = coll_peer(c, i);
-		if (__atomic_load_n(coll_seqword(c, r), __ATOMIC_ACQUIRE) >= seq) {
+		if (gone[r] ||
+		    __atomic_load_n(coll_word(c, r, word), __ATOMIC_ACQUIRE) >= seq) {
 			i++;
 			continue;
 		}
@@ -699,9 +729,9 @@ static int coll_wait(struct snode_comm *c, uint64_t seq)
 			lsn_cpu_relax();
 			continue;
 		}
-		if (!deadline)
+		if (!deadline) {
 			deadline = coll_now_ms() + c->timeout_ms;
-		else if (coll_now_ms() >= deadline) {
+		} else if (coll_now_ms() >= deadline) {
 			ret = -ETIMEDOUT;
 			break;
 		}
@@ -712,17 +742,26 @@ static int coll_wait(struct snode_comm *c, uint64_t seq)
 			break;
 		}
 		for (r = 0; k > 0 && r < c->n; r++) {
+			struct snode_import_status st;
+
 			if (c->pfd[r].fd < 0 || !c->pfd[r].revents)
 				continue;
-			ret = coll_revoked(c, r, seq);
-			if (ret < 0)
-				goto out;
+			if (snode_import_status(c->imp[r], &st, sizeof(st)) < 0 ||
+			    st.out_state == SNODE_WINDOW_STATE_REVOKED) {
+				ret = -EPIPE;
+				if (!leaving)
+					goto out;
+				ret = 0;
+				gone[r] = 1;
+			}
+			/* gone, or a spurious wake: stop polling it */
+			c->pfd[r].fd = -1;
 		}
 		if (sleep_ns < COLL_SLEEP_MAX_NS)
 			sleep_ns *= 2;
 	}
 out:
-	/* poll every peer again in the next step */
+	/* poll every peer again in the next wait */
 	for (r = 0; r < c->n; r++)
 		c->pfd[r].fd = c->imp[r] ? snode_import_get_fd(c->imp[r]) : -1;
 	return ret;
@@ -736,9 +775,8 @@ static int coll_step(struct snode_comm *c)
 {
 	unsigned int i, p, nr = 0;
 	uint64_t seq = c->seq + 1;
-	int ret;
+	int ret = 0;
 
-	c->seqbuf = seq;
 	for (i = 1; i < c->n; i++) {
 		p = coll_peer(c, i);
 		if (c->out[p].len)
@@ -749,25 +787,25 @@ static int coll_step(struct snode_comm *c)
 				.addr = (uintptr_t)c->out[p].ptr,
 				.length = c->out[p].len,
 			};
-		/* after the data: the engine processes a queue in order */
-		c->reqs[nr++] = (struct snode_dma_req){
-			.flags = SNODE_DMA_TO_GLOBAL,
-			.import_fd = snode_import_get_fd(c->imp[p]),
-			.offset = (uint64_t)c->rank * COLL_CTRL_STRIDE,
-			.addr = (uintptr_t)&c->seqbuf,
-			.length = sizeof(c->seqbuf),
-		};
 		c->out[p].len = 0;
 	}
-	ret = nr ? coll_dma(c, nr) : 0;
-	if (!ret)
-		ret = coll_wait(c, seq);
+	if (nr)
+		ret = coll_dma(c, nr);
+	if (!ret) {
+		/* the copies completed (the ioctl waited): announce them */
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(coll_word(c, c->rank, COLL_SEQ), seq,
+				 __ATOMIC_RELEASE);
+		ret = coll_wait(c, COLL_SEQ, seq, 0);
+	}
 	if (ret < 0) {
 		c->broken = ret;
 		lsn_err(snode_dev_get_ctx(c->dev), "comm: step %llu: %s\n",
 			(unsigned long long)seq, strerror(-ret));
 		return ret;
 	}
+	__atomic_store_n(coll_word(c, c->rank, COLL_DONE), seq,
+			 __ATOMIC_RELEASE);
 	c->seq = seq;
 	return 0;
 }
