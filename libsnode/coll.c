@@ -362,6 +362,12 @@ static int coll_self(struct snode_comm *c)
 	ret = snode_dev_get_info(c->dev, &info, sizeof(info));
 	if (ret < 0)
 		return ret;
+	/* a NIC not (yet) attached to the fabric has no node id */
+	if (info.out_node_id == SNODE_NODE_ID_NONE) {
+		lsn_err(ctx, "comm: %s is not attached to a fabric\n",
+			snode_dev_get_name(c->dev));
+		return -ENOLINK;
+	}
 	for (r = 0; r < c->n && c->nodes[r] != info.out_node_id; r++)
 		;
 	if (r == c->n) {
