@@ -5,24 +5,27 @@
  * (Documentation/decisions/0033-collectives.md).
  *
  * Every member exports one region of its pool: a control page with its
- * own two words, "seq" and "done", and two sets of slots, one slot per
- * peer. Each imports and maps every peer's region. A collective is a
- * series of steps; in a step every member copies what it has for each
- * peer into its slot there with the DMA engine, waits for the copies,
- * stores the step's number into its own seq word, and polls every peer's
- * seq word through its window until all reached the step; then it stores
- * the number into its done word. Steps alternate between the two slot
- * sets: a member writes set s of a peer in step k only after that peer's
- * seq of step k - 1, which the peer stored after consuming what it
- * received in step k - 2, the last use of set s; so no slot needs an
- * acknowledgement of its own. A member leaving (snode_comm_free()) waits
- * until every peer's done word reached its last step, so that nobody
- * still polls a window that is going away.
+ * own two words, "seq" and "done", and two sets of slots, one per member.
+ * Each imports and maps every peer's region. A collective is a series of
+ * steps; in a step every member copies what it has for peer p into slot p
+ * of its own region (or, when every peer gets the same, once into its own
+ * slot), stores the step's number into its seq word, and polls every
+ * peer's seq word through that peer's window until all reached the step;
+ * then each reads (and reduces) what is for it straight from the peers'
+ * windows. Steps alternate between the two sets: a member rewrites set s
+ * in step k only after every peer's seq of step k - 1, which a peer
+ * stores after it consumed step k - 2, the last use of set s; so no slot
+ * needs an acknowledgement of its own. At the end of a collective each
+ * member stores its last step into its done word; snode_comm_free() waits
+ * until every peer's done word reached its own last step, so that nobody
+ * still reads a region that is going away.
  *
- * The CPU only loads from peers' memory (imports are mapped with
- * SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, so a load after a revocation reads
- * zeros) and stores only into its own; copies into peers' memory are the
- * DMA engine's. So a revoked window is an error return, never a SIGBUS.
+ * The CPU stores only into its own memory and only loads from peers'
+ * (imports are read-only and mapped with SNODE_IMPORT_ZERO_PAGE_ON_REVOKE,
+ * so a load after a revocation reads zeros): a revoked window is an error
+ * return, never a SIGBUS. A collective checks for revocations once its
+ * reads are done, so data read as zeros from a dying peer is never
+ * reported as a result.
  *
  * Messages carry only the setup: each member sends its export's handle to
  * every other member's endpoint. A wait polls the words, sleeping in
@@ -96,8 +99,7 @@ struct snode_comm {
 	struct snode_import *imp[SNODE_COMM_MAX_RANKS];
 	const uint8_t *win[SNODE_COMM_MAX_RANKS];	/* peers' regions */
 	struct pollfd pfd[SNODE_COMM_MAX_RANKS];
-	struct snode_dma_queue *q;
-	struct snode_dma_req reqs[2 * SNODE_COMM_MAX_RANKS];
+	/* per peer; out[rank]: the same for every peer, sent once */
 	struct coll_out out[SNODE_COMM_MAX_RANKS];
 	uint64_t seq;			/* steps done */
 	int broken;			/* the error that broke it, or 0 */
@@ -491,7 +493,6 @@ static int coll_recv_hellos(struct snode_comm *c, struct snode_ep *ep,
 			h = (struct snode_handle){ c->nodes[r], hello.export_id,
 						   hello.key };
 			ret = snode_import(c->dev, &h, 0, c->region_len,
-					   SNODE_IMPORT_WRITE |
 					   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE,
 					   &c->imp[r]);
 			if (ret < 0)
@@ -530,9 +531,8 @@ static int coll_region(struct snode_comm *c)
 	c->local = addr;
 	/* the words start at 0: no step done */
 	memset(c->local, 0, c->ctrl_len);
-	ret = snode_export(c->mem, 0, c->region_len, SNODE_EXPORT_WRITE |
-			   SNODE_EXPORT_RANDOM_KEY, 0, c->nodes, c->n,
-			   &c->handle);
+	ret = snode_export(c->mem, 0, c->region_len, SNODE_EXPORT_RANDOM_KEY,
+			   0, c->nodes, c->n, &c->handle);
 	if (ret < 0)
 		return ret;
 	c->exported = 1;
@@ -584,9 +584,6 @@ SNODE_EXPORT int snode_comm_new(struct snode_dev *dev, const uint32_t *nodes,
 	ret = coll_region(c);
 	if (ret < 0)
 		goto err;
-	ret = snode_dma_queue_new(dev, 2 * n + 2, &c->q);
-	if (ret < 0)
-		goto err;
 	if (n > 1) {
 		ret = snode_ep_new(dev, p.ep_id, coll_ep_entries(n), 0, p.key,
 				   &ep);
@@ -633,7 +630,6 @@ SNODE_EXPORT int snode_comm_free(struct snode_comm *c)
 	/* nobody may still poll my seq word when my region goes */
 	if (c->seq && !c->broken)
 		coll_wait(c, COLL_DONE, c->seq, 1);
-	snode_dma_queue_free(c->q);
 	for (i = 0; i < c->n; i++)
 		snode_import_close(c->imp[i]);
 	if (c->exported) {
@@ -676,37 +672,22 @@ static uint64_t coll_slot_off(const struct snode_comm *c, unsigned int set,
 	return c->ctrl_len + ((uint64_t)set * c->n + src) * c->slot;
 }
 
-/* What @src sent me in the step just done. */
+/* What @src left for me in the step just done, in its window. */
 static const void *coll_slot(struct snode_comm *c, unsigned int src)
 {
-	return c->local + coll_slot_off(c, c->seq & 1, src);
+	return c->win[src] + coll_slot_off(c, c->seq & 1, c->rank);
+}
+
+/* What @src left for everyone in the step just done. */
+static const void *coll_slot_all(struct snode_comm *c, unsigned int src)
+{
+	return c->win[src] + coll_slot_off(c, c->seq & 1, src);
 }
 
 /* The i-th peer to exchange with: my successors in topology order. */
 static unsigned int coll_peer(const struct snode_comm *c, unsigned int i)
 {
 	return c->order[(c->pos + i) % c->n];
-}
-
-static int coll_dma(struct snode_comm *c, unsigned int nr)
-{
-	unsigned int done = 0, i;
-	int ret;
-
-	while (done < nr) {
-		ret = lsn_dma_submit(c->q, c->reqs + done, nr - done,
-				     SNODE_DMA_SUBMIT_WAIT);
-		if (ret < 0)
-			return ret == -ECONNRESET ? -EPIPE : ret;
-		if (!ret)
-			return -EIO;
-		done += (unsigned int)ret;
-	}
-	for (i = 0; i < nr; i++)
-		if (c->reqs[i].out_status)
-			return c->reqs[i].out_status == -ECONNRESET ?
-			       -EPIPE : c->reqs[i].out_status;
-	return 0;
 }
 
 /*
@@ -774,45 +755,65 @@ out:
 }
 
 /*
- * One step: c->out[p] (at most a slot) goes to every peer p, then wait for
- * every peer's. Afterwards coll_slot() has what each peer sent.
+ * One step: c->out[p] (at most a slot) for every peer p, or c->out[rank]
+ * for all, then wait for every peer's. Afterwards coll_slot() and
+ * coll_slot_all() point at what the peers left.
  */
 static int coll_step(struct snode_comm *c)
 {
-	unsigned int i, p, nr = 0;
 	uint64_t seq = c->seq + 1;
-	int ret = 0;
+	unsigned int p;
+	int ret;
 
-	for (i = 1; i < c->n; i++) {
-		p = coll_peer(c, i);
+	for (p = 0; p < c->n; p++) {
 		if (c->out[p].len)
-			c->reqs[nr++] = (struct snode_dma_req){
-				.flags = SNODE_DMA_TO_GLOBAL,
-				.import_fd = snode_import_get_fd(c->imp[p]),
-				.offset = coll_slot_off(c, seq & 1, c->rank),
-				.addr = (uintptr_t)c->out[p].ptr,
-				.length = c->out[p].len,
-			};
+			memcpy(c->local + coll_slot_off(c, seq & 1, p),
+			       c->out[p].ptr, c->out[p].len);
 		c->out[p].len = 0;
 	}
-	if (nr)
-		ret = coll_dma(c, nr);
-	if (!ret) {
-		/* the copies completed (the ioctl waited): announce them */
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
-		__atomic_store_n(coll_word(c, c->rank, COLL_SEQ), seq,
-				 __ATOMIC_RELEASE);
-		ret = coll_wait(c, COLL_SEQ, seq, 0);
-	}
+	/* the slots before the word that announces them */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(coll_word(c, c->rank, COLL_SEQ), seq, __ATOMIC_RELEASE);
+	ret = coll_wait(c, COLL_SEQ, seq, 0);
 	if (ret < 0) {
 		c->broken = ret;
 		lsn_err(snode_dev_get_ctx(c->dev), "comm: step %llu: %s\n",
 			(unsigned long long)seq, strerror(-ret));
 		return ret;
 	}
-	__atomic_store_n(coll_word(c, c->rank, COLL_DONE), seq,
-			 __ATOMIC_RELEASE);
 	c->seq = seq;
+	return 0;
+}
+
+/*
+ * The end of a collective whose steps went well: a window revoked while
+ * its data was read may have read as zeros, so a revocation now fails
+ * the collective; then tell the peers this member is done reading.
+ */
+static int coll_finish(struct snode_comm *c, int ret)
+{
+	unsigned int r;
+
+	if (ret < 0 || c->n == 1)
+		return ret;
+	if (ppoll(c->pfd, c->n, &(struct timespec){ 0, 0 }, NULL) > 0) {
+		for (r = 0; r < c->n; r++) {
+			struct snode_import_status st;
+
+			if (c->pfd[r].fd < 0 || !c->pfd[r].revents)
+				continue;
+			if (snode_import_status(c->imp[r], &st, sizeof(st)) < 0 ||
+			    st.out_state == SNODE_WINDOW_STATE_REVOKED) {
+				c->broken = -EPIPE;
+				lsn_err(snode_dev_get_ctx(c->dev),
+					"comm: node %u's window was revoked\n",
+					c->nodes[r]);
+				return -EPIPE;
+			}
+		}
+	}
+	__atomic_store_n(coll_word(c, c->rank, COLL_DONE), c->seq,
+			 __ATOMIC_RELEASE);
 	return 0;
 }
 
@@ -829,7 +830,7 @@ SNODE_EXPORT int snode_barrier(struct snode_comm *c)
 		return -EINVAL;
 	if (c->broken)
 		return -EPIPE;
-	return c->n > 1 ? coll_step(c) : 0;
+	return c->n > 1 ? coll_finish(c, coll_step(c)) : 0;
 }
 
 SNODE_EXPORT int snode_allreduce(struct snode_comm *c, void *buf,
@@ -873,12 +874,9 @@ SNODE_EXPORT int snode_allreduce(struct snode_comm *c, void *buf,
 			coll_reduce_all(b + (my_start + off) * esz, srcs,
 					c->n - 1, len, type, op);
 
-		/* allgather: my reduced part to everyone, theirs in */
-		for (i = 1; i < c->n; i++) {
-			p = coll_peer(c, i);
-			c->out[p].ptr = b + (my_start + off) * esz;
-			c->out[p].len = len * esz;
-		}
+		/* allgather: my reduced part, once for everyone; theirs in */
+		c->out[c->rank].ptr = b + (my_start + off) * esz;
+		c->out[c->rank].len = len * esz;
 		ret = coll_step(c);
 		if (ret < 0)
 			return ret;
@@ -888,11 +886,11 @@ SNODE_EXPORT int snode_allreduce(struct snode_comm *c, void *buf,
 			len = len > off ? len - off : 0;
 			len = len < seg ? len : seg;
 			if (len)
-				memcpy(b + (start + off) * esz, coll_slot(c, p),
-				       len * esz);
+				memcpy(b + (start + off) * esz,
+				       coll_slot_all(c, p), len * esz);
 		}
 	}
-	return 0;
+	return coll_finish(c, 0);
 }
 
 /* Small buffers: the root sends the whole of each part to everyone. */
@@ -900,22 +898,21 @@ static int coll_bcast_direct(struct snode_comm *c, uint8_t *b, size_t len,
 			     unsigned int root)
 {
 	size_t off, part;
-	unsigned int i;
 	int ret;
 
 	for (off = 0; off < len; off += c->slot) {
 		part = len - off < c->slot ? len - off : c->slot;
-		for (i = 0; i < c->n && c->rank == root; i++) {
-			c->out[i].ptr = b + off;
-			c->out[i].len = i == root ? 0 : part;
+		if (c->rank == root) {
+			c->out[root].ptr = b + off;
+			c->out[root].len = part;
 		}
 		ret = coll_step(c);
 		if (ret < 0)
 			return ret;
 		if (c->rank != root)
-			memcpy(b + off, coll_slot(c, root), part);
+			memcpy(b + off, coll_slot_all(c, root), part);
 	}
-	return 0;
+	return coll_finish(c, 0);
 }
 
 SNODE_EXPORT int snode_bcast(struct snode_comm *c, void *buf, size_t len,
@@ -954,11 +951,8 @@ SNODE_EXPORT int snode_bcast(struct snode_comm *c, void *buf, size_t len,
 		part = part < seg ? part : seg;
 		if (c->rank != root && part)
 			memcpy(b + my_start + off, coll_slot(c, root), part);
-		for (i = 1; i < c->n; i++) {
-			p = coll_peer(c, i);
-			c->out[p].ptr = b + my_start + off;
-			c->out[p].len = part;
-		}
+		c->out[c->rank].ptr = b + my_start + off;
+		c->out[c->rank].len = part;
 		ret = coll_step(c);
 		if (ret < 0)
 			return ret;
@@ -968,10 +962,11 @@ SNODE_EXPORT int snode_bcast(struct snode_comm *c, void *buf, size_t len,
 			part = part > off ? part - off : 0;
 			part = part < seg ? part : seg;
 			if (part && c->rank != root)
-				memcpy(b + start + off, coll_slot(c, p), part);
+				memcpy(b + start + off, coll_slot_all(c, p),
+				       part);
 		}
 	}
-	return 0;
+	return coll_finish(c, 0);
 }
 
 SNODE_EXPORT int snode_alltoall(struct snode_comm *c, const void *sendbuf,
@@ -1007,5 +1002,5 @@ SNODE_EXPORT int snode_alltoall(struct snode_comm *c, const void *sendbuf,
 			memcpy(d + p * len + off, coll_slot(c, p), part);
 		}
 	}
-	return 0;
+	return coll_finish(c, 0);
 }

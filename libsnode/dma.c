@@ -57,8 +57,8 @@ SNODE_EXPORT int snode_dma_queue_get_fd(struct snode_dma_queue *q)
 	return q->fd;
 }
 
-int lsn_dma_submit(struct snode_dma_queue *q, struct snode_dma_req *reqs,
-		   unsigned int n, unsigned int flags)
+static int dma_submit(struct snode_dma_queue *q, struct snode_dma_req *reqs,
+		      unsigned int n, unsigned int flags)
 {
 	struct snode_dma_submit cmd = {
 		.size = sizeof(cmd),
@@ -77,7 +77,7 @@ int lsn_dma_submit(struct snode_dma_queue *q, struct snode_dma_req *reqs,
 SNODE_EXPORT int snode_dma_submit(struct snode_dma_queue *q,
 				  struct snode_dma_req *reqs, unsigned int n)
 {
-	return lsn_dma_submit(q, reqs, n, 0);
+	return dma_submit(q, reqs, n, 0);
 }
 
 SNODE_EXPORT int snode_dma_reap(struct snode_dma_queue *q,
@@ -116,7 +116,7 @@ SNODE_EXPORT int snode_dma_copy(struct snode_dma_queue *q, unsigned int flags,
 	};
 	int ret;
 
-	ret = lsn_dma_submit(q, &req, 1, SNODE_DMA_SUBMIT_WAIT);
+	ret = dma_submit(q, &req, 1, SNODE_DMA_SUBMIT_WAIT);
 	if (ret < 0)
 		return ret;
 	return req.out_status;

@@ -624,9 +624,9 @@ int snode_dma_copy(struct snode_dma_queue *q, unsigned int flags,
  * Collectives (LIBSNODE_4; see snode_comm_new(3) and
  * Documentation/driver/collectives.rst). A communicator joins one process
  * on each of n nodes; every member calls the same collectives in the same
- * order with matching arguments. Data moves by the DMA engine into windows
- * onto each member's pool memory, announced by a sequence word in the
- * window that the receiver polls; messages carry only the setup. A
+ * order with matching arguments. Each member leaves data for the others in
+ * its own pool memory, announced by a sequence word there, and reads
+ * theirs through windows; messages carry only the setup. A
  * communicator is used by one thread at a time; different communicators
  * may be used from different threads. A collective that fails (a member
  * died, a window was revoked, a wait passed the timeout) leaves the

@@ -128,11 +128,6 @@ LSN_HIDDEN void lsn_iter_free(struct lsn_iter *it);
  * at the iterator's entry size (the kernel zero-fills what it does not know).
  */
 
-/* dma.c: one batch of copies (SNODE_DMA_SUBMIT_*); the number queued */
-LSN_HIDDEN int lsn_dma_submit(struct snode_dma_queue *q,
-			      struct snode_dma_req *reqs, unsigned int n,
-			      unsigned int flags);
-
 /* coll.c, for its host unit test */
 LSN_HIDDEN size_t lsn_coll_type_size(unsigned int type);
 LSN_HIDDEN int lsn_coll_reduce(void *dst, const void *src, size_t count,
