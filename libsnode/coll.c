@@ -107,26 +107,13 @@ struct snode_comm {
 
 /* ---- helpers shared with the host unit test ------------------------------- */
 
-size_t lsn_coll_type_size(unsigned int type)
-{
-	switch (type) {
-	case SNODE_COLL_INT32:
-	case SNODE_COLL_UINT32:
-	case SNODE_COLL_FLOAT:
-		return 4;
-	case SNODE_COLL_INT64:
-	case SNODE_COLL_UINT64:
-	case SNODE_COLL_DOUBLE:
-		return 8;
-	}
-	return 0;
-}
-
 /* T the element, A the type sums and products are taken in (they wrap) */
 #define COLL_REDUCE(T, A)						\
-static void coll_reduce_##T(T *restrict d, const T *restrict s,	\
-			    size_t count, unsigned int op)		\
+static void coll_reduce_##T(void *dst, const void *src, size_t count,	\
+			    unsigned int op)				\
 {									\
+	T *restrict d = dst;						\
+	const T *restrict s = src;					\
 	size_t i;							\
 									\
 	switch (op) {							\
@@ -147,28 +134,20 @@ static void coll_reduce_##T(T *restrict d, const T *restrict s,	\
 			d[i] = s[i] > d[i] ? s[i] : d[i];		\
 		break;							\
 	}								\
-}
-/*
- * Three sources at once for sums, the common case: one load and store of
- * d per element instead of three (under TCG every instruction counts).
- */
-#define COLL_SUM3(T, A)							\
-static void coll_sum3_##T(T *restrict d, const T *restrict a,		\
-			  const T *restrict b, const T *restrict c,	\
+}									\
+/* sums of three sources in one pass: one load and store of d, not 3 */ \
+static void coll_sum3_##T(void *dst, const void *src_a,		\
+			  const void *src_b, const void *src_c,		\
 			  size_t count)					\
 {									\
+	T *restrict d = dst;						\
+	const T *restrict a = src_a, *restrict b = src_b;		\
+	const T *restrict c = src_c;					\
 	size_t i;							\
 									\
 	for (i = 0; i < count; i++)					\
 		d[i] = (T)((A)d[i] + (A)a[i] + (A)b[i] + (A)c[i]);	\
 }
-COLL_SUM3(int32_t, uint32_t)
-COLL_SUM3(uint32_t, uint32_t)
-COLL_SUM3(int64_t, uint64_t)
-COLL_SUM3(uint64_t, uint64_t)
-COLL_SUM3(float, float)
-COLL_SUM3(double, double)
-
 COLL_REDUCE(int32_t, uint32_t)
 COLL_REDUCE(uint32_t, uint32_t)
 COLL_REDUCE(int64_t, uint64_t)
@@ -176,33 +155,47 @@ COLL_REDUCE(uint64_t, uint64_t)
 COLL_REDUCE(float, float)
 COLL_REDUCE(double, double)
 
+/* enum snode_coll_type: element size and reductions */
+static const struct coll_type {
+	size_t size;
+	void (*reduce)(void *dst, const void *src, size_t count,
+		       unsigned int op);
+	void (*sum3)(void *dst, const void *a, const void *b, const void *c,
+		     size_t count);
+} coll_types[] = {
+	[SNODE_COLL_INT32] = { 4, coll_reduce_int32_t, coll_sum3_int32_t },
+	[SNODE_COLL_UINT32] = { 4, coll_reduce_uint32_t, coll_sum3_uint32_t },
+	[SNODE_COLL_INT64] = { 8, coll_reduce_int64_t, coll_sum3_int64_t },
+	[SNODE_COLL_UINT64] = { 8, coll_reduce_uint64_t, coll_sum3_uint64_t },
+	[SNODE_COLL_FLOAT] = { 4, coll_reduce_float, coll_sum3_float },
+	[SNODE_COLL_DOUBLE] = { 8, coll_reduce_double, coll_sum3_double },
+};
+
+static const struct coll_type *coll_type(unsigned int type)
+{
+	if (type >= sizeof(coll_types) / sizeof(coll_types[0]) ||
+	    !coll_types[type].size)
+		return NULL;
+	return &coll_types[type];
+}
+
+size_t lsn_coll_type_size(unsigned int type)
+{
+	const struct coll_type *t = coll_type(type);
+
+	return t ? t->size : 0;
+}
+
 /* dst[i] = dst[i] op src[i]; 0, or -EINVAL for an unknown type or op */
 int lsn_coll_reduce(void *dst, const void *src, size_t count,
 		    unsigned int type, unsigned int op)
 {
-	if (op < SNODE_COLL_SUM || op > SNODE_COLL_MAX)
+	const struct coll_type *t = coll_type(type);
+
+	if (!t || op < SNODE_COLL_SUM || op > SNODE_COLL_MAX)
 		return -EINVAL;
-	switch (type) {
-	case SNODE_COLL_INT32:
-		coll_reduce_int32_t(dst, src, count, op);
-		return 0;
-	case SNODE_COLL_UINT32:
-		coll_reduce_uint32_t(dst, src, count, op);
-		return 0;
-	case SNODE_COLL_INT64:
-		coll_reduce_int64_t(dst, src, count, op);
-		return 0;
-	case SNODE_COLL_UINT64:
-		coll_reduce_uint64_t(dst, src, count, op);
-		return 0;
-	case SNODE_COLL_FLOAT:
-		coll_reduce_float(dst, src, count, op);
-		return 0;
-	case SNODE_COLL_DOUBLE:
-		coll_reduce_double(dst, src, count, op);
-		return 0;
-	}
-	return -EINVAL;
+	t->reduce(dst, src, count, op);
+	return 0;
 }
 
 /* dst = dst op srcs[0] op ... op srcs[nsrc - 1], sums three at a time */
@@ -210,34 +203,13 @@ static void coll_reduce_all(void *dst, const void *const *srcs,
 			    unsigned int nsrc, size_t count, unsigned int type,
 			    unsigned int op)
 {
+	const struct coll_type *t = coll_type(type);
 	unsigned int i = 0;
 
-	for (; op == SNODE_COLL_SUM && i + 3 <= nsrc; i += 3) {
-		const void *a = srcs[i], *b = srcs[i + 1], *c = srcs[i + 2];
-
-		switch (type) {
-		case SNODE_COLL_INT32:
-			coll_sum3_int32_t(dst, a, b, c, count);
-			break;
-		case SNODE_COLL_UINT32:
-			coll_sum3_uint32_t(dst, a, b, c, count);
-			break;
-		case SNODE_COLL_INT64:
-			coll_sum3_int64_t(dst, a, b, c, count);
-			break;
-		case SNODE_COLL_UINT64:
-			coll_sum3_uint64_t(dst, a, b, c, count);
-			break;
-		case SNODE_COLL_FLOAT:
-			coll_sum3_float(dst, a, b, c, count);
-			break;
-		case SNODE_COLL_DOUBLE:
-			coll_sum3_double(dst, a, b, c, count);
-			break;
-		}
-	}
+	for (; op == SNODE_COLL_SUM && i + 3 <= nsrc; i += 3)
+		t->sum3(dst, srcs[i], srcs[i + 1], srcs[i + 2], count);
 	for (; i < nsrc; i++)
-		lsn_coll_reduce(dst, srcs[i], count, type, op);
+		t->reduce(dst, srcs[i], count, op);
 }
 
 /*
