@@ -45,7 +45,7 @@
 
 #define COLL_MAGIC		0x534e4331U	/* "SNC1" */
 #define COLL_SEQ		0		/* control page: my last step */
-#define COLL_DONE		64		/* the last step I saw complete */
+#define COLL_DONE		64		/* my last step whose data I read */
 #define COLL_CTRL_LEN		4096ULL
 #define COLL_SLOT_MAX		(1ULL << 20)
 #define COLL_SLOT_MIN		4096ULL

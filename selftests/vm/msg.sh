@@ -189,7 +189,7 @@ check "$KERNEL: node 3 killed itself inside an allreduce" \
 	eval 'grep -q "^\[node3\] coll_test exit status 137\$" "$LOG/coll-victim"'
 for node in 0 1 2; do
 	check "$KERNEL: node $node: its allreduce failed (EPIPE or ETIMEDOUT) in bounded time, then EPIPE" \
-		coll_ran "$LOG/coll-victim" "$node" 0 5
+		coll_ran "$LOG/coll-victim" "$node" 0 6
 done
 down 4-node
 finish
