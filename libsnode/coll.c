@@ -805,6 +805,37 @@ SNODE_EXPORT int snode_barrier(struct snode_comm *c)
 	return c->n > 1 ? coll_finish(c, coll_step(c)) : 0;
 }
 
+/*
+ * One allgather step over the blocks of @count items of @esz bytes at @b:
+ * items [@off, @off + @seg) of my block once for everyone, the same of the
+ * others' blocks in (unless !@take: a bcast's root has them all).
+ */
+static int coll_allgather(struct snode_comm *c, uint8_t *b, size_t count,
+			  size_t esz, size_t off, size_t seg, int take)
+{
+	size_t start, len;
+	unsigned int i, p;
+	int ret;
+
+	len = lsn_coll_block(count, c->n, c->rank, &start);
+	len = len > off ? len - off : 0;
+	c->out[c->rank].ptr = b + (start + off) * esz;
+	c->out[c->rank].len = (len < seg ? len : seg) * esz;
+	ret = coll_step(c);
+	if (ret < 0 || !take)
+		return ret;
+	for (i = 1; i < c->n; i++) {
+		p = coll_peer(c, i);
+		len = lsn_coll_block(count, c->n, p, &start);
+		len = len > off ? len - off : 0;
+		len = len < seg ? len : seg;
+		if (len)
+			memcpy(b + (start + off) * esz, coll_slot_all(c, p),
+			       len * esz);
+	}
+	return 0;
+}
+
 SNODE_EXPORT int snode_allreduce(struct snode_comm *c, void *buf,
 				 size_t count, unsigned int type,
 				 unsigned int op)
@@ -847,20 +878,9 @@ SNODE_EXPORT int snode_allreduce(struct snode_comm *c, void *buf,
 					c->n - 1, len, type, op);
 
 		/* allgather: my reduced part, once for everyone; theirs in */
-		c->out[c->rank].ptr = b + (my_start + off) * esz;
-		c->out[c->rank].len = len * esz;
-		ret = coll_step(c);
+		ret = coll_allgather(c, b, count, esz, off, seg, 1);
 		if (ret < 0)
 			return ret;
-		for (i = 1; i < c->n; i++) {
-			p = coll_peer(c, i);
-			len = lsn_coll_block(count, c->n, p, &start);
-			len = len > off ? len - off : 0;
-			len = len < seg ? len : seg;
-			if (len)
-				memcpy(b + (start + off) * esz,
-				       coll_slot_all(c, p), len * esz);
-		}
 	}
 	return coll_finish(c, 0);
 }
@@ -923,20 +943,9 @@ SNODE_EXPORT int snode_bcast(struct snode_comm *c, void *buf, size_t len,
 		part = part < seg ? part : seg;
 		if (c->rank != root && part)
 			memcpy(b + my_start + off, coll_slot(c, root), part);
-		c->out[c->rank].ptr = b + my_start + off;
-		c->out[c->rank].len = part;
-		ret = coll_step(c);
+		ret = coll_allgather(c, b, len, 1, off, seg, c->rank != root);
 		if (ret < 0)
 			return ret;
-		for (i = 1; i < c->n; i++) {
-			p = coll_peer(c, i);
-			part = lsn_coll_block(len, c->n, p, &start);
-			part = part > off ? part - off : 0;
-			part = part < seg ? part : seg;
-			if (part && c->rank != root)
-				memcpy(b + start + off, coll_slot_all(c, p),
-				       part);
-		}
 	}
 	return coll_finish(c, 0);
 }
