@@ -620,6 +620,90 @@ int snode_dma_copy(struct snode_dma_queue *q, unsigned int flags,
 		   struct snode_import *imp, uint64_t offset, void *buf,
 		   uint64_t length);
 
+/*
+ * Collectives (LIBSNODE_4; see snode_comm_new(3) and
+ * Documentation/driver/collectives.rst). A communicator joins one process
+ * on each of n nodes; every member calls the same collectives in the same
+ * order with matching arguments. Each member leaves data for the others in
+ * its own pool memory, announced by a sequence word there, and reads
+ * theirs through windows; messages carry only the setup. A
+ * communicator is used by one thread at a time; different communicators
+ * may be used from different threads. A collective that fails (a member
+ * died, a window was revoked, a wait passed the timeout) leaves the
+ * communicator broken: later calls fail with -EPIPE; free it.
+ */
+struct snode_comm;
+
+/**
+ * enum snode_comm_flags - flags of struct snode_comm_params
+ * @SNODE_COMM_LIST_ORDER: order the ranks' exchanges by the node list
+ *                         instead of by the fabric's topology
+ */
+enum snode_comm_flags {
+	SNODE_COMM_LIST_ORDER = 1 << 0,
+};
+
+/**
+ * struct snode_comm_params - optional settings of snode_comm_new()
+ * @ep_id: the endpoint id every member uses for the setup exchange
+ *         (0: SNODE_COMM_EP_DEFAULT), below the NIC's endpoint count;
+ *         one communicator setting up per id and node at a time
+ * @flags: enum snode_comm_flags
+ * @key: the key of those endpoints, the same on every member
+ * @timeout_ms: bound of the setup and of every wait inside a collective
+ *              (0: 30000)
+ * @__reserved: 0
+ * @slot_size: bytes a member receives from each peer per step, a multiple
+ *             of 4096 (0: the library's choice, up to 1 MiB); the same on
+ *             every member
+ */
+struct snode_comm_params {
+	uint32_t ep_id;
+	uint32_t flags;
+	uint64_t key;
+	uint32_t timeout_ms;
+	uint32_t __reserved;
+	uint64_t slot_size;
+};
+#define SNODE_COMM_EP_DEFAULT	48U
+#define SNODE_COMM_MAX_RANKS	64
+
+/**
+ * enum snode_coll_type - element types of snode_allreduce()
+ */
+enum snode_coll_type {
+	SNODE_COLL_INT32 = 1,
+	SNODE_COLL_UINT32 = 2,
+	SNODE_COLL_INT64 = 3,
+	SNODE_COLL_UINT64 = 4,
+	SNODE_COLL_FLOAT = 5,
+	SNODE_COLL_DOUBLE = 6,
+};
+
+/**
+ * enum snode_coll_op - reductions of snode_allreduce()
+ */
+enum snode_coll_op {
+	SNODE_COLL_SUM = 1,
+	SNODE_COLL_PROD = 2,
+	SNODE_COLL_MIN = 3,
+	SNODE_COLL_MAX = 4,
+};
+
+int snode_comm_new(struct snode_dev *dev, const uint32_t *nodes,
+		   unsigned int n, const struct snode_comm_params *params,
+		   size_t params_size, struct snode_comm **comm);
+int snode_comm_free(struct snode_comm *comm);
+int snode_comm_get_rank(struct snode_comm *comm);
+int snode_comm_get_size(struct snode_comm *comm);
+int snode_allreduce(struct snode_comm *comm, void *buf, size_t count,
+		    unsigned int type, unsigned int op);
+int snode_bcast(struct snode_comm *comm, void *buf, size_t len,
+		unsigned int root);
+int snode_barrier(struct snode_comm *comm);
+int snode_alltoall(struct snode_comm *comm, const void *sendbuf,
+		   void *recvbuf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

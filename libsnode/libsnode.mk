@@ -74,19 +74,24 @@ $(LIBSNODE_DIR)/libsnode.pc: $(TOP)/libsnode/libsnode.pc.in $(LIBSNODE_DIR)/dirs
 
 # Host tests (make check's "libsnode" suite): several threads on one
 # context, against the shared library and again with every library source
-# under ThreadSanitizer; the ABI against the committed baseline
+# under ThreadSanitizer; the collectives' helpers (coll_unit, built with
+# the library's sources for its internal functions); the ABI against the committed baseline
 # (libsnode/libsnode.abi, abidiff); the Debian symbols file
 # (debian/libsnode1.symbols) against the version script and the library.
 LIBSNODE_TEST_DIR := $(LIBSNODE_DIR)/test
 LIBSNODE_THREAD_TEST := $(LIBSNODE_TEST_DIR)/thread_test
 LIBSNODE_THREAD_TSAN := $(LIBSNODE_TEST_DIR)/thread_test-tsan
+LIBSNODE_COLL_UNIT := $(LIBSNODE_TEST_DIR)/coll_unit
 LIBSNODE_TEST_CFLAGS := -O1 -g -Wall -Wextra -Wno-unused-parameter -std=gnu11 \
 			-pthread -I$(TOP)/uapi -I$(TOP)/libsnode
 
 .PHONY: libsnode-test libsnode-abi-update
-libsnode-test: $(LIBSNODE_THREAD_TEST) $(LIBSNODE_THREAD_TSAN) $(LIBSNODE_SO)
+libsnode-test: $(LIBSNODE_THREAD_TEST) $(LIBSNODE_THREAD_TSAN) $(LIBSNODE_COLL_UNIT) \
+	       $(LIBSNODE_SO)
 	@rc=0; \
 	$(LIBSNODE_THREAD_TEST) || rc=1; \
+	echo "# the collectives' helpers and argument checks"; \
+	$(LIBSNODE_COLL_UNIT) || rc=1; \
 	echo "# the same under ThreadSanitizer"; \
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 setarch -R $(LIBSNODE_THREAD_TSAN) || rc=1; \
 	bash $(TOP)/libsnode/test/abi-check.sh $(LIBSNODE_SO) 9 || rc=1; \
@@ -101,6 +106,14 @@ $(LIBSNODE_THREAD_GUEST): $(TOP)/libsnode/test/thread_test.c $(LIBSNODE_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBSNODE_TEST_CFLAGS) -o $@ $< $(LIBSNODE_A) $(LIBSNODE_LIBS)
 
+# The collectives' test for the emulated nodes (selftests/vm/msg.sh runs it
+# on four), staged like the thread test.
+LIBSNODE_COLL_GUEST := $(BUILD)/stage/common/usr/lib/snode/libsnode_coll_test
+all: $(LIBSNODE_COLL_GUEST)
+$(LIBSNODE_COLL_GUEST): $(TOP)/libsnode/test/coll_test.c $(LIBSNODE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBSNODE_TEST_CFLAGS) -o $@ $< $(LIBSNODE_A) $(LIBSNODE_LIBS)
+
 # Deliberately accept the ABI as it is now (commit the result).
 libsnode-abi-update: $(LIBSNODE_SO)
 	bash $(TOP)/libsnode/test/abi-check.sh --update $(LIBSNODE_SO)
@@ -109,6 +122,13 @@ $(LIBSNODE_THREAD_TEST): $(TOP)/libsnode/test/thread_test.c $(LIBSNODE_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(LIBSNODE_TEST_CFLAGS) -o $@ $< -L$(LIBSNODE_DIR) \
 		-Wl,-rpath,$(LIBSNODE_DIR) -l:$(LIBSNODE_SONAME)
+
+$(LIBSNODE_COLL_UNIT): $(TOP)/libsnode/test/coll_unit.c $(LIBSNODE_SRCS) \
+		       $(wildcard $(TOP)/libsnode/*.h) $(UAPI_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(LIBSNODE_TEST_CFLAGS) \
+		$(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null) \
+		-o $@ $< $(LIBSNODE_SRCS) $(LIBSNODE_LIBS)
 
 $(LIBSNODE_THREAD_TSAN): $(TOP)/libsnode/test/thread_test.c $(LIBSNODE_SRCS) \
 			 $(wildcard $(TOP)/libsnode/*.h) $(UAPI_HDRS)

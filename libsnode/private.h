@@ -128,6 +128,16 @@ LSN_HIDDEN void lsn_iter_free(struct lsn_iter *it);
  * at the iterator's entry size (the kernel zero-fills what it does not know).
  */
 
+/* coll.c, for its host unit test */
+LSN_HIDDEN size_t lsn_coll_type_size(unsigned int type);
+LSN_HIDDEN int lsn_coll_reduce(void *dst, const void *src, size_t count,
+			       unsigned int type, unsigned int op);
+LSN_HIDDEN size_t lsn_coll_block(size_t count, unsigned int n, unsigned int b,
+				 size_t *start);
+LSN_HIDDEN void lsn_coll_order(unsigned int n, const uint32_t *nodes,
+			       const uint32_t *rack, const uint32_t *sw,
+			       unsigned int *order);
+
 /* nl.c */
 LSN_HIDDEN void lsn_nl_free(struct snode_ctx *ctx);
 

@@ -15,8 +15,10 @@
 #   - snode-perf ping against the simulated echo endpoint reports the raw
 #     doorbell baseline; snodectl shows the endpoints and counters
 #   - snode.ko unloads on both nodes afterwards (nothing pinned or held)
-# then boots tools/emu/topologies/4-dual-plane.topo and runs the allreduce
-# sample on its four nodes, which must agree on the verified result.
+# then boots tools/emu/topologies/4-dual-plane.topo and runs snode-perf
+# allreduce (libsnode's) on its four nodes, which must agree on the verified
+# result, then libsnode's collectives test (every collective and size, bad
+# arguments, a member killed mid-collective) on the four.
 # "pair" runs only the first part, "four" only the second (make check runs
 # the debug kernel's four-node part in make check-full only, for its time
 # budget; see Documentation/driver/testing.rst).
@@ -161,5 +163,33 @@ for node in 0 1 2 3; do
 done
 sums=$(grep -o 'checksum [0-9.e+]*' "$LOG/allreduce" | sort -u | wc -l)
 check "$KERNEL: the four nodes agree on the checksum" [ "$sums" -eq 1 ]
+
+# libsnode's collectives (libsnode/test/coll_test.c): every collective for
+# sizes 0, 1, not divisible by 4, one and many steps, every root; bad
+# arguments. Then node 3 kills itself inside an allreduce: the others must
+# fail with EPIPE or ETIMEDOUT within the timeout, never hang.
+COLL_TEST=/usr/lib/snode/libsnode_coll_test
+"$VM" exec --all --timeout 300 -- "$COLL_TEST nodes 0,1,2,3; echo \"coll_test exit status \$?\"" \
+	>"$LOG/coll" 2>&1
+# coll_ran LOG NODE STATUS MIN: NODE's coll_test exited with STATUS after at
+# least MIN checks, none of them failed
+coll_ran() {
+	local n
+	n=$(grep -c "^\[node$2\] ok " "$1")
+	grep -q "^\[node$2\] coll_test exit status $3\$" "$1" &&
+		! grep -q "^\[node$2\] not ok" "$1" && [ "$n" -ge "$4" ]
+}
+for node in 0 1 2 3; do
+	check "$KERNEL: node $node: libsnode collectives and bad arguments checked (coll_test)" \
+		coll_ran "$LOG/coll" "$node" 0 100
+done
+"$VM" exec --all --timeout 300 -- "$COLL_TEST nodes 0,1,2,3 victim 3; echo \"coll_test exit status \$?\"" \
+	>"$LOG/coll-victim" 2>&1
+check "$KERNEL: node 3 killed itself inside an allreduce" \
+	eval 'grep -q "^\[node3\] coll_test exit status 137\$" "$LOG/coll-victim"'
+for node in 0 1 2; do
+	check "$KERNEL: node $node: its allreduce failed (EPIPE or ETIMEDOUT) in bounded time, then EPIPE" \
+		coll_ran "$LOG/coll-victim" "$node" 0 6
+done
 down 4-node
 finish

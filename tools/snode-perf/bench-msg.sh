@@ -9,9 +9,12 @@
 # trip, same run), "snode-perf notify", "snode-perf dma" against the
 # simulated node's export (copies up to 32M, the export's size), "snode-perf
 # dma" on node 1 through a window onto its own pool (up to 64M), and
-# "snode-perf ping client 1" against a server on node 1, both sleeping. Then boots 4-dual-plane.topo and runs the
-# allreduce sample on its four nodes. Results go to build/bench/msg-KERNEL/;
-# a summary of the ratios ends the output. Timings never fail the run.
+# "snode-perf ping client 1" against a server on node 1, both sleeping. Then
+# boots 4-dual-plane.topo and runs libsnode's allreduce, bcast, alltoall
+# and barrier (snode-perf) on its four nodes, each against memcpy() into a
+# window by every rank at once, and snode-perf mem on node 0 alone. Results
+# go to build/bench/msg-KERNEL/; a summary of the ratios ends the output.
+# Timings never fail the run.
 #
 # Usage: tools/snode-perf/bench-msg.sh 6.1|6.12
 
@@ -55,12 +58,26 @@ else
 fi
 "$VM" down >/dev/null 2>&1
 
+# libsnode's collectives on four nodes; each rank also measures memcpy()
+# into a window with every rank copying at once (same CPU share); then
+# snode-perf mem on node 0 alone, the window memcpy of the same boot.
+run4() { # run4 NAME ARGS: snode-perf ARGS on all four, node 0's JSON to OUT/NAME.json
+	local name=$1
+	shift
+	"$VM" exec --all --timeout 1200 -- "snode-perf -o /tmp/$name.json $*" |
+		tee "$OUT/$name.txt"
+	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	"$VM" exec --node 0 -- "cat /tmp/$name.json" |
+		sed 's/^\[node[0-9]*\] //' >"$OUT/$name.json"
+}
 if "$VM" up --topology "$TOP/tools/emu/topologies/4-dual-plane.topo" \
 	--kernel "$KERNEL" >"$OUT/vm4.log" 2>&1; then
-	"$VM" exec --all --timeout 1200 -- "insmod /lib/snode/snode.ko &&
-		snode-perf allreduce nodes 0,1,2,3 size 4M iters 5" |
-		tee "$OUT/allreduce.txt"
-	[ "${PIPESTATUS[0]}" -eq 0 ] || rc=1
+	"$VM" exec --all -- "insmod /lib/snode/snode.ko" >/dev/null
+	run4 allreduce "allreduce nodes 0,1,2,3 size 4M iters 5"
+	run4 bcast "bcast nodes 0,1,2,3 size 4M iters 5"
+	run4 alltoall "alltoall nodes 0,1,2,3 size 4M iters 5"
+	run4 barrier "barrier nodes 0,1,2,3 iters 200"
+	run 0 mem4 "mem size 64M bw-size 4M cycles 3"
 else
 	echo "bench: snode-vm up of 4 nodes failed (see $OUT/vm4.log)"
 	rc=1
@@ -85,5 +102,23 @@ if d and d["rows"]:
     big = d["rows"][-1]
     print("DMA / memcpy through the window at %d MiB: to %.2fx, from %.2fx (target >= 1x)"
           % (big["size"] >> 20, big["ratio_to"], big["ratio_from"]))
+m = load("mem4")
+for name in ("allreduce", "bcast", "alltoall"):
+    c = load(name)
+    if not c or not c.get("verified"):
+        print("%s: no verified result" % name)
+        continue
+    line = ("library %s, 4 nodes, %d MiB: busbw %.3f GB/s; / memcpy into a window "
+            "by every rank at once (%.3f GB/s) %.2fx"
+            % (name, c["size"] >> 20, c["busbw_GBps"], c["memcpy_GBps"], c["ratio"]))
+    if m and "memcpy_to" in m:
+        alone = m["memcpy_to"]["remote"] / 1000
+        line += "; / node 0 alone (%.3f GB/s) %.2fx" % (alone, c["busbw_GBps"] / alone)
+    if name == "allreduce":
+        line += " (target >= 0.5x)"
+    print(line)
+b = load("barrier")
+if b:
+    print("library barrier, 4 nodes: %.1f us" % b["time_us"])
 PY
 exit $rc

@@ -20,8 +20,14 @@
 #include "perf.h"
 
 static const struct perf_cmd perf_cmds[] = {
-	{ "allreduce", "sum over N nodes with windows and doorbells",
+	{ "allreduce", "libsnode's allreduce over N nodes vs memcpy",
 	  perf_allreduce, perf_allreduce_help },
+	{ "alltoall", "libsnode's all-to-all over N nodes vs memcpy",
+	  perf_alltoall, perf_alltoall_help },
+	{ "barrier", "libsnode's barrier over N nodes",
+	  perf_barrier, perf_barrier_help },
+	{ "bcast", "libsnode's broadcast over N nodes vs memcpy",
+	  perf_bcast, perf_bcast_help },
 	{ "dma", "DMA bandwidth vs CPU memcpy through the window",
 	  perf_dma, perf_dma_help },
 	{ "dump", "node and link dumps of the whole fabric vs a 20 ms target",

@@ -89,8 +89,11 @@ perf_baseline_find(const struct perf_baseline *b, const char *dev,
 /* @measured is within @tolerance percent below @baseline, or above it */
 bool perf_baseline_ok(double measured, double baseline, double tolerance);
 
-/* One benchmark per file, each with its help. */
+/* One benchmark per file (the collectives share coll.c), each with its help. */
 int perf_allreduce(struct perf *p);
+int perf_alltoall(struct perf *p);
+int perf_barrier(struct perf *p);
+int perf_bcast(struct perf *p);
 int perf_dma(struct perf *p);
 int perf_dump(struct perf *p);
 int perf_events(struct perf *p);
@@ -99,6 +102,9 @@ int perf_mem(struct perf *p);
 int perf_notify(struct perf *p);
 int perf_ping(struct perf *p);
 void perf_allreduce_help(FILE *f);
+void perf_alltoall_help(FILE *f);
+void perf_barrier_help(FILE *f);
+void perf_bcast_help(FILE *f);
 void perf_dma_help(FILE *f);
 void perf_dump_help(FILE *f);
 void perf_events_help(FILE *f);
