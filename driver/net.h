@@ -41,6 +41,10 @@
  *        window
  * @cons: frames the receiver has taken out, written by the receiver
  * @len: per slot, the length of the frame in it (sender)
+ * @csum: per slot, 0 if the frame's checksums are complete, else where the
+ *        one the sender left to fill starts (bits 31:16, from the frame's
+ *        start) and where it goes (15:0, from there), as the stack's
+ *        CHECKSUM_PARTIAL says; the receiver hands it on as such (sender)
  *
  * Slot k holds its frame at SNODE_NET_SLOT0 + k * SNODE_NET_SLOT_SIZE.
  */
@@ -50,6 +54,7 @@ struct snode_net_ring_hdr {
 	__le32 cons;
 	__le32 __pad1[15];
 	__le32 len[SNODE_NET_SLOTS];
+	__le32 csum[SNODE_NET_SLOTS];
 };
 
 /* Types of control messages. */
@@ -116,7 +121,6 @@ enum {
 /**
  * struct snode_net_peer - the sender's side of the ring at one peer
  * @state: SNODE_NET_TX_* (@tx_work)
- * @kick: the last doorbell failed: ring it with the next frame
  * @until: jiffies at which ASKED or REFUSED ends
  * @imp: the window onto the peer's ring (RING)
  * @hdr: its head
@@ -126,7 +130,6 @@ enum {
  */
 struct snode_net_peer {
 	u8 state;
-	bool kick;
 	unsigned long until;
 	struct snode_import *imp;
 	struct snode_net_ring_hdr *hdr;
@@ -177,6 +180,10 @@ struct snode_net_rxring {
  * @rx_gone: nodes that went down: free their rings (link.c, @tx_work)
  * @tx_granted: nodes whose GRANT is in &snode_net_peer.grant
  * @tx_refused: nodes that refused us a ring
+ * @db_work: rings the doorbells of @db_pending
+ * @db_pending: nodes whose doorbell is to be rung (@tx_work sets)
+ * @db_failed: nodes whose last doorbell failed: ring with the next frame
+ * @dbs: doorbell counters (@db_work)
  * @peer: per node, the sender's side (@tx_work)
  * @tx_rings: peers in state RING (@tx_work)
  * @rx_alloc: pool memory of the receive rings, while up (@ring_mutex)
@@ -213,6 +220,10 @@ struct snode_net {
 	unsigned long *rx_gone;
 	unsigned long *tx_granted;
 	unsigned long *tx_refused;
+	struct work_struct db_work;
+	unsigned long *db_pending;
+	unsigned long *db_failed;
+	struct snode_net_stats dbs;
 	struct snode_net_peer *peer;
 	u32 tx_rings;
 	struct snode_alloc *rx_alloc;

@@ -37,7 +37,9 @@
  * from then on every unicast frame to that node goes through the ring:
  * frame into slot prod % SNODE_NET_SLOTS, its length, then prod + 1, then
  * the doorbell if the receiver had taken every earlier frame (cons was
- * prod): a receiver busy with the ring finds the frame anyway. At most
+ * prod): a receiver busy with the ring finds the frame anyway. Doorbells
+ * leave from @db_work, so that filling the ring goes on during their
+ * round trip; a doorbell still pending covers later frames too. At most
  * SNODE_NET_RINGS windows per NIC; more peers use messages. A revoked
  * window (the receiver's reset, stop or unload; a path or the node lost;
  * our own reset) is dropped at the next frame, which asks again.
@@ -202,14 +204,44 @@ u32 snode_net_ring_rx_rings(struct snode_net *net)
 	return n;
 }
 
+/* Hand one frame of a ring to the stack: 1, or 0 if it was dropped. */
+static int snode_net_rxring_frame(struct snode_net *net, u32 node,
+				  const u8 *data, u32 len, u32 csum)
+{
+	struct snode_net_stats *st = &net->rxs;
+	struct sk_buff *skb;
+
+	if (len < ETH_HLEN || len > SNODE_NET_SLOT_SIZE ||
+	    len > net->ndev->max_mtu + ETH_HLEN)
+		goto err_len;
+	skb = napi_alloc_skb(&net->napi, len);
+	if (!skb) {
+		snode_net_stat_add(st, &st->dropped, 1);
+		return 0;
+	}
+	skb_put_data(skb, data, len);
+	/* the checksum the sender left to fill stays to be filled */
+	if (csum && !skb_partial_csum_set(skb, csum >> 16, csum & 0xffff)) {
+		dev_kfree_skb_any(skb);
+		goto err_len;
+	}
+	snode_net_stat_add(st, &st->ring_frames, 1);
+	snode_net_rx_deliver(net, skb, node);
+	return 1;
+
+err_len:
+	snode_net_stat_add(st, &st->length_errors, 1);
+	snode_net_stat_add(st, &st->errors, 1);
+	return 0;
+}
+
 /* Take up to @budget frames off ring @r. Caller holds ring_lock. */
 static int snode_net_rxring_drain(struct snode_net *net, u32 r, int budget)
 {
 	struct snode_net_ring_hdr *hdr = snode_net_rxhdr(net, r);
 	struct snode_net_rxring *rr = &net->rxr[r];
 	struct snode_net_stats *st = &net->rxs;
-	u32 cons = rr->cons, prod, len;
-	struct sk_buff *skb;
+	u32 cons = rr->cons, prod, len, csum;
 	int done = 0;
 
 	while (done < budget) {
@@ -232,23 +264,11 @@ static int snode_net_rxring_drain(struct snode_net *net, u32 r, int budget)
 		/* the length and the frame after prod */
 		rmb();
 		len = le32_to_cpu(READ_ONCE(hdr->len[cons % SNODE_NET_SLOTS]));
-		if (len < ETH_HLEN || len > SNODE_NET_SLOT_SIZE ||
-		    len > net->ndev->max_mtu + ETH_HLEN) {
-			snode_net_stat_add(st, &st->length_errors, 1);
-			snode_net_stat_add(st, &st->errors, 1);
-		} else {
-			skb = napi_alloc_skb(&net->napi, len);
-			if (skb) {
-				skb_put_data(skb, (u8 *)hdr + SNODE_NET_SLOT0 +
-					     (cons % SNODE_NET_SLOTS) *
-					     SNODE_NET_SLOT_SIZE, len);
-				snode_net_stat_add(st, &st->ring_frames, 1);
-				snode_net_rx_deliver(net, skb, rr->node);
-				done++;
-			} else {
-				snode_net_stat_add(st, &st->dropped, 1);
-			}
-		}
+		csum = le32_to_cpu(READ_ONCE(hdr->csum[cons % SNODE_NET_SLOTS]));
+		done += snode_net_rxring_frame(net, rr->node, (u8 *)hdr +
+					       SNODE_NET_SLOT0 +
+					       (cons % SNODE_NET_SLOTS) *
+					       SNODE_NET_SLOT_SIZE, len, csum);
 		cons++;
 		/* the slot is free for the sender at once */
 		WRITE_ONCE(hdr->cons, cpu_to_le32(cons));
@@ -340,23 +360,38 @@ static void snode_net_txring_map(struct snode_net *net, u32 node)
 	peer->hdr = snode_kimport_va(imp);
 	peer->slots = (u8 *)peer->hdr + SNODE_NET_SLOT0;
 	peer->prod = 0;
-	peer->kick = true;
 	peer->state = SNODE_NET_TX_RING;
 	net->tx_rings++;
 }
 
-static int snode_net_doorbell(struct snode_net *net, u32 node)
+/*
+ * Ring @node's doorbell from @db_work, so that @tx_work goes on filling the
+ * ring during the fabric round trip of the message.
+ */
+static void snode_net_doorbell(struct snode_net *net, u32 node)
 {
+	set_bit(node, net->db_pending);
+	queue_work(system_highpri_wq, &net->db_work);
+}
+
+static void snode_net_db_work(struct work_struct *work)
+{
+	struct snode_net *net = container_of(work, struct snode_net, db_work);
 	struct snode_net_ctrl c = {
 		.type = SNODE_NET_CTRL_DOORBELL,
 		.version = SNODE_NET_VERSION,
 	};
-	int ret;
+	u32 node;
 
-	ret = snode_net_ctrl_send(net, node, &c);
-	if (!ret)
-		snode_net_stat_add(&net->txs, &net->txs.doorbells, 1);
-	return ret;
+	for_each_set_bit(node, net->db_pending, net->max_nodes) {
+		if (!test_and_clear_bit(node, net->db_pending))
+			continue;
+		if (snode_net_ctrl_send(net, node, &c))
+			/* ring it again with the next frame */
+			set_bit(node, net->db_failed);
+		else
+			snode_net_stat_add(&net->dbs, &net->dbs.doorbells, 1);
+	}
 }
 
 /* Ask @node for a ring. Caller holds ring_mutex. */
@@ -381,6 +416,14 @@ static void snode_net_txring_ask(struct snode_net *net, u32 node)
 		snode_net_peer_set(peer, SNODE_NET_TX_ASKED, SNODE_NET_ASK_MS);
 }
 
+/* The slot's csum word for @skb: its checksum to fill, or 0. */
+static u32 snode_net_csum(const struct sk_buff *skb)
+{
+	if (skb->ip_summed != CHECKSUM_PARTIAL)
+		return 0;
+	return skb_checksum_start_offset(skb) << 16 | skb->csum_offset;
+}
+
 /* Wait for a free slot: 0, or -EAGAIN (stayed full), -ECONNRESET (gone). */
 static int snode_net_txring_wait(struct snode_net *net, u32 node)
 {
@@ -395,8 +438,9 @@ static int snode_net_txring_wait(struct snode_net *net, u32 node)
 		if (used > SNODE_NET_SLOTS || !snode_kimport_live(peer->imp) ||
 		    !test_bit(node, net->up))
 			return -ECONNRESET;
-		if (peer->kick)
-			peer->kick = !!snode_net_doorbell(net, node);
+		/* the receiver is busy with the ring, unless a doorbell failed */
+		if (test_and_clear_bit(node, net->db_failed))
+			snode_net_doorbell(net, node);
 		if (time_after(jiffies, end))
 			return -EAGAIN;
 		usleep_range(50, 200);
@@ -455,14 +499,15 @@ int snode_net_ring_xmit(struct snode_net *net, struct sk_buff *skb, u32 node)
 	if (ret)
 		return ret;
 	WRITE_ONCE(peer->hdr->len[slot], cpu_to_le32(skb->len));
+	WRITE_ONCE(peer->hdr->csum[slot], cpu_to_le32(snode_net_csum(skb)));
 	/* the frame and its length before prod */
 	wmb();
 	WRITE_ONCE(peer->hdr->prod, cpu_to_le32(peer->prod + 1));
 	/* prod before reading cons: see the DOC block */
 	mb();
 	cons = le32_to_cpu(READ_ONCE(peer->hdr->cons));
-	if (cons == peer->prod || peer->kick)
-		peer->kick = !!snode_net_doorbell(net, node);
+	if (test_and_clear_bit(node, net->db_failed) || cons == peer->prod)
+		snode_net_doorbell(net, node);
 	peer->prod++;
 	snode_net_stat_add(st, &st->ring_frames, 1);
 	return 0;
@@ -622,6 +667,7 @@ void snode_net_ring_stop(struct snode_net *net)
 {
 	u32 r, node;
 
+	cancel_work_sync(&net->db_work);
 	mutex_lock(&net->ring_mutex);
 	for (node = 0; node < net->max_nodes; node++)
 		snode_net_txring_drop(net, node);
@@ -635,6 +681,8 @@ void snode_net_ring_stop(struct snode_net *net)
 	bitmap_zero(net->rx_gone, net->max_nodes);
 	bitmap_zero(net->tx_granted, net->max_nodes);
 	bitmap_zero(net->tx_refused, net->max_nodes);
+	bitmap_zero(net->db_pending, net->max_nodes);
+	bitmap_zero(net->db_failed, net->max_nodes);
 	mutex_unlock(&net->ring_mutex);
 }
 
@@ -658,9 +706,14 @@ int snode_net_ring_init(struct snode_net *net)
 	net->rx_gone = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->tx_granted = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->tx_refused = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
+	net->db_pending = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
+	net->db_failed = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->peer = kvcalloc(net->max_nodes, sizeof(*net->peer), GFP_KERNEL);
+	INIT_WORK(&net->db_work, snode_net_db_work);
+	u64_stats_init(&net->dbs.syncp);
 	if (!net->rx_ask || !net->rx_gone || !net->tx_granted ||
-	    !net->tx_refused || !net->peer)
+	    !net->tx_refused || !net->db_pending || !net->db_failed ||
+	    !net->peer)
 		return -ENOMEM;
 	return 0;
 }
@@ -673,7 +726,10 @@ int snode_net_ring_init(struct snode_net *net)
  */
 void snode_net_ring_free(struct snode_net *net)
 {
+	cancel_work_sync(&net->db_work);
 	kvfree(net->peer);
+	bitmap_free(net->db_failed);
+	bitmap_free(net->db_pending);
 	bitmap_free(net->tx_refused);
 	bitmap_free(net->tx_granted);
 	bitmap_free(net->rx_gone);
