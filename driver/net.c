@@ -408,7 +408,8 @@ static int snode_net_poll(struct napi_struct *napi, int budget)
 	/* and those whose doorbell the sender did not need to ring */
 	if (ep && done < budget)
 		done += snode_net_ring_rx(net, budget - done);
-	if (done >= budget)
+	/* frames that came while the rings were not armed: poll on */
+	if (done >= budget || (ep && !snode_net_ring_rx_idle(net)))
 		return budget;
 	/* a message that arrived after the last read raised no new poll */
 	if (napi_complete_done(napi, done) && ep && snode_ep_kernel_pending(ep))

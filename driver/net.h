@@ -40,6 +40,8 @@
  * @prod: frames the sender has put in, written by the sender through its
  *        window
  * @cons: frames the receiver has taken out, written by the receiver
+ * @armed: non-zero while the receiver does not poll the ring: the sender
+ *         rings the doorbell for a frame it puts in (receiver)
  * @len: per slot, the length of the frame in it (sender)
  * @csum: per slot, 0 if the frame's checksums are complete, else where the
  *        one the sender left to fill starts (bits 31:16, from the frame's
@@ -52,7 +54,8 @@ struct snode_net_ring_hdr {
 	__le32 prod;
 	__le32 __pad0[15];
 	__le32 cons;
-	__le32 __pad1[15];
+	__le32 armed;
+	__le32 __pad1[14];
 	__le32 len[SNODE_NET_SLOTS];
 	__le32 csum[SNODE_NET_SLOTS];
 };
@@ -186,6 +189,7 @@ struct snode_net_rxring {
  * @dbs: doorbell counters (@db_work)
  * @peer: per node, the sender's side (@tx_work)
  * @tx_rings: peers in state RING (@tx_work)
+ * @tx_no_rings: the net_rings parameter was off at open: ask nobody
  * @rx_alloc: pool memory of the receive rings, while up (@ring_mutex)
  * @rx_va: its mapping
  * @rxr: the receive rings
@@ -226,6 +230,7 @@ struct snode_net {
 	struct snode_net_stats dbs;
 	struct snode_net_peer *peer;
 	u32 tx_rings;
+	bool tx_no_rings;
 	struct snode_alloc *rx_alloc;
 	u8 *rx_va;
 	struct snode_net_rxring rxr[SNODE_NET_RINGS];
@@ -252,6 +257,7 @@ void snode_net_ring_work(struct snode_net *net);
 int snode_net_ring_xmit(struct snode_net *net, struct sk_buff *skb, u32 node);
 void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m);
 int snode_net_ring_rx(struct snode_net *net, int budget);
+bool snode_net_ring_rx_idle(struct snode_net *net);
 void snode_net_ring_node_down(struct snode_net *net, u32 node);
 u32 snode_net_ring_rx_rings(struct snode_net *net);
 
