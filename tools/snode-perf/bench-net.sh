@@ -8,7 +8,8 @@
 # run: the DMA engine's bandwidth ("snode-perf dma" on node 0 through a
 # window onto its own pool, up to 4M copies), iperf3 TCP throughput node 0
 # -> node 1 at MTU 9000, 65521 (the largest: one frame fills a ring slot)
-# and 1500, ping's round trip over the interface and snode-perf ping's
+# and 1500, iperf3 over loopback on node 0 (what TCP does at all in such a
+# guest), ping's round trip over the interface and snode-perf ping's
 # round trip between the same nodes. Results go to build/bench/net-KERNEL/;
 # the ratios end the output. Timings never fail the run.
 #
@@ -54,6 +55,9 @@ for mtu in $MTUS; do
 	# which path the frames took (decision 0031): ring or messages
 	gx 0 "ethtool -S $IF" >"$OUT/ethtool-$mtu.txt"
 done
+# the guests' own TCP ceiling under TCG: iperf3 over loopback on node 0
+gx 0 "iperf3 -s -D -p 5202 && sleep 1 && iperf3 -c 127.0.0.1 -p 5202 -t 10 -J" \
+	>"$OUT/iperf3-lo.json" || rc=1
 gx 0 "ping -c 200 -i 0.02 -q 10.77.0.2" | tee "$OUT/ping.txt"
 "$VM" exec --node 1 --timeout 600 -- "snode-perf ping server mode sleep" >/dev/null &
 gx 0 "snode-perf -o /tmp/ping.json ping client 1 iters 500 mode sleep" >"$OUT/snode-ping.txt"
@@ -75,10 +79,11 @@ d = load("dma.json")
 dma = d["rows"][-1]["dma_to"] if d and d.get("rows") else None
 def frames(mtu):
     try:
-        st = dict(l.split(":", 1) for l in open(os.path.join(out, "ethtool-%d.txt" % mtu))
-                  if ":" in l)
+        st = dict((k.strip(), v.strip()) for k, v in
+                  (l.split(":", 1) for l in open(os.path.join(out, "ethtool-%d.txt" % mtu))
+                   if ":" in l))
         return "tx frames so far: %s ring, %s messages" % (
-            st["tx_ring_frames"].strip(), st["tx_msg_frames"].strip())
+            st["tx_ring_frames"], st["tx_msg_frames"])
     except (OSError, KeyError, ValueError):
         return "frame paths unknown"
 for mtu in mtus:
@@ -91,6 +96,17 @@ for mtu in mtus:
     if dma:
         line += ", %.4fx the DMA engine's %.0f MB/s (target 0.5x)" % (mbs / dma, dma)
     print(line + "; " + frames(mtu))
+j = load("iperf3-lo.json")
+if j and "end" in j:
+    lo = j["end"]["sum_received"]["bits_per_second"] / 8e6
+    line = "iperf3 TCP over loopback on node 0 (the stack's own ceiling): %.2f MB/s" % lo
+    if dma:
+        line += ", %.4fx the DMA engine" % (lo / dma)
+    j = load("iperf3-9000.json")
+    if j and "end" in j:
+        line += "; snode0 at MTU 9000 is %.3fx of it" % (
+            j["end"]["sum_received"]["bits_per_second"] / 8e6 / lo)
+    print(line)
 try:
     txt = open(os.path.join(out, "ping.txt")).read()
     m = re.search(r"= [\d.]+/([\d.]+)/([\d.]+)", txt)
