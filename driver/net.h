@@ -39,6 +39,8 @@
  * struct snode_net_ring_hdr - the head of a ring, in the receiver's pool
  * @prod: frames the sender has put in, written by the sender through its
  *        window
+ * @__pad0: @prod alone in its cache line
+ * @__pad1: the receiver's words alone in theirs
  * @cons: frames the receiver has taken out, written by the receiver
  * @armed: non-zero while the receiver does not poll the ring: the sender
  *         rings the doorbell for a frame it puts in (receiver)

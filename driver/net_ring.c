@@ -37,11 +37,12 @@
  * from then on every unicast frame to that node goes through the ring:
  * frame into slot prod % SNODE_NET_SLOTS, its length, then prod + 1, then
  * the doorbell if the receiver armed the ring (it stopped polling): a
- * receiver that still polls finds the frame anyway. Doorbells leave from @db_work, so that filling the ring goes on during
- * their round trip; a doorbell still pending covers later frames too. At most
- * SNODE_NET_RINGS windows per NIC; more peers use messages. A revoked
- * window (the receiver's reset, stop or unload; a path or the node lost;
- * our own reset) is dropped at the next frame, which asks again.
+ * receiver that still polls finds the frame anyway. Doorbells leave from
+ * @db_work, so that filling the ring goes on during their round trip; a
+ * doorbell still pending covers later frames too. At most SNODE_NET_RINGS
+ * windows per NIC; more peers use messages. A revoked window (the
+ * receiver's reset, stop or unload; a path or the node lost; our own
+ * reset) is dropped at the next frame, which asks again.
  *
  * Missed doorbells cannot happen: the sender stores prod, then (full
  * barrier) loads armed; the receiver stores armed, then (full barrier)
@@ -328,6 +329,7 @@ bool snode_net_ring_rx_idle(struct snode_net *net)
 	for (r = 0; r < SNODE_NET_RINGS; r++)
 		if (net->rxr[r].node != U32_MAX)
 			WRITE_ONCE(snode_net_rxhdr(net, r)->armed, cpu_to_le32(1));
+	/* armed before prod, against the sender's prod before armed */
 	mb();
 	for (r = 0; r < SNODE_NET_RINGS; r++) {
 		hdr = snode_net_rxhdr(net, r);
