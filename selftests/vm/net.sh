@@ -15,7 +15,8 @@
 #     (ethtool -S rx_msg_frames), large pings then go through the ring
 #     (tx_ring_frames on the sender, rx_ring_frames on the receiver, one
 #     window and one granted ring listed), data intact (a pattern ping, a
-#     4 MiB file fetched over HTTP compared by sha256)
+#     4 MiB file fetched over HTTP compared by sha256); the interface
+#     taken down returns every pool range, export and ATT entry it held
 #   - an iperf3 TCP run from node 0 to node 1 moves data (its rate is
 #     printed, not judged: make bench compares it)
 #   - a TCP connection survives the loss of plane 0 under it (iperf3 keeps
@@ -118,6 +119,19 @@ check "$KERNEL: ring: a 4 MiB file fetched from node 1 arrives intact (sha256 ${
 out="$(ethtool_of 1 tx_ring_frames) $(ethtool_of 0 rx_ring_frames)"
 check "$KERNEL: ring: ... node 1 sent it through node 0's ring (tx_ring_frames rx_ring_frames: $out)" \
 	bash -c 'set -- $1; [ "${1:-0}" -ge 100 ] && [ "${2:-0}" -ge 100 ]' _ "$out"
+# Taking the interface down returns what the rings held: node 0 lists no
+# pool allocation, export, import or ATT entry any more (netlink dump).
+gexec 0 "ip link set dev $IFACE down" >>"$LOG/ip" 2>&1
+out=$(gexec 0 "snodectl -j mem list")
+echo "$out" >"$LOG/mem-after-down.json"
+check "$KERNEL: ring: node 0's interface down: its rings, exports and windows are gone" pycheck '
+d = json.loads(sys.argv[1])
+left = [(k, e) for x in d["devices"] for k in ("allocs", "exports", "imports", "att") for e in x[k]]
+print(left, file=sys.stderr)
+sys.exit(0 if d["devices"] and not left else 1)' "$out"
+gexec 0 "ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
+ping_ok() { gexec 0 "ping -c 1 -W 2 $(ip_of 1)" | grep -q '1 packets received'; }
+check "$KERNEL: ring: ... and up again: ping answers" until_ok 20 ping_ok
 
 # --- TCP ----------------------------------------------------------------------------
 gexec 1 "iperf3 -s -D -I /tmp/iperf3.pid" >>"$LOG/iperf3" 2>&1
@@ -152,7 +166,6 @@ fmctl link up 0.0
 # --- reset ---------------------------------------------------------------------------
 gexec 1 "echo 1 > /sys/class/snode/snode0/device/reset" >>"$LOG/reset" 2>&1
 check "$KERNEL: node 1: function-level reset" [ $? -eq 0 ]
-ping_ok() { gexec 0 "ping -c 1 -W 2 $(ip_of 1)" | grep -q '1 packets received'; }
 check "$KERNEL: ... node 1's interface came back by itself: ping answers" until_ok 20 ping_ok
 tx0=$(ethtool_of 0 tx_ring_frames)
 out=$(gexec 0 "ping -c 5 -s 8000 -W 10 $(ip_of 1)")
