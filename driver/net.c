@@ -629,7 +629,7 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 	snode_net_read(&net->txs, &tx);
 	snode_net_read(&net->dbs, &db);
 	data[i++] = rx.msgs;
-	data[i++] = tx.msgs;
+	data[i++] = tx.msgs + db.msgs;
 	data[i++] = tx.copies;
 	data[i++] = tx.carrier_errors;
 	data[i++] = tx.fifo_errors;
@@ -643,7 +643,7 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 	data[i++] = rx.ring_frames;
 	data[i++] = tx.ring_frames;
 	data[i++] = db.doorbells;
-	data[i++] = rx.ring_errors;
+	data[i++] = rx.ring_errors + tx.export_errors;
 	data[i++] = tx.ring_errors;
 	data[i++] = tx.grants;
 	data[i++] = snode_net_ring_rx_rings(net);

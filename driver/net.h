@@ -113,6 +113,7 @@ struct snode_net_stats {
 	u64 doorbells;		/* tx: doorbells sent */
 	u64 ring_errors;	/* rings that failed or were refused */
 	u64 grants;		/* tx: rings granted to peers */
+	u64 export_errors;	/* tx: a receive ring not exported */
 };
 
 /* Sender's state of the ring at one peer (enum). */

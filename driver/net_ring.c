@@ -71,8 +71,10 @@ static struct snode_net_ring_hdr *snode_net_rxhdr(struct snode_net *net,
 	return (void *)(net->rx_va + r * SNODE_NET_RING_SIZE);
 }
 
+/* Send control message @c to @node, counted in @st (its writer's). */
 static int snode_net_ctrl_send(struct snode_net *net, u32 node,
-			       const struct snode_net_ctrl *c)
+			       const struct snode_net_ctrl *c,
+			       struct snode_net_stats *st)
 {
 	struct snode_msg_send cmd = {
 		.node = node,
@@ -86,7 +88,7 @@ static int snode_net_ctrl_send(struct snode_net *net, u32 node,
 	memcpy(cmd.payload, c, sizeof(*c));
 	ret = snode_msg_send(net->sdev->msg, &cmd, SNODE_NET_SRC_CTRL);
 	if (!ret)
-		snode_net_stat_add(&net->txs, &net->txs.msgs, 1);
+		snode_net_stat_add(st, &st->msgs, 1);
 	return ret;
 }
 
@@ -157,7 +159,9 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 			netdev_warn_once(net->ndev,
 					 "no receive ring for node %u: export failed (%ld); messages only\n",
 					 node, PTR_ERR(exp));
-			snode_net_stat_add(&net->rxs, &net->rxs.ring_errors, 1);
+			/* counted as rx_ring_errors; @txs is this writer's */
+			snode_net_stat_add(&net->txs, &net->txs.export_errors,
+					   1);
 			goto send;
 		}
 		net->rxr[r].exp = exp;
@@ -179,7 +183,7 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 	c.length = cpu_to_le32(SNODE_NET_RING_SIZE);
 	c.slot_size = cpu_to_le32(SNODE_NET_SLOT_SIZE);
 send:
-	if (!snode_net_ctrl_send(net, node, &c) &&
+	if (!snode_net_ctrl_send(net, node, &c, &net->txs) &&
 	    c.type == SNODE_NET_CTRL_GRANT)
 		snode_net_stat_add(&net->txs, &net->txs.grants, 1);
 }
@@ -427,7 +431,7 @@ static void snode_net_db_work(struct work_struct *work)
 	for_each_set_bit(node, net->db_pending, net->max_nodes) {
 		if (!test_and_clear_bit(node, net->db_pending))
 			continue;
-		if (snode_net_ctrl_send(net, node, &c))
+		if (snode_net_ctrl_send(net, node, &c, &net->dbs))
 			/* ring it again with the next frame */
 			set_bit(node, net->db_failed);
 		else
@@ -450,7 +454,7 @@ static void snode_net_txring_ask(struct snode_net *net, u32 node)
 				   SNODE_NET_REFUSED_MS);
 		return;
 	}
-	if (snode_net_ctrl_send(net, node, &c))
+	if (snode_net_ctrl_send(net, node, &c, &net->txs))
 		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
 				   SNODE_NET_REFUSED_MS);
 	else
