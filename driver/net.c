@@ -23,7 +23,7 @@
  * Every NIC with a message engine registers an Ethernet-type interface,
  * snode<N>, so that the tools people already run (ping, iperf3, ssh, MPI
  * launchers) work across the fabric. Documentation/driver/net.rst describes
- * it for users, decision 0018 why it looks like this.
+ * it for users, decisions 0018 and 0031 why it looks like this.
  *
  * Addresses: the MAC is locally administered, 02:53:4e:<fabric id & 0xff>:
  * <node id>, two bytes for the node, so the destination node of a unicast
@@ -39,6 +39,9 @@
  * reassembles per source node; a frame cut short (its sender failed midway)
  * is dropped when the next frame's first message arrives, and counted.
  * Broadcast and multicast frames are sent to every node that is up.
+ * Unicast frames to a node that granted us a window ring go through it
+ * instead (net_ring.c); the first frames to a node, until it answers,
+ * and every frame to a node without a ring, go as messages.
  *
  * Transmit: ndo_start_xmit() queues the frame and kicks @tx_work, since a
  * send sleeps (it owns the device's one set of send registers until the
@@ -50,8 +53,9 @@
  *
  * Receive: the endpoint's vector calls snode_net_notify() in hard interrupt
  * context, which schedules NAPI; the poll reassembles frames and hands them
- * to GRO. Carrier: on while at least one other node is up (link.c tells
- * snode_net_node_changed()).
+ * to GRO, then drains the rings (net_ring.c), and stops only once every
+ * ring is armed and found empty. Carrier: on while at least one other node
+ * is up (link.c tells snode_net_node_changed()).
  *
  * Reset: the reset kills the endpoint (ep.c); the poll then reads nothing.
  * @restart_work, queued by snode_net_reset_done(), stops NAPI, sets the
@@ -60,7 +64,9 @@
  *
  * Locking: RTNL serialises open, stop and @restart_work; @ep is set under
  * RTNL and read by the poll and @tx_work, which run only while the
- * interface is up. @up is a bitmap of atomic bit operations.
+ * interface is up. @up is a bitmap of atomic bit operations. @tx_work
+ * runs under &snode_net.ring_mutex, which open and stop take to set up
+ * and tear down the rings.
  */
 
 #define SNODE_NET_HDR		4
