@@ -177,6 +177,7 @@ static bool __snode_export_settle(struct snode_mem *mem,
 		list_del(&exp->file_node);
 		exp->mfile = NULL;
 	}
+	exp->kernel = false;
 	snode_mem_changed(mem);
 	if (on_device) {
 		exp->state = SNODE_WINDOW_STATE_STALE;
@@ -184,6 +185,61 @@ static bool __snode_export_settle(struct snode_mem *mem,
 	}
 	mem->exports[exp->id] = NULL;
 	return true;
+}
+
+/*
+ * Put @exp, its range and key filled in, into the table and the device,
+ * owned by @mfile or, for NULL, by the kernel. On failure @exp is freed.
+ */
+static int snode_export_add(struct snode_mem *mem, struct snode_export *exp,
+			    struct snode_mem_file *mfile, u32 *node_id)
+{
+	struct snode_dev *sdev = mem->sdev;
+	struct snode_id id;
+	bool free_it = true;
+	int ret;
+
+	ret = snode_lock_live(sdev);
+	if (ret)
+		goto err_free;
+	snode_id_get(sdev, &id);
+	if (id.node_id == SNODE_NODE_ID_NONE) {
+		ret = -ENOLINK;
+		goto err_unlock_live;
+	}
+	ret = snode_export_reserve(mem, exp);
+	if (ret)
+		goto err_unlock_live;
+
+	ret = __snode_export_set(mem, exp);
+	mutex_lock(&mem->lock);
+	if (ret) {
+		/* a timed-out EXPORT_SET may still be applied: keep the id */
+		free_it = __snode_export_settle(mem, exp,
+						ret == -ETIMEDOUT);
+		if (ret == -ETIMEDOUT)
+			__snode_mem_reconcile_kick(mem);
+	} else {
+		exp->state = SNODE_WINDOW_STATE_ACTIVE;
+		snode_mem_changed(mem);
+		exp->mfile = mfile;
+		exp->kernel = !mfile;
+		if (mfile)
+			list_add_tail(&exp->file_node, &mfile->exports);
+	}
+	mutex_unlock(&mem->lock);
+	snode_unlock_live(sdev);
+	if (ret)
+		goto err_free;
+	*node_id = id.node_id;
+	return 0;
+
+err_unlock_live:
+	snode_unlock_live(sdev);
+err_free:
+	if (free_it)
+		snode_export_free(exp);
+	return ret;
 }
 
 /**
@@ -198,11 +254,9 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	struct snode_mem_export *cmd = ucmd->cmd;
 	struct snode_mem_file *mfile = ucmd->sfile->mem;
 	struct snode_mem *mem = mfile->mem;
-	struct snode_dev *sdev = ucmd->sdev;
 	struct snode_export *exp;
 	struct snode_alloc *alloc;
-	struct snode_id id;
-	bool free_it;
+	u32 node_id;
 	int ret;
 
 	if (cmd->flags & ~(SNODE_EXPORT_WRITE | SNODE_EXPORT_RANDOM_KEY |
@@ -244,43 +298,13 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	}
 	exp->pool_offset = alloc->offset + cmd->offset;
 
-	ret = snode_lock_live(sdev);
-	if (ret)
-		goto err_unlock_ops;
-	snode_id_get(sdev, &id);
-	if (id.node_id == SNODE_NODE_ID_NONE) {
-		ret = -ENOLINK;
-		goto err_unlock_live;
-	}
-	ret = snode_export_reserve(mem, exp);
-	if (ret)
-		goto err_unlock_live;
-
-	ret = __snode_export_set(mem, exp);
-	mutex_lock(&mem->lock);
-	if (ret) {
-		/* a timed-out EXPORT_SET may still be applied: keep the id */
-		free_it = __snode_export_settle(mem, exp,
-						ret == -ETIMEDOUT);
-		if (ret == -ETIMEDOUT)
-			__snode_mem_reconcile_kick(mem);
-	} else {
-		exp->state = SNODE_WINDOW_STATE_ACTIVE;
-		snode_mem_changed(mem);
-		exp->mfile = mfile;
-		list_add_tail(&exp->file_node, &mfile->exports);
-		free_it = false;
-	}
-	mutex_unlock(&mem->lock);
-	snode_unlock_live(sdev);
+	ret = snode_export_add(mem, exp, mfile, &node_id);
 	if (ret) {
 		mutex_unlock(&mfile->ops_lock);
-		if (free_it)
-			snode_export_free(exp);
 		return ret;
 	}
 
-	cmd->out_node = id.node_id;
+	cmd->out_node = node_id;
 	cmd->out_export_id = exp->id;
 	cmd->out_key = exp->key;
 	ret = snode_ucmd_respond(ucmd, sizeof(*cmd));
@@ -289,8 +313,6 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	mutex_unlock(&mfile->ops_lock);
 	return ret;
 
-err_unlock_live:
-	snode_unlock_live(sdev);
 err_unlock_ops:
 	mutex_unlock(&mfile->ops_lock);
 err_free:
@@ -449,7 +471,7 @@ void __snode_exports_reset_done(struct snode_mem *mem)
 	for (id = 0; id < mem->export_entries; id++) {
 		mutex_lock(&mem->lock);
 		exp = mem->exports[id];
-		if (exp && !exp->mfile) {
+		if (exp && !exp->mfile && !exp->kernel) {
 			mem->exports[id] = NULL;
 			snode_mem_changed(mem);
 			mutex_unlock(&mem->lock);
@@ -503,7 +525,8 @@ void snode_exports_reconcile(struct snode_mem *mem)
 			return;
 		mutex_lock(&mem->lock);
 		exp = mem->exports[id];
-		if (exp && (exp->mfile || exp->state != SNODE_WINDOW_STATE_STALE))
+		if (exp && (exp->mfile || exp->kernel ||
+			    exp->state != SNODE_WINDOW_STATE_STALE))
 			exp = NULL;
 		mutex_unlock(&mem->lock);
 		if (!exp) {
@@ -545,7 +568,7 @@ void snode_exports_remove(struct snode_mem *mem)
 	for (id = 0; id < mem->export_entries; id++) {
 		mutex_lock(&mem->lock);
 		exp = mem->exports[id];
-		if (exp && !exp->mfile) {
+		if (exp && !exp->mfile && !exp->kernel) {
 			mem->exports[id] = NULL;
 			snode_mem_changed(mem);
 		} else {
@@ -555,4 +578,71 @@ void snode_exports_remove(struct snode_mem *mem)
 		if (exp)
 			snode_export_free(exp);
 	}
+}
+
+/**
+ * snode_kexport() - export a range of a kernel allocation to one node
+ * @alloc: from snode_kalloc()
+ * @offset: start in @alloc, 4 KiB aligned
+ * @length: bytes, a multiple of 4 KiB
+ * @node: the only node that may import it
+ *
+ * The export is read-write, under a random key (&snode_export.key), owned
+ * by the kernel: a reset restores it like a file's, and only
+ * snode_kunexport() withdraws it.
+ *
+ * Context: Process context, sleeps while the fabric answers.
+ * Return: the export, or an ERR_PTR(): -EOPNOTSUPP (no export table),
+ * -EINVAL, -ENOSPC (table full), -ENOMEM, or the errno of EXPORT_SET.
+ */
+struct snode_export *snode_kexport(struct snode_alloc *alloc, u64 offset,
+				   u64 length, u32 node)
+{
+	struct snode_mem *mem = alloc->mem;
+	struct snode_export *exp;
+	u32 node_id;
+	int ret;
+
+	if (!mem->export_entries)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || !PAGE_ALIGNED(length) || !PAGE_ALIGNED(offset) ||
+	    offset >= alloc->length || length > alloc->length - offset ||
+	    node >= mem->max_nodes)
+		return ERR_PTR(-EINVAL);
+
+	exp = kzalloc(sizeof(*exp), GFP_KERNEL);
+	if (!exp)
+		return ERR_PTR(-ENOMEM);
+	exp->flags = SNODE_EXPORT_WRITE | SNODE_EXPORT_NODES;
+	exp->length = length;
+	exp->key = get_random_u64();
+	snode_owner_init_kernel(&exp->owner);
+	exp->nodemask = bitmap_zalloc(mem->max_nodes, GFP_KERNEL);
+	if (!exp->nodemask) {
+		snode_export_free(exp);
+		return ERR_PTR(-ENOMEM);
+	}
+	__set_bit(node, exp->nodemask);
+	kref_get(&alloc->kref);
+	exp->alloc = alloc;
+	exp->pool_offset = alloc->offset + offset;
+
+	ret = snode_export_add(mem, exp, NULL, &node_id);
+	return ret ? ERR_PTR(ret) : exp;
+}
+
+/**
+ * snode_kunexport() - withdraw an export of snode_kexport()
+ * @exp: the export; gone after the call
+ *
+ * Every import of it is revoked before this returns, unless the device
+ * does not answer: then the entry stays stale, its pool range reserved,
+ * until reconciled or a reset (__snode_unexport()).
+ *
+ * Context: Process context, sleeps.
+ */
+void snode_kunexport(struct snode_export *exp)
+{
+	if (!__snode_unexport(exp->alloc->mem, exp, NULL, false))
+		snode_export_free(exp);
 }

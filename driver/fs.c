@@ -138,6 +138,23 @@ void snode_owner_init(struct snode_owner *owner)
 }
 
 /**
+ * snode_owner_init_kernel() - record the kernel as an owner
+ * @owner: where to record it
+ *
+ * For the driver's own objects (the network interface's rings): no
+ * process, root's uid, and "[snode]" as the command name.
+ *
+ * Context: Any context.
+ */
+void snode_owner_init_kernel(struct snode_owner *owner)
+{
+	owner->pid = NULL;
+	owner->uid = GLOBAL_ROOT_UID;
+	strscpy(owner->comm, "[snode]", sizeof(owner->comm));
+	owner->quota = NULL;
+}
+
+/**
  * snode_owner_visible() - may a reader see who owns an object?
  * @owner: the object's owner
  * @viewer: the reader

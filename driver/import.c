@@ -331,7 +331,8 @@ static void __snode_import_revoke(struct snode_import *imp, u32 reason,
 		trace_snode_window_revoke(imp->sdev, imp->att_index, reason,
 					  imp->epoch);
 		snode_mem_changed(mem);
-		unmap_mapping_range(imp->file->f_mapping, 0, 0, 1);
+		if (imp->file)
+			unmap_mapping_range(imp->file->f_mapping, 0, 0, 1);
 		revoked = true;
 	}
 	up_write(&imp->lock);
@@ -592,9 +593,9 @@ static long snode_import_ioctl(struct file *file, unsigned int cmd,
 				    cmd, arg);
 }
 
-static int snode_import_release(struct inode *inode, struct file *file)
+/* Clear the entry of @imp, if it still holds one, and free @imp. */
+static void snode_import_free(struct snode_import *imp)
 {
-	struct snode_import *imp = file->private_data;
 	struct snode_mem *mem = imp->mem;
 	bool clear = false;
 
@@ -615,6 +616,11 @@ static int snode_import_release(struct inode *inode, struct file *file)
 	snode_owner_put(&imp->owner);
 	put_device(&imp->sdev->dev);
 	kfree(imp);
+}
+
+static int snode_import_release(struct inode *inode, struct file *file)
+{
+	snode_import_free(file->private_data);
 	/* the file owns the inode; drop the filesystem pin it came with */
 	snode_fs_inode_put(NULL);
 	return 0;
@@ -770,6 +776,50 @@ static void snode_import_publish(struct snode_mem *mem, struct snode_import *imp
 	mutex_unlock(&mem->lock);
 }
 
+/* A new import of @length bytes of export @export_id of @node, unowned. */
+static struct snode_import *snode_import_new(struct snode_dev *sdev, u32 node,
+					     u32 export_id, u64 key,
+					     u64 length, gfp_t gfp)
+{
+	struct snode_import *imp;
+
+	imp = kzalloc(sizeof(*imp), gfp);
+	if (!imp)
+		return NULL;
+	imp->mem = sdev->mem;
+	imp->sdev = sdev;
+	get_device(&sdev->dev);
+	INIT_LIST_HEAD(&imp->mem_node);
+	imp->node_id = node;
+	imp->export_id = export_id;
+	imp->key = key;
+	imp->length = length;
+	imp->att_index = U32_MAX;
+	init_rwsem(&imp->lock);
+	imp->state = SNODE_WINDOW_STATE_ACTIVE;
+	init_waitqueue_head(&imp->wait);
+	return imp;
+}
+
+/* Reserve an entry for @imp and program it: 0 or a negative errno. */
+static int snode_import_map(struct snode_mem *mem, struct snode_import *imp)
+{
+	struct snode_admin_req req;
+	int ret;
+
+	/* a reset must not wipe the entry between ATT_SET and publishing */
+	ret = snode_lock_live(mem->sdev);
+	if (ret)
+		return ret;
+	ret = snode_att_reserve(mem, imp);
+	if (!ret) {
+		ret = __snode_att_set(mem, imp, &req);
+		snode_import_publish(mem, imp, ret, &req);
+	}
+	snode_unlock_live(mem->sdev);
+	return ret;
+}
+
 /**
  * snode_ioctl_mem_import() - SNODE_IOCTL_MEM_IMPORT: map another node's export
  * @ucmd: the call; &struct snode_mem_import
@@ -783,7 +833,6 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	struct snode_mem_import *cmd = ucmd->cmd;
 	struct snode_dev *sdev = ucmd->sdev;
 	struct snode_mem *mem = sdev->mem;
-	struct snode_admin_req req;
 	struct snode_import *imp;
 	struct file *file;
 	int fd, ret;
@@ -799,20 +848,12 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	    cmd->length > mem->ap_size)
 		return -EINVAL;
 
-	imp = kzalloc(sizeof(*imp), GFP_KERNEL_ACCOUNT);
+	imp = snode_import_new(sdev, cmd->node, cmd->export_id, cmd->key,
+			       cmd->length, GFP_KERNEL_ACCOUNT);
 	if (!imp)
 		return -ENOMEM;
-	imp->mem = mem;
-	imp->sdev = sdev;
-	get_device(&sdev->dev);
-	INIT_LIST_HEAD(&imp->mem_node);
-	imp->node_id = cmd->node;
-	imp->export_id = cmd->export_id;
-	imp->key = cmd->key;
 	imp->offset = cmd->offset;
-	imp->length = cmd->length;
 	imp->flags = cmd->flags;
-	imp->att_index = U32_MAX;
 	snode_owner_init(&imp->owner);
 	ret = snode_owner_charge(&imp->owner, ucmd->sfile, SNODE_QUOTA_IMPORTS);
 	if (ret) {
@@ -821,9 +862,6 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 		kfree(imp);
 		return ret;
 	}
-	init_rwsem(&imp->lock);
-	imp->state = SNODE_WINDOW_STATE_ACTIVE;
-	init_waitqueue_head(&imp->wait);
 
 	file = snode_fs_file_create("[snode-import]",
 				    cmd->flags & SNODE_IMPORT_WRITE ?
@@ -842,17 +880,95 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	if (fd < 0)
 		return snode_ucmd_install_fd(ucmd, sizeof(*cmd), file, fd, 0);
 
-	/* a reset must not wipe the entry between ATT_SET and publishing */
-	ret = snode_lock_live(sdev);
-	if (!ret) {
-		ret = snode_att_reserve(mem, imp);
-		if (!ret) {
-			ret = __snode_att_set(mem, imp, &req);
-			snode_import_publish(mem, imp, ret, &req);
-		}
-		snode_unlock_live(sdev);
-	}
+	ret = snode_import_map(mem, imp);
 	cmd->out_fd = fd;
 	cmd->out_epoch = imp->epoch;
 	return snode_ucmd_install_fd(ucmd, sizeof(*cmd), file, fd, ret);
+}
+
+/* ---- kernel imports ------------------------------------------------------ */
+
+/**
+ * snode_kimport() - a read-write window for the kernel onto another node's
+ *                   export
+ * @sdev: snode device, coherent (CAP.COHERENT)
+ * @node: the exporter's node
+ * @export_id: the export
+ * @key: its key
+ * @length: bytes from the export's start, a multiple of 4 KiB
+ *
+ * The window is mapped write-back at snode_kimport_va(). Revocation works
+ * as for a file's import, but the entry and its aperture range stay
+ * reserved until snode_kimport_release(), so that a store racing with the
+ * revocation lands in a hole (dropped by the device) and never in another
+ * window. The user checks snode_kimport_live() before each use.
+ *
+ * Context: Process context, sleeps while the fabric validates the grant.
+ * Return: the import, or an ERR_PTR(): -EOPNOTSUPP (no ATT, or not
+ * coherent), -EINVAL, -ENOMEM, -ENOSPC (no free entry), or the errno of
+ * ATT_SET.
+ */
+struct snode_import *snode_kimport(struct snode_dev *sdev, u32 node,
+				   u32 export_id, u64 key, u64 length)
+{
+	struct snode_mem *mem = sdev->mem;
+	struct snode_import *imp;
+	int ret;
+
+	if (!mem || !mem->att_entries || !mem->ap_va)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (node >= mem->max_nodes || !length || !PAGE_ALIGNED(length) ||
+	    length > mem->ap_size)
+		return ERR_PTR(-EINVAL);
+	imp = snode_import_new(sdev, node, export_id, key, length, GFP_KERNEL);
+	if (!imp)
+		return ERR_PTR(-ENOMEM);
+	imp->flags = SNODE_IMPORT_WRITE;
+	snode_owner_init_kernel(&imp->owner);
+	/* held for the user's stores until snode_kimport_release() */
+	imp->dma_busy = 1;
+	ret = snode_import_map(mem, imp);
+	if (ret) {
+		snode_import_free(imp);
+		return ERR_PTR(ret);
+	}
+	return imp;
+}
+
+/**
+ * snode_kimport_va() - the kernel's mapping of a kernel import
+ * @imp: from snode_kimport()
+ *
+ * Context: Any context.
+ * Return: the window's address, write-back.
+ */
+void *snode_kimport_va(struct snode_import *imp)
+{
+	return imp->mem->ap_va + imp->ap_offset;
+}
+
+/**
+ * snode_kimport_live() - is a kernel import still granted?
+ * @imp: from snode_kimport()
+ *
+ * Context: Any context.
+ * Return: false once it was revoked; stores through it are dropped then.
+ */
+bool snode_kimport_live(struct snode_import *imp)
+{
+	return READ_ONCE(imp->state) == SNODE_WINDOW_STATE_ACTIVE;
+}
+
+/**
+ * snode_kimport_release() - clear and free a kernel import
+ * @imp: from snode_kimport(); nobody stores through it any more
+ *
+ * Context: Process context, sleeps for ATT_CLEAR.
+ */
+void snode_kimport_release(struct snode_import *imp)
+{
+	mutex_lock(&imp->mem->lock);
+	imp->dma_busy--;
+	mutex_unlock(&imp->mem->lock);
+	snode_import_free(imp);
 }

@@ -145,6 +145,32 @@ static void snode_alloc_disown(struct snode_mem *mem, struct snode_alloc *alloc)
 	snode_alloc_put(alloc);
 }
 
+/*
+ * Take @alloc->length bytes off the pool for @alloc and zero them: 0, or
+ * -ENOMEM, or the errno of a device that is not live (the pool mapping
+ * goes away with the device).
+ */
+static int snode_pool_get(struct snode_mem *mem, struct snode_alloc *alloc)
+{
+	struct genpool_data_align align = { .align = PAGE_SIZE };
+	unsigned long addr;
+	int ret;
+
+	if (IS_ALIGNED(alloc->length, SNODE_POOL_HUGE_ALIGN))
+		align.align = SNODE_POOL_HUGE_ALIGN;
+	ret = snode_lock_live(mem->sdev);
+	if (ret)
+		return ret;
+	addr = gen_pool_alloc_algo(mem->pool, alloc->length,
+				   gen_pool_first_fit_align, &align);
+	if (addr) {
+		alloc->offset = addr - mem->pool_phys;
+		snode_pool_zero(mem, alloc->offset, alloc->length);
+	}
+	snode_unlock_live(mem->sdev);
+	return addr ? 0 : -ENOMEM;
+}
+
 /**
  * snode_ioctl_mem_alloc() - SNODE_IOCTL_MEM_ALLOC: allocate pool memory
  * @ucmd: the call; &struct snode_mem_alloc
@@ -157,9 +183,7 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 	struct snode_mem_alloc *cmd = ucmd->cmd;
 	struct snode_mem_file *mfile = ucmd->sfile->mem;
 	struct snode_mem *mem = mfile->mem;
-	struct genpool_data_align align = { .align = PAGE_SIZE };
 	struct snode_alloc *alloc;
-	unsigned long addr;
 	int ret;
 
 	if (cmd->flags)
@@ -169,8 +193,6 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 	if (!cmd->length || !PAGE_ALIGNED(cmd->length) ||
 	    cmd->length > mem->pool_size)
 		return -EINVAL;
-	if (IS_ALIGNED(cmd->length, SNODE_POOL_HUGE_ALIGN))
-		align.align = SNODE_POOL_HUGE_ALIGN;
 
 	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL_ACCOUNT);
 	if (!alloc)
@@ -181,19 +203,9 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 	snode_owner_init(&alloc->owner);
 
 	mutex_lock(&mfile->ops_lock);
-	/* the pool mapping goes away with the device */
-	ret = snode_lock_live(ucmd->sdev);
+	ret = snode_pool_get(mem, alloc);
 	if (ret)
 		goto err_unlock_ops;
-	addr = gen_pool_alloc_algo(mem->pool, cmd->length,
-				   gen_pool_first_fit_align, &align);
-	if (!addr) {
-		ret = -ENOMEM;
-		goto err_unlock_live;
-	}
-	alloc->offset = addr - mem->pool_phys;
-	snode_pool_zero(mem, alloc->offset, alloc->length);
-	snode_unlock_live(ucmd->sdev);
 
 	mutex_lock(&mem->lock);
 	alloc->mfile = mfile;
@@ -208,8 +220,6 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 	mutex_unlock(&mfile->ops_lock);
 	return ret;
 
-err_unlock_live:
-	snode_unlock_live(ucmd->sdev);
 err_unlock_ops:
 	mutex_unlock(&mfile->ops_lock);
 	snode_owner_put(&alloc->owner);
@@ -247,6 +257,76 @@ int snode_ioctl_mem_free(struct snode_ucmd *ucmd)
 	snode_alloc_disown(mem, alloc);
 	mutex_unlock(&mfile->ops_lock);
 	return 0;
+}
+
+/**
+ * snode_kalloc() - allocate pool memory for the kernel
+ * @sdev: snode device
+ * @length: bytes, a multiple of 4 KiB
+ *
+ * For the driver's own shared memory (the network interface's receive
+ * rings): zeroed, listed like a file's allocation, mapped write-back at
+ * snode_kalloc_va(). Only coherent devices (CAP.COHERENT) have such a
+ * mapping.
+ *
+ * Context: Process context.
+ * Return: the allocation, or an ERR_PTR(): -EOPNOTSUPP (no pool, or not
+ * coherent), -EINVAL, -ENOMEM, or the errno of a device that is not live.
+ */
+struct snode_alloc *snode_kalloc(struct snode_dev *sdev, u64 length)
+{
+	struct snode_mem *mem = sdev->mem;
+	struct snode_alloc *alloc;
+	int ret;
+
+	if (!mem || !mem->pool || !mem->pool_va)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!length || !PAGE_ALIGNED(length) || length > mem->pool_size)
+		return ERR_PTR(-EINVAL);
+	alloc = kzalloc(sizeof(*alloc), GFP_KERNEL);
+	if (!alloc)
+		return ERR_PTR(-ENOMEM);
+	kref_init(&alloc->kref);
+	alloc->mem = mem;
+	alloc->length = length;
+	snode_owner_init_kernel(&alloc->owner);
+	ret = snode_pool_get(mem, alloc);
+	if (ret) {
+		kfree(alloc);
+		return ERR_PTR(ret);
+	}
+	mutex_lock(&mem->lock);
+	alloc->kernel = true;
+	list_add_tail(&alloc->mem_node, &mem->allocs);
+	mutex_unlock(&mem->lock);
+	return alloc;
+}
+
+/**
+ * snode_kalloc_va() - the kernel's mapping of an allocation
+ * @alloc: from snode_kalloc()
+ *
+ * Context: Any context.
+ * Return: its address, write-back.
+ */
+void *snode_kalloc_va(struct snode_alloc *alloc)
+{
+	return alloc->mem->pool_va + alloc->offset;
+}
+
+/**
+ * snode_kfree() - free an allocation of snode_kalloc()
+ * @alloc: the allocation; its range returns to the pool once its exports
+ *         are gone too
+ *
+ * Context: Process context; must not hold &snode_mem.lock.
+ */
+void snode_kfree(struct snode_alloc *alloc)
+{
+	mutex_lock(&alloc->mem->lock);
+	alloc->kernel = false;
+	mutex_unlock(&alloc->mem->lock);
+	snode_alloc_put(alloc);
 }
 
 /* ---- mappings of the pool ---------------------------------------------- */
@@ -512,8 +592,9 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 		list_for_each_entry(alloc, &mem->allocs, mem_node) {
 			if (!SNODE_LIST_NEXT())
 				continue;
-			e->state = alloc->mfile ? SNODE_WINDOW_STATE_ACTIVE :
-						  SNODE_WINDOW_STATE_FREED;
+			e->state = alloc->mfile || alloc->kernel ?
+				   SNODE_WINDOW_STATE_ACTIVE :
+				   SNODE_WINDOW_STATE_FREED;
 			e->node = node_id;
 			e->length = alloc->length;
 			if (snode_entry_owner(e, &alloc->owner, viewer))
@@ -660,7 +741,8 @@ static int snode_mem_pool_show(struct seq_file *s, void *unused)
 		seq_printf(s, "alloc offset 0x%llx length 0x%llx refs %u %s",
 			   alloc->offset, alloc->length,
 			   kref_read(&alloc->kref),
-			   alloc->mfile ? "owned" : "freed");
+			   alloc->mfile ? "owned" :
+			   alloc->kernel ? "kernel" : "freed");
 		snode_seq_owner(s, &alloc->owner);
 	}
 	mutex_unlock(&mem->lock);
@@ -932,13 +1014,15 @@ static int snode_mem_map_bars(struct snode_mem *mem)
 		 * PAT looks each pfn up in its memtype tree and falls back to
 		 * UC- for a range nobody reserved. Reserve the aperture as
 		 * what it is mapped as; the write-back reservation comes
-		 * with a kernel mapping that is otherwise unused.
+		 * with a kernel mapping, which kernel imports use.
 		 */
 		if (mem->coherent) {
 			va = devm_memremap(dev, mem->ap_phys, mem->ap_size,
 					   MEMREMAP_WB);
 			if (IS_ERR(va))
 				return PTR_ERR(va);
+			/* and kernel imports store through it */
+			mem->ap_va = va;
 		} else {
 			ret = arch_io_reserve_memtype_wc(mem->ap_phys,
 							 mem->ap_size);

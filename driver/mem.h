@@ -30,7 +30,8 @@
  * struct snode_alloc - a range of the local pool
  * @kref: held by the owning file's table, each export and each VMA
  * @mem: the device's global memory
- * @mfile: the owning file; NULL once freed by its owner
+ * @mfile: the owning file; NULL once freed by its owner, or for the kernel's
+ * @kernel: allocated by snode_kalloc(), until snode_kfree()
  * @file_node: entry in &snode_mem_file.allocs while @mfile is set
  * @mem_node: entry in &snode_mem.allocs until the last reference goes
  * @offset: offset in the pool
@@ -43,6 +44,7 @@ struct snode_alloc {
 	struct kref kref;
 	struct snode_mem *mem;
 	struct snode_mem_file *mfile;
+	bool kernel;
 	struct list_head file_node;
 	struct list_head mem_node;
 	u64 offset;
@@ -54,7 +56,8 @@ struct snode_alloc {
  * struct snode_export - an entry of the device's export table
  * @alloc: the exported allocation; the export holds a reference, so the
  *         pool range is not reused while the device may still grant it
- * @mfile: the owning file; NULL once orphaned
+ * @mfile: the owning file; NULL once orphaned, or for the kernel's
+ * @kernel: owned by the kernel (snode_kexport()) until orphaned
  * @file_node: entry in &snode_mem_file.exports while @mfile is set
  * @id: export id, index in &snode_mem.exports
  * @flags: enum snode_mem_export_flags (RANDOM_KEY cleared)
@@ -75,6 +78,7 @@ struct snode_alloc {
 struct snode_export {
 	struct snode_alloc *alloc;
 	struct snode_mem_file *mfile;
+	bool kernel;
 	struct list_head file_node;
 	u32 id;
 	u32 flags;
@@ -121,7 +125,8 @@ struct snode_att_slot {
  * struct snode_import - a window onto another node's export
  * @mem: the device's global memory
  * @sdev: the device; the import holds a reference
- * @file: the import's file; its inode's address_space is the import's own
+ * @file: the import's file; its inode's address_space is the import's own;
+ *        NULL for the kernel's (snode_kimport())
  * @mem_node: entry in &snode_mem.imports (protected by &snode_mem.lock)
  * @node_id: the handle's node
  * @export_id: the handle's export id
@@ -143,7 +148,9 @@ struct snode_att_slot {
  * @dma_busy: DMA copies in flight through the window (protected by
  *            &snode_mem.lock); while there are any, a revocation keeps
  *            the entry and the aperture range reserved until the file is
- *            released, so that no queued copy can reach another window
+ *            released, so that no queued copy can reach another window;
+ *            a kernel import holds one for its life, as its user may
+ *            store through the window until snode_kimport_release()
  * @wait: poll() waiters, woken on revocation
  *
  * Everything above @lock is set before the import is published and never
@@ -209,6 +216,8 @@ struct snode_mem_file {
  * @coherent: CAP.COHERENT: map write-back, else write-combining
  * @pool_va: kernel mapping of the pool, for zeroing (write-back)
  * @pool_io: kernel mapping of the pool, for zeroing (write-combining)
+ * @ap_va: kernel mapping of the aperture (write-back, coherent only), for
+ *         kernel imports
  * @pool: free ranges of the pool (genalloc locks itself)
  * @aperture: free ranges of the aperture (genalloc locks itself)
  * @map_lock: protects @removed and @pool_blocked for the pool mappings'
@@ -245,6 +254,7 @@ struct snode_mem {
 	bool coherent;
 	void *pool_va;
 	void __iomem *pool_io;
+	void *ap_va;
 	struct gen_pool *pool;
 	struct gen_pool *aperture;
 	atomic_t gen;
@@ -285,6 +295,9 @@ static inline void __snode_mem_reconcile_kick(struct snode_mem *mem)
 /* mem.c */
 struct snode_alloc *snode_alloc_get(struct snode_mem_file *mfile, u64 offset);
 void snode_alloc_put(struct snode_alloc *alloc);
+struct snode_alloc *snode_kalloc(struct snode_dev *sdev, u64 length);
+void *snode_kalloc_va(struct snode_alloc *alloc);
+void snode_kfree(struct snode_alloc *alloc);
 
 /* export.c */
 int __snode_unexport(struct snode_mem *mem, struct snode_export *exp,
@@ -295,12 +308,20 @@ void __snode_exports_reset_done(struct snode_mem *mem);
 void snode_exports_remove(struct snode_mem *mem);
 void snode_exports_reconcile(struct snode_mem *mem);
 void snode_export_free(struct snode_export *exp);
+struct snode_export *snode_kexport(struct snode_alloc *alloc, u64 offset,
+				   u64 length, u32 node);
+void snode_kunexport(struct snode_export *exp);
 
 /* import.c */
 void snode_imports_revoke_all(struct snode_mem *mem, u32 reason);
 void snode_imports_revoke_node(struct snode_mem *mem, u32 node, u32 reason);
 void snode_att_clear_work(struct work_struct *work);
 void __snode_att_reset(struct snode_mem *mem);
+struct snode_import *snode_kimport(struct snode_dev *sdev, u32 node,
+				   u32 export_id, u64 key, u64 length);
+void *snode_kimport_va(struct snode_import *imp);
+bool snode_kimport_live(struct snode_import *imp);
+void snode_kimport_release(struct snode_import *imp);
 
 /* map.c */
 pgprot_t snode_map_prot(struct snode_mem *mem, pgprot_t prot);

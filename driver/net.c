@@ -15,6 +15,7 @@
 
 #include "link.h"
 #include "msg.h"
+#include "net.h"
 
 /**
  * DOC: Network interface
@@ -22,7 +23,7 @@
  * Every NIC with a message engine registers an Ethernet-type interface,
  * snode<N>, so that the tools people already run (ping, iperf3, ssh, MPI
  * launchers) work across the fabric. Documentation/driver/net.rst describes
- * it for users, decision 0018 why it looks like this.
+ * it for users, decisions 0018 and 0031 why it looks like this.
  *
  * Addresses: the MAC is locally administered, 02:53:4e:<fabric id & 0xff>:
  * <node id>, two bytes for the node, so the destination node of a unicast
@@ -38,6 +39,9 @@
  * reassembles per source node; a frame cut short (its sender failed midway)
  * is dropped when the next frame's first message arrives, and counted.
  * Broadcast and multicast frames are sent to every node that is up.
+ * Unicast frames to a node that granted us a window ring go through it
+ * instead (net_ring.c); the first frames to a node, until it answers,
+ * and every frame to a node without a ring, go as messages.
  *
  * Transmit: ndo_start_xmit() queues the frame and kicks @tx_work, since a
  * send sleeps (it owns the device's one set of send registers until the
@@ -49,8 +53,9 @@
  *
  * Receive: the endpoint's vector calls snode_net_notify() in hard interrupt
  * context, which schedules NAPI; the poll reassembles frames and hands them
- * to GRO. Carrier: on while at least one other node is up (link.c tells
- * snode_net_node_changed()).
+ * to GRO, then drains the rings (net_ring.c), and stops only once every
+ * ring is armed and found empty. Carrier: on while at least one other node
+ * is up (link.c tells snode_net_node_changed()).
  *
  * Reset: the reset kills the endpoint (ep.c); the poll then reads nothing.
  * @restart_work, queued by snode_net_reset_done(), stops NAPI, sets the
@@ -59,85 +64,26 @@
  *
  * Locking: RTNL serialises open, stop and @restart_work; @ep is set under
  * RTNL and read by the poll and @tx_work, which run only while the
- * interface is up. @up is a bitmap of atomic bit operations.
+ * interface is up. @up is a bitmap of atomic bit operations. @tx_work
+ * runs under &snode_net.ring_mutex, which open and stop take to set up
+ * and tear down the rings.
  */
 
-#define SNODE_NET_SRC_FIRST	(0x8000 | SNODE_NET_EP)
-#define SNODE_NET_SRC_NEXT	SNODE_NET_EP
 #define SNODE_NET_HDR		4
 #define SNODE_NET_MTU_DEFAULT	9000
 /* the frame length field is 16 bits */
 #define SNODE_NET_MTU_MAX	(U16_MAX - ETH_HLEN)
 #define SNODE_NET_RING		4096
 #define SNODE_NET_TXQ_STOP	128
-#define SNODE_NET_SEND_MS	200
 #define SNODE_NET_SKIP_MS	2000
 /* a node without an interface gets broadcasts again after this */
 #define SNODE_NET_NOIF_MS	10000
-/* messages one poll takes off the ring at a time, and at most in all */
-#define SNODE_NET_BATCH		64
+/* messages one poll takes off the ring at most */
 #define SNODE_NET_POLL_MSGS	1024
 
 struct snode_net_rx {
 	struct sk_buff *skb;
 	u32 need;
-};
-
-struct snode_net_stats {
-	struct u64_stats_sync syncp;
-	u64 packets;
-	u64 bytes;
-	u64 msgs;
-	u64 errors;
-	u64 length_errors;	/* rx: cut short or oversized */
-	u64 frame_errors;	/* rx: a fragment without its frame */
-	u64 dropped;		/* rx: no memory */
-	u64 carrier_errors;	/* tx: no such node, node down, no endpoint */
-	u64 fifo_errors;	/* tx: the destination's ring stayed full */
-	u64 multicast;
-	u64 copies;		/* tx: broadcast copies sent */
-	u64 no_iface;		/* tx: broadcast copies a node refused */
-};
-
-/**
- * struct snode_net - the network interface of one NIC
- * @sdev: the NIC
- * @ndev: its net_device
- * @napi: the receive poll
- * @ep: the receiving endpoint while the interface is up (RTNL)
- * @node_id: this node's id
- * @max_nodes: node ids are below this
- * @up: nodes other than this one that are up, as link.c last said
- * @skip_until: per node, jiffies until which a node that timed out is
- *              skipped (@tx_work)
- * @rx: per source node, the frame being reassembled (the poll)
- * @rxbuf: the poll's messages
- * @txq: frames waiting for @tx_work
- * @tx_work: sends the frames
- * @restart_work: sets the endpoint up again after a reset
- * @wq: ordered workqueue of @tx_work
- * @rxs: receive counters (the poll)
- * @txs: transmit counters (@tx_work)
- * @tx_bad_len: frames refused for their length (ndo_start_xmit)
- */
-struct snode_net {
-	struct snode_dev *sdev;
-	struct net_device *ndev;
-	struct napi_struct napi;
-	struct snode_ep *ep;
-	u32 node_id;
-	u32 max_nodes;
-	unsigned long *up;
-	unsigned long *skip_until;
-	struct snode_net_rx *rx;
-	struct snode_msg rxbuf[SNODE_NET_BATCH];
-	struct sk_buff_head txq;
-	struct work_struct tx_work;
-	struct work_struct restart_work;
-	struct workqueue_struct *wq;
-	struct snode_net_stats rxs;
-	struct snode_net_stats txs;
-	atomic64_t tx_bad_len;
 };
 
 static void snode_net_mac(u8 *mac, u32 fabric, u32 node)
@@ -164,13 +110,6 @@ static u32 snode_net_mac_node(struct snode_net *net, const u8 *mac)
 
 /* ---- transmit --------------------------------------------------------------- */
 
-static void snode_net_stat_add(struct snode_net_stats *st, u64 *ctr, u64 n)
-{
-	u64_stats_update_begin(&st->syncp);
-	*ctr += n;
-	u64_stats_update_end(&st->syncp);
-}
-
 /* Send one frame to @node: 0, or the errno of the message that failed. */
 static int snode_net_send_frame(struct snode_net *net, struct sk_buff *skb,
 				u32 node)
@@ -183,6 +122,13 @@ static int snode_net_send_frame(struct snode_net *net, struct sk_buff *skb,
 	};
 	u32 off = 0, src = SNODE_NET_SRC_FIRST, n = 0;
 	int ret;
+
+	/* messages carry no checksum offsets: fill the one left open */
+	if (skb->ip_summed == CHECKSUM_PARTIAL) {
+		ret = skb_checksum_help(skb);
+		if (ret)
+			return ret;
+	}
 
 	while (off < skb->len || src == SNODE_NET_SRC_FIRST) {
 		u32 hdr = src == SNODE_NET_SRC_FIRST ? SNODE_NET_HDR : 0;
@@ -206,6 +152,8 @@ static int snode_net_send_frame(struct snode_net *net, struct sk_buff *skb,
 		src = SNODE_NET_SRC_NEXT;
 	}
 	snode_net_stat_add(&net->txs, &net->txs.msgs, n);
+	if (!ret)
+		snode_net_stat_add(&net->txs, &net->txs.msg_frames, 1);
 	return ret;
 }
 
@@ -279,7 +227,9 @@ static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
 			snode_net_stat_add(st, &st->carrier_errors, 1);
 			snode_net_stat_add(st, &st->errors, 1);
 		} else {
-			ret = snode_net_send_frame(net, skb, node);
+			ret = snode_net_ring_xmit(net, skb, node);
+			if (ret == -ENOLINK)
+				ret = snode_net_send_frame(net, skb, node);
 			snode_net_tx_result(net, node, ret);
 			sent = !ret;
 		}
@@ -298,13 +248,17 @@ static void snode_net_tx_work(struct work_struct *work)
 	struct snode_net *net = container_of(work, struct snode_net, tx_work);
 	struct sk_buff *skb;
 
+	mutex_lock(&net->ring_mutex);
+	snode_net_ring_work(net);
 	while ((skb = skb_dequeue(&net->txq))) {
 		snode_net_xmit_one(net, skb);
 		if (netif_queue_stopped(net->ndev) &&
 		    skb_queue_len(&net->txq) < SNODE_NET_TXQ_STOP / 2)
 			netif_wake_queue(net->ndev);
+		snode_net_ring_work(net);
 		cond_resched();
 	}
+	mutex_unlock(&net->ring_mutex);
 }
 
 static netdev_tx_t snode_net_start_xmit(struct sk_buff *skb,
@@ -344,6 +298,10 @@ static int snode_net_rx_msg(struct snode_net *net, const struct snode_msg *m)
 	u32 len = m->len;
 	struct sk_buff *skb;
 
+	if (m->src_node < net->max_nodes && m->src_ep == SNODE_NET_SRC_CTRL) {
+		snode_net_ring_ctrl_msg(net, m);
+		return 0;
+	}
 	if (m->src_node >= net->max_nodes ||
 	    (m->src_ep != SNODE_NET_SRC_FIRST && m->src_ep != SNODE_NET_SRC_NEXT)) {
 		snode_net_stat_add(st, &st->frame_errors, 1);
@@ -398,9 +356,28 @@ static int snode_net_rx_msg(struct snode_net *net, const struct snode_msg *m)
 
 	skb = rx->skb;
 	rx->skb = NULL;
+	snode_net_stat_add(st, &st->msg_frames, 1);
+	snode_net_rx_deliver(net, skb, m->src_node);
+	return 1;
+}
+
+/**
+ * snode_net_rx_deliver() - hand a received frame to the stack
+ * @net: the interface
+ * @skb: the frame, Ethernet header first
+ * @src_node: the node it came from
+ *
+ * Context: NAPI poll.
+ */
+void snode_net_rx_deliver(struct snode_net *net, struct sk_buff *skb,
+			  u32 src_node)
+{
+	struct snode_net_stats *st = &net->rxs;
+
 	/* a node that sends frames has an interface: broadcast to it again */
-	if (time_before(jiffies, READ_ONCE(net->skip_until[m->src_node])))
-		WRITE_ONCE(net->skip_until[m->src_node], jiffies);
+	if (src_node < net->max_nodes &&
+	    time_before(jiffies, READ_ONCE(net->skip_until[src_node])))
+		WRITE_ONCE(net->skip_until[src_node], jiffies);
 	skb->protocol = eth_type_trans(skb, net->ndev);
 	u64_stats_update_begin(&st->syncp);
 	st->packets++;
@@ -410,7 +387,6 @@ static int snode_net_rx_msg(struct snode_net *net, const struct snode_msg *m)
 		st->multicast++;
 	u64_stats_update_end(&st->syncp);
 	napi_gro_receive(&net->napi, skb);
-	return 1;
 }
 
 static int snode_net_poll(struct napi_struct *napi, int budget)
@@ -431,8 +407,15 @@ static int snode_net_poll(struct napi_struct *napi, int budget)
 		snode_net_stat_add(&net->rxs, &net->rxs.msgs, n);
 		for (i = 0; i < n; i++)
 			done += snode_net_rx_msg(net, &net->rxbuf[i]);
+		/* frames through the rings after the messages before them */
+		if (done < budget)
+			done += snode_net_ring_rx(net, budget - done);
 	}
-	if (done >= budget)
+	/* and those whose doorbell the sender did not need to ring */
+	if (ep && done < budget)
+		done += snode_net_ring_rx(net, budget - done);
+	/* frames that came while the rings were not armed: poll on */
+	if (done >= budget || (ep && !snode_net_ring_rx_idle(net)))
 		return budget;
 	/* a message that arrived after the last read raised no new poll */
 	if (napi_complete_done(napi, done) && ep && snode_ep_kernel_pending(ep))
@@ -481,6 +464,7 @@ static int snode_net_open(struct net_device *ndev)
 		return PTR_ERR(ep);
 	}
 	WRITE_ONCE(net->ep, ep);
+	snode_net_ring_open(net);
 	napi_enable(&net->napi);
 	snode_net_carrier(net);
 	netif_start_queue(ndev);
@@ -499,6 +483,7 @@ static int snode_net_stop(struct net_device *ndev)
 	skb_queue_purge(&net->txq);
 	napi_disable(&net->napi);
 	snode_net_rx_flush(net);
+	snode_net_ring_stop(net);
 	WRITE_ONCE(net->ep, NULL);
 	snode_ep_destroy(net->sdev->msg, ep);
 	return 0;
@@ -557,8 +542,8 @@ void snode_net_node_changed(struct snode_dev *sdev, u32 node, bool up)
 	if (up) {
 		set_bit(node, net->up);
 		WRITE_ONCE(net->skip_until[node], jiffies);
-	} else {
-		clear_bit(node, net->up);
+	} else if (test_and_clear_bit(node, net->up)) {
+		snode_net_ring_node_down(net, node);
 	}
 	snode_net_carrier(net);
 }
@@ -612,6 +597,9 @@ static const char snode_net_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_msgs", "tx_msgs", "tx_broadcast_copies", "tx_no_path",
 	"tx_ring_full", "tx_broadcast_refused", "rx_truncated",
 	"rx_orphan_fragments", "rx_no_memory", "peers_up",
+	"rx_msg_frames", "tx_msg_frames", "rx_ring_frames", "tx_ring_frames",
+	"tx_doorbells", "rx_ring_errors", "tx_ring_errors", "ring_grants",
+	"rx_rings", "tx_rings",
 };
 
 static void snode_net_get_drvinfo(struct net_device *ndev,
@@ -640,13 +628,14 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 					struct ethtool_stats *stats, u64 *data)
 {
 	struct snode_net *net = netdev_priv(ndev);
-	struct snode_net_stats rx, tx;
+	struct snode_net_stats rx, tx, db;
 	unsigned int i = 0;
 
 	snode_net_read(&net->rxs, &rx);
 	snode_net_read(&net->txs, &tx);
+	snode_net_read(&net->dbs, &db);
 	data[i++] = rx.msgs;
-	data[i++] = tx.msgs;
+	data[i++] = tx.msgs + db.msgs;
 	data[i++] = tx.copies;
 	data[i++] = tx.carrier_errors;
 	data[i++] = tx.fifo_errors;
@@ -655,6 +644,16 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 	data[i++] = rx.frame_errors;
 	data[i++] = rx.dropped;
 	data[i++] = bitmap_weight(net->up, net->max_nodes);
+	data[i++] = rx.msg_frames;
+	data[i++] = tx.msg_frames;
+	data[i++] = rx.ring_frames;
+	data[i++] = tx.ring_frames;
+	data[i++] = db.doorbells;
+	data[i++] = rx.ring_errors + tx.export_errors;
+	data[i++] = tx.ring_errors;
+	data[i++] = tx.grants;
+	data[i++] = snode_net_ring_rx_rings(net);
+	data[i++] = READ_ONCE(net->tx_rings);
 }
 
 static const struct ethtool_ops snode_net_ethtool_ops = {
@@ -671,6 +670,7 @@ static void snode_net_free(struct snode_net *net)
 {
 	if (net->wq)
 		destroy_workqueue(net->wq);
+	snode_net_ring_free(net);
 	bitmap_free(net->up);
 	kfree(net->skip_until);
 	kvfree(net->rx);
@@ -740,7 +740,8 @@ int snode_net_init(struct snode_dev *sdev)
 				  GFP_KERNEL);
 	net->rx = kvcalloc(net->max_nodes, sizeof(*net->rx), GFP_KERNEL);
 	net->wq = alloc_ordered_workqueue("snode%d-net", 0, sdev->index);
-	if (!net->up || !net->skip_until || !net->rx || !net->wq) {
+	ret = snode_net_ring_init(net);
+	if (ret || !net->up || !net->skip_until || !net->rx || !net->wq) {
 		snode_net_free(net);
 		return -ENOMEM;
 	}
@@ -750,6 +751,12 @@ int snode_net_init(struct snode_dev *sdev)
 	SET_NETDEV_DEV(ndev, dev);
 	ndev->netdev_ops = &snode_net_ops;
 	ndev->ethtool_ops = &snode_net_ethtool_ops;
+	/*
+	 * Checksums: frames through a ring carry the offsets of the one the
+	 * stack left to fill (net_ring.c); frames as messages get it filled.
+	 */
+	ndev->hw_features = NETIF_F_SG | NETIF_F_HW_CSUM;
+	ndev->features = ndev->hw_features;
 	ndev->min_mtu = ETH_MIN_MTU;
 	ndev->max_mtu = SNODE_NET_MTU_MAX;
 	ndev->mtu = SNODE_NET_MTU_DEFAULT;

@@ -635,6 +635,7 @@ struct file *snode_fs_file_create(const char *name, int flags,
 struct snode_quota *snode_quota_alloc(void);
 void snode_quota_put(struct snode_quota *quota);
 void snode_owner_init(struct snode_owner *owner);
+void snode_owner_init_kernel(struct snode_owner *owner);
 void snode_owner_put(struct snode_owner *owner);
 int snode_owner_charge(struct snode_owner *owner, struct snode_file *sfile,
 		       enum snode_quota_kind kind);

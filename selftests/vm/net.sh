@@ -11,19 +11,29 @@
 #   - every NIC has an interface with the MAC derived from fabric and node
 #     id, MTU 9000, carrier on while another node is up
 #   - addresses on both nodes, ping both ways, ethtool-style counters move
+#   - the window ring (decision 0031): the first frames go as messages
+#     (ethtool -S rx_msg_frames), large pings then go through the ring
+#     (tx_ring_frames on the sender, rx_ring_frames on the receiver, one
+#     window and one granted ring listed), data intact (a pattern ping, a
+#     4 MiB file fetched over HTTP compared by sha256); the interface
+#     taken down returns every pool range, export and ATT entry it held
 #   - an iperf3 TCP run from node 0 to node 1 moves data (its rate is
 #     printed, not judged: make bench compares it)
 #   - a TCP connection survives the loss of plane 0 under it (iperf3 keeps
 #     running and ends without error; data crossed after the failure)
 #   - a function-level reset of node 1's NIC: the interface comes back by
-#     itself and ping works again
-#   - node 1 killed: pings to it fail at once (no stuck queue), counted as
-#     carrier errors; node 0 keeps its carrier while node 2 is up, loses it
-#     when node 2 is isolated and gets it back when it joins
+#     itself, ping works again, through the ring again
+#   - node 1 killed mid-stream: pings to it fail at once (no stuck queue),
+#     counted as carrier errors; node 0's window onto node 1's ring is
+#     gone (its ATT entry in snodectl mem list att, tx_rings 0) and so is
+#     the ring it gave node 1 (rx_rings 0); node 0 keeps its carrier while
+#     node 2 is up, loses it when node 2 is isolated and gets it back when
+#     it joins
 #   - snode.ko unloads with the interface up and addressed
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
-# Needs: make emu-build; iperf3 is staged from Debian (snode-vm --package).
+# Needs: make emu-build; iperf3 and ethtool are staged from Debian
+# (snode-vm --package).
 
 set -u
 
@@ -40,8 +50,22 @@ stat_of() {
 	gexec "$1" "cat /sys/class/net/$IFACE/statistics/$2" | tr -dc 0-9
 }
 carrier_is() { [ "$(gexec "$1" "cat /sys/class/net/$IFACE/carrier" | tr -dc 0-9)" = "$2" ]; }
+# ethtool_of NODE COUNTER: ethtool -S's COUNTER of the interface on NODE
+ethtool_of() {
+	gexec "$1" "ethtool -S $IFACE" | awk -v c="$2:" '$1 == c { print $2 }' | tr -dc 0-9
+}
+# att_to NODE PEER: ATT entries of NODE that map PEER's memory (netlink dump)
+att_to() {
+	local out
+	out=$(gexec "$1" "snodectl -j mem list att")
+	echo "$out" >>"$LOG/att.json"
+	python3 -c 'import json, sys
+d = json.loads(sys.argv[1])
+print(sum(1 for x in d["devices"] for e in x["att"] if e.get("node") == int(sys.argv[2])))' \
+		"$out" "$2" 2>>"$LOG/py.err"
+}
 
-SNODE_VM_PACKAGES="iperf3" vm_up net --topology "$TOP/selftests/vm/msg.topo" || finish
+SNODE_VM_PACKAGES="iperf3 ethtool" vm_up net --topology "$TOP/selftests/vm/msg.topo" || finish
 fabric=$(awk '$1 == "fabric" { print $2 }' "$TOP/selftests/vm/msg.topo")
 
 for node in 0 1; do
@@ -65,10 +89,51 @@ for pair in "0 1" "1 0"; do
 done
 out=$(gexec 0 "ping -c 2 -s 8972 -W 10 $(ip_of 1)")
 echo "$out" >>"$LOG/ping"
-check "$KERNEL: ping with 9000-byte frames (one frame = 188 messages)" \
+check "$KERNEL: ping with 9000-byte frames" \
 	grep -q '2 packets transmitted, 2 packets received' <<<"$out"
 rx=$(stat_of 1 rx_packets)
 check "$KERNEL: node 1 counted the frames it received (rx_packets $rx)" [ "${rx:-0}" -ge 5 ]
+
+# --- the window ring ---------------------------------------------------------------
+msg=$(ethtool_of 1 rx_msg_frames)
+check "$KERNEL: ring: the first frames came as messages (node 1 rx_msg_frames ${msg:-none})" \
+	[ "${msg:-0}" -ge 1 ]
+tx0=$(ethtool_of 0 tx_ring_frames)
+rx0=$(ethtool_of 1 rx_ring_frames)
+out=$(gexec 0 "ping -c 5 -s 8972 -p a5 -W 10 $(ip_of 1)")
+echo "$out" >>"$LOG/ping"
+check "$KERNEL: ring: ping -s 8972 -p a5, 5 of 5 answered" \
+	grep -q '5 packets transmitted, 5 packets received' <<<"$out"
+tx1=$(ethtool_of 0 tx_ring_frames)
+rx1=$(ethtool_of 1 rx_ring_frames)
+check "$KERNEL: ring: ... the echo requests went through the ring (node 0 tx_ring_frames $tx0 -> $tx1, node 1 rx_ring_frames $rx0 -> $rx1)" \
+	bash -c '[ "${1:-0}" -ge $(( ${2:-0} + 5 )) ] && [ "${3:-0}" -ge $(( ${4:-0} + 5 )) ]' _ "$tx1" "$tx0" "$rx1" "$rx0"
+out="$(ethtool_of 0 tx_rings) $(ethtool_of 1 ring_grants) $(ethtool_of 1 rx_rings) $(att_to 0 1)"
+check "$KERNEL: ring: one window on node 0, granted and held by node 1, one ATT entry onto node 1 (tx_rings ring_grants rx_rings att: $out)" \
+	bash -c 'set -- $1; [ "$1" = 1 ] && [ "${2:-0}" -ge 1 ] && [ "$3" -ge 1 ] && [ "$4" = 1 ]' _ "$out"
+gexec 1 "mkdir -p /tmp/www && head -c 4194304 /dev/urandom >/tmp/www/blob && httpd -p 8080 -h /tmp/www" >>"$LOG/http" 2>&1
+want=$(gexec 1 "sha256sum /tmp/www/blob" | awk '{ print $1 }')
+got=$(gexec_t 0 180 "wget -q -O /tmp/blob http://$(ip_of 1):8080/blob && sha256sum /tmp/blob" | awk '{ print $1 }')
+check "$KERNEL: ring: a 4 MiB file fetched from node 1 arrives intact (sha256 ${want:0:12} / ${got:0:12})" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$want" "$got"
+out="$(ethtool_of 1 tx_ring_frames) $(ethtool_of 0 rx_ring_frames)"
+check "$KERNEL: ring: ... node 1 sent it through node 0's ring (tx_ring_frames rx_ring_frames: $out)" \
+	bash -c 'set -- $1; [ "${1:-0}" -ge 100 ] && [ "${2:-0}" -ge 100 ]' _ "$out"
+# Taking the interface down returns what the rings held: node 0's whole
+# pool is free again and it lists no export, import or ATT entry any more
+# (netlink dump).
+gexec 0 "ip link set dev $IFACE down" >>"$LOG/ip" 2>&1
+out=$(gexec 0 "snodectl -j mem list")
+echo "$out" >"$LOG/mem-after-down.json"
+check "$KERNEL: ring: node 0's interface down: its rings, exports and windows are gone" pycheck '
+d = json.loads(sys.argv[1])
+left = [(k, e) for x in d["devices"] for k in ("exports", "imports", "att") for e in x[k]]
+left += [x for x in d["devices"] if x["pool_free"] != x["pool_size"]]
+print(left, file=sys.stderr)
+sys.exit(0 if d["devices"] and not left else 1)' "$out"
+gexec 0 "ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
+ping_ok() { gexec 0 "ping -c 1 -W 2 $(ip_of 1)" | grep -q '1 packets received'; }
+check "$KERNEL: ring: ... and up again: ping answers" until_ok 20 ping_ok
 
 # --- TCP ----------------------------------------------------------------------------
 gexec 1 "iperf3 -s -D -I /tmp/iperf3.pid" >>"$LOG/iperf3" 2>&1
@@ -103,13 +168,23 @@ fmctl link up 0.0
 # --- reset ---------------------------------------------------------------------------
 gexec 1 "echo 1 > /sys/class/snode/snode0/device/reset" >>"$LOG/reset" 2>&1
 check "$KERNEL: node 1: function-level reset" [ $? -eq 0 ]
-ping_ok() { gexec 0 "ping -c 1 -W 2 $(ip_of 1)" | grep -q '1 packets received'; }
 check "$KERNEL: ... node 1's interface came back by itself: ping answers" until_ok 20 ping_ok
+tx0=$(ethtool_of 0 tx_ring_frames)
+out=$(gexec 0 "ping -c 5 -s 8000 -W 10 $(ip_of 1)")
+echo "$out" >>"$LOG/ping"
+tx1=$(ethtool_of 0 tx_ring_frames)
+check "$KERNEL: ... and the ring is back: large pings answered through it (tx_ring_frames $tx0 -> $tx1)" \
+	bash -c 'grep -q "5 packets received" <<<"$1" && [ "${2:-0}" -ge $(( ${3:-0} + 3 )) ]' _ "$out" "$tx1" "$tx0"
 
 # --- a peer dies ---------------------------------------------------------------------
 before=$(stat_of 0 tx_carrier_errors)
+# mid-stream: node 0 sends to node 1 through the ring when node 1 dies
+gexec_t 0 60 "ping -c 20 -i 0.2 -s 8000 -W 2 $(ip_of 1)" >>"$LOG/ping" 2>&1 &
+pinger=$!
+sleep 2
 fmctl node kill 1
-check "$KERNEL: snode-fm ctl node kill 1" [ $? -eq 0 ]
+check "$KERNEL: snode-fm ctl node kill 1 (while node 0 pings it through the ring)" [ $? -eq 0 ]
+wait "$pinger"
 node_dead() { gexec 0 "snodectl -j node list" | grep -q '"state": *"dead"\|"state":"dead"'; }
 until_ok 30 node_dead
 t0=$SECONDS
@@ -120,6 +195,9 @@ check "$KERNEL: ... pings to the dead node go unanswered, within $((SECONDS - t0
 after=$(stat_of 0 tx_carrier_errors)
 check "$KERNEL: ... counted as carrier errors ($before -> $after)" \
 	[ "${after:-0}" -gt "${before:-0}" ]
+out="$(ethtool_of 0 tx_rings) $(ethtool_of 0 rx_rings) $(att_to 0 1)"
+check "$KERNEL: ... node 0's window onto node 1's ring and the ring it gave node 1 are gone (tx_rings rx_rings att: $out)" \
+	[ "$out" = "0 0 0" ]
 check "$KERNEL: ... node 0 keeps its carrier: node 2 is still up" carrier_is 0 1
 fmctl node isolate 2
 check "$KERNEL: snode-fm ctl node isolate 2: no other node is reachable, carrier off" \
