@@ -68,23 +68,6 @@ static unsigned long long read_attr_ull(int index, const char *attr)
 	return strtoull(buf, NULL, 0);
 }
 
-/* PCI address of snodeN, from its "device" link. */
-static int snode_bdf(int index, char *bdf, size_t len)
-{
-	char path[PATH_MAX], target[PATH_MAX];
-	ssize_t n;
-	char *slash;
-
-	snprintf(path, sizeof(path), SNODE_CLASS "%d/device", index);
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n < 0)
-		return -errno;
-	target[n] = '\0';
-	slash = strrchr(target, '/');
-	snprintf(bdf, len, "%s", slash ? slash + 1 : target);
-	return 0;
-}
-
 /* The hwmon directory of snodeN's PCI function, or -ENOENT. */
 static int snode_hwmon_dir(int index, char *dir, size_t len)
 {

@@ -44,88 +44,17 @@
 #include "kselftest_harness.h"
 #include "snode_test.h"
 #include "snode_nl.h"
+#include "fail_nth.h"
 
 #define SNODE_DEV	"/dev/snode0"
-#define FAILSLAB	"/sys/kernel/debug/failslab/"
-#define FAIL_PAGE	"/sys/kernel/debug/fail_page_alloc/"
-#define FAIL_ADMIN	"/sys/kernel/debug/snode/fail_admin/"
 #define SZ_4K		4096ULL
 #define SZ_2M		(2ULL << 20)
 #define MAX_NTH		4000
 #define EP_KEY		0xfa11
 #define EXP_KEY		0xfa12
 #define NTH_PORTS	8	/* ports of snode0 whose state is compared */
-#define FAIL_ADMIN_TIMEOUT "/sys/kernel/debug/snode/fail_admin_timeout"
 /* how long the driver may take to clear what a timeout left stale */
 #define RECONCILE_MS	10000
-
-/* ---- the fault knobs ------------------------------------------------------- */
-
-static long read_long(const char *path)
-{
-	char buf[64];
-
-	if (read_file(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	return strtol(buf, NULL, 10);
-}
-
-/*
- * Quiet fault attributes that count every allocation of this thread: a
- * failure report would print a stack (and a "Call Trace:" the runners take
- * for a splat), and failslab/fail_page_alloc ignore GFP_KERNEL by default.
- */
-static int faults_setup(struct __test_metadata *_metadata)
-{
-	static const char *const knobs[][2] = {
-		{ FAILSLAB "ignore-gfp-wait", "N" },
-		{ FAILSLAB "verbose", "0" },
-		{ FAIL_PAGE "ignore-gfp-wait", "N" },
-		{ FAIL_PAGE "ignore-gfp-highmem", "N" },
-		{ FAIL_PAGE "min-order", "0" },
-		{ FAIL_PAGE "verbose", "0" },
-		{ FAIL_ADMIN "verbose", "0" },
-		{ FAIL_ADMIN "probability", "0" },
-		{ FAIL_ADMIN_TIMEOUT, "N" },
-	};
-	size_t i;
-	int ret;
-
-	for (i = 0; i < sizeof(knobs) / sizeof(knobs[0]); i++) {
-		ret = write_file(knobs[i][0], knobs[i][1]);
-		if (ret) {
-			TH_LOG("%s: %s", knobs[i][0], strerror(-ret));
-			return ret;
-		}
-	}
-	return 0;
-}
-
-/* /proc/thread-self/fail-nth, opened once: opening it allocates. */
-static int nth_fd = -1;
-
-static void nth_arm(unsigned int n)
-{
-	char buf[16];
-	int len = snprintf(buf, sizeof(buf), "%u", n);
-
-	if (pwrite(nth_fd, buf, len, 0) != len)
-		abort();
-}
-
-/* Disarm; returns whether the n-th fault point was reached (it failed). */
-static int nth_disarm(void)
-{
-	char buf[16] = "";
-	long left;
-
-	if (pread(nth_fd, buf, sizeof(buf) - 1, 0) <= 0)
-		abort();
-	left = strtol(buf, NULL, 10);
-	if (pwrite(nth_fd, "0", 1, 0) != 1)
-		abort();
-	return left == 0;
-}
 
 static void admin_arm(unsigned int n, int timeout)
 {
@@ -1286,5 +1215,6 @@ TEST_F_TIMEOUT(fail_nth, sweep, 1800)
 		TH_LOG("%u fault(s) injected, then the call succeeded (%llu ms)",
 		       hits, (unsigned long long)(now_ms() - t0));
 }
+
 
 TEST_HARNESS_MAIN

@@ -22,8 +22,8 @@ INST=$WORK/inst
 make -s -C "$TOP" kselftest-install INSTALL_PATH="$INST" >"$WORK/install.log" 2>&1
 check "kselftest-install: make kselftest-install INSTALL_PATH=DIR" [ $? -eq 0 ]
 want_list=$(printf 'snode:%s\n' core_test dma_test fail_nth_test lifetime_test \
-	mem_test msg_test netlink_test)
-check "kselftest-install: kselftest-list.txt lists the seven tests" \
+	mem_test msg_test netlink_test probe_nth_test)
+check "kselftest-install: kselftest-list.txt lists the eight tests" \
 	[ "$(cat "$INST/kselftest-list.txt" 2>/dev/null)" = "$want_list" ]
 missing=
 for f in run_kselftest.sh snode/config snode/settings snode/campaign_traffic \

@@ -6,7 +6,9 @@
  * Runs as root in a guest of the debug kernel with snode.ko loaded and
  * snode0 bound; leaves it bound. SKIP without fault injection.
  * PROBE_NTH_STRIDE=K in the environment tries only every K-th fault point
- * (1, 1+K, 1+2K, ...) for a quicker sample; each failed probe under the
+ * (1, 1+K, 1+2K, ...) for a quicker sample, PROBE_NTH_START=N starts at
+ * the N-th (to look at one again); each n is logged to the kernel log
+ * first, so a console shows where a sweep that hangs stopped; each failed probe under the
  * debug kernel costs seconds (its teardown unmaps BARs that DEBUG_OBJECTS
  * scans page by page).
  *
@@ -117,6 +119,20 @@ static int faults_require(uint64_t start, uint64_t end, unsigned int depth)
 	return 0;
 }
 
+/* A line in the kernel log, before the kernel's own about the same n. */
+static void kmsg(const char *fmt, unsigned int n)
+{
+	char buf[96];
+	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	snprintf(buf, sizeof(buf), fmt, n);
+	if (write(fd, buf, strlen(buf)) < 0)
+		buf[0] = '\0';	/* the log is only a help */
+	close(fd);
+}
+
 /* Write @bdf to the driver's @file (bind or unbind): 0 or -errno. */
 static int probe_write(int fd, const char *bdf)
 {
@@ -197,7 +213,7 @@ FIXTURE_TEARDOWN(probe)
  */
 TEST_F_TIMEOUT(probe, sweep, 2400)
 {
-	const char *env = getenv("PROBE_NTH_STRIDE");
+	const char *env = getenv("PROBE_NTH_STRIDE"), *first = getenv("PROBE_NTH_START");
 	unsigned int n, hits = 0, tolerated = 0, stride = 1, errs[128] = { 0 };
 	struct snode_info info = { .size = sizeof(info) };
 	uint64_t t0 = now_ms();
@@ -208,7 +224,8 @@ TEST_F_TIMEOUT(probe, sweep, 2400)
 		return;
 	if (env)
 		stride = strtoul(env, NULL, 10) ?: 1;
-	for (n = 1; n <= PROBE_MAX_NTH; n += stride) {
+	for (n = first ? strtoul(first, NULL, 10) ?: 1 : 1; n <= PROBE_MAX_NTH; n += stride) {
+		kmsg("probe_nth_test: bind with fault point %u failing\n", n);
 		nth_arm(n);
 		ret = probe_write(self->bind, self->bdf);
 		hit = nth_disarm();

@@ -34,7 +34,7 @@ SELFTESTS_OUT   := $(BUILD)/selftests
 SELFTESTS_STAGE := $(BUILD)/stage/common/usr/lib/snode/selftests
 # TEST_GEN_PROGS: listed in kselftest-list.txt, run by run_kselftest.sh
 KSFT_TESTS      := core_test dma_test fail_nth_test lifetime_test mem_test \
-	msg_test netlink_test
+	msg_test netlink_test probe_nth_test
 # TEST_GEN_PROGS_EXTENDED: helper programs the VM suites drive themselves
 KSFT_HELPERS    := campaign_traffic link_stream mem_peer
 SELFTESTS_PROGS := $(sort $(KSFT_TESTS) $(KSFT_HELPERS))
@@ -75,6 +75,7 @@ $(SELFTESTS_OUT)/kselftest-list.txt: $(TOP)/selftests/selftests.mk
 
 $(SELFTESTS_OUT)/%: $(TOP)/selftests/%.c $(TOP)/selftests/snode_test.h \
 		$(TOP)/selftests/snode_utils.h $(TOP)/selftests/snode_nl.h \
+		$(TOP)/selftests/fail_nth.h \
 		$(UAPI_HDRS) $(LINUX_SOURCE_STAMP_6_1)
 	@mkdir -p $(dir $@)
 	$(CC) $(SELFTESTS_CFLAGS) -o $@ $<

@@ -129,6 +129,23 @@ static inline int read_file(const char *path, char *buf, size_t len)
 	return n;
 }
 
+/* PCI address of snodeN, from its "device" link. */
+static inline int snode_bdf(int index, char *bdf, size_t len)
+{
+	char path[64], target[256];
+	ssize_t n;
+	char *slash;
+
+	snprintf(path, sizeof(path), "/sys/class/snode/snode%d/device", index);
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n < 0)
+		return -errno;
+	target[n] = '\0';
+	slash = strrchr(target, '/');
+	snprintf(bdf, len, "%s", slash ? slash + 1 : target);
+	return 0;
+}
+
 /*
  * Set the driver's delay at race point @name (driver/debugfs.c), in
  * microseconds: 0 or -errno.
