@@ -513,13 +513,16 @@ for h in --help -h -help help; do
 done
 run -n "$PERF" help
 benches=$(sed -n '/^BENCHMARK/,$p' <<<"$out" | awk 'NR > 1 { print $1 }')
-ok "snode-perf help lists eight benchmarks, dump and link among them" eval '[ "$(wc -w <<<"$benches")" -eq 8 ] && grep -qx dump <<<"$benches" && grep -qx link <<<"$benches"'
+ok "snode-perf help lists eleven benchmarks, dump, link and the collectives among them" eval '[ "$(wc -w <<<"$benches")" -eq 11 ] && grep -qx dump <<<"$benches" && grep -qx link <<<"$benches" && [ "$(grep -cx -e allreduce -e alltoall -e barrier -e bcast <<<"$benches")" -eq 4 ]'
 for b in $benches; do
 	run -n "$PERF" "$b" help
 	ok "snode-perf $b help: without a device, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
-	run -n "$PERF" -j "${b:0:2}" --help
-	ok "snode-perf -j ${b:0:2} --help: abbreviated, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
+	# four letters tell every benchmark apart ("allr", "allt")
+	run -n "$PERF" -j "${b:0:4}" --help
+	ok "snode-perf -j ${b:0:4} --help: abbreviated, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
 done
+run -n "$PERF" al --help
+ok "snode-perf al: ambiguous (allreduce, alltoall), exit 64" eval 'rc_is 64 && has "is ambiguous (allreduce, alltoall)" "$err"'
 run -n "$PERF"
 ok "snode-perf without a benchmark: exit 64" eval 'rc_is 64 && has Usage: "$err"'
 run -n "$PERF" frobnicate
@@ -744,7 +747,8 @@ else
 	skip "snodectl(8) JSON documents link trend's keys" "python3 not installed"
 fi
 for b in $benches; do
-	ok "snode-perf(1) has a section for $b" grep -q "^\.SS \"\?$b\b" "$MAN1"
+	# a section may document several ("allreduce, bcast, alltoall, barrier")
+	ok "snode-perf(1) has a section for $b" grep -Eq "^\.SS \"?([a-z]+, )*$b\b" "$MAN1"
 done
 
 echo "1..$n"
