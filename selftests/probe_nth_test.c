@@ -95,42 +95,36 @@ static int snode_text(uint64_t *start, uint64_t *end)
 static int faults_require(uint64_t start, uint64_t end, unsigned int depth)
 {
 	static const char *const dirs[] = { FAILSLAB, FAIL_PAGE };
-	char path[128], val[32];
-	size_t i;
+	static const char *const knobs[] = {
+		"require-start", "require-end", "stacktrace-depth",
+	};
+	char path[128], val[3][32];
+	size_t i, k;
 	int ret;
 
-	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		snprintf(path, sizeof(path), "%srequire-start", dirs[i]);
-		snprintf(val, sizeof(val), "0x%" PRIx64, depth ? start : 0);
-		ret = write_file(path, val);
-		if (ret)
-			return ret;
-		snprintf(path, sizeof(path), "%srequire-end", dirs[i]);
-		snprintf(val, sizeof(val), "0x%" PRIx64, depth ? end : UINT64_MAX);
-		ret = write_file(path, val);
-		if (ret)
-			return ret;
-		snprintf(path, sizeof(path), "%sstacktrace-depth", dirs[i]);
-		snprintf(val, sizeof(val), "%u", depth ? depth : 32);
-		ret = write_file(path, val);
-		if (ret)
-			return ret;
-	}
+	snprintf(val[0], sizeof(val[0]), "0x%" PRIx64, depth ? start : 0);
+	snprintf(val[1], sizeof(val[1]), "0x%" PRIx64, depth ? end : UINT64_MAX);
+	snprintf(val[2], sizeof(val[2]), "%u", depth ? depth : 32);
+	for (i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		for (k = 0; k < sizeof(knobs) / sizeof(knobs[0]); k++) {
+			snprintf(path, sizeof(path), "%s%s", dirs[i], knobs[k]);
+			ret = write_file(path, val[k]);
+			if (ret)
+				return ret;
+		}
 	return 0;
 }
 
-/* A line in the kernel log, before the kernel's own about the same n. */
+/*
+ * A line in the kernel log, before the kernel's own about the same n; the
+ * log is only a help, so a failed write is ignored.
+ */
 static void kmsg(const char *fmt, unsigned int n)
 {
 	char buf[96];
-	int fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
 
-	if (fd < 0)
-		return;
 	snprintf(buf, sizeof(buf), fmt, n);
-	if (write(fd, buf, strlen(buf)) < 0)
-		buf[0] = '\0';	/* the log is only a help */
-	close(fd);
+	write_file("/dev/kmsg", buf);
 }
 
 /* Write @bdf to the driver's @file (bind or unbind): 0 or -errno. */
