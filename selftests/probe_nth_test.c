@@ -127,6 +127,13 @@ static void kmsg(const char *fmt, unsigned int n)
 	write_file("/dev/kmsg", buf);
 }
 
+/*
+ * The console log scanner (tools/testing/log-scan.sh) takes the allocator's
+ * warnings between these two lines for what they are: the faults injected.
+ */
+#define SWEEP_BEGIN	"snode fault sweep: begin (probe_nth_test)\n"
+#define SWEEP_END	"snode fault sweep: end (probe_nth_test)\n"
+
 /* Write @bdf to the driver's @file (bind or unbind): 0 or -errno. */
 static int probe_write(int fd, const char *bdf)
 {
@@ -184,6 +191,7 @@ FIXTURE_TEARDOWN(probe)
 
 	if (self->filtered)
 		faults_require(0, 0, 0);
+	write_file("/dev/kmsg", SWEEP_END);
 	if (self->bind < 0)
 		return;
 	/* leave the NIC bound for whatever runs next */
@@ -218,6 +226,7 @@ TEST_F_TIMEOUT(probe, sweep, 2400)
 		return;
 	if (env)
 		stride = strtoul(env, NULL, 10) ?: 1;
+	write_file("/dev/kmsg", SWEEP_BEGIN);
 	for (n = first ? strtoul(first, NULL, 10) ?: 1 : 1; n <= PROBE_MAX_NTH; n += stride) {
 		kmsg("probe_nth_test: bind with fault point %u failing\n", n);
 		nth_arm(n);

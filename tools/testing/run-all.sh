@@ -38,6 +38,7 @@ SUITES=(
 	"libsnode:make -s --no-print-directory libsnode-test"
 	"ofi-host:make -s --no-print-directory ofi-check"
 	"lint:bash tools/testing/lint-suite.sh"
+	"log-scan:bash tools/testing/log-scan-test.sh"
 	"hw-contract:make -s --no-print-directory hw-contract"
 	"ksft-host:bash selftests/ksft-host.sh"
 	"emu-6.1:bash selftests/emu/emu.sh 6.1"
@@ -72,6 +73,7 @@ SUITES=(
 	"msg-debug:bash selftests/vm/msg.sh debug pair"
 	"msg4-debug:bash selftests/vm/msg.sh debug four"
 	"fail-nth-debug:bash selftests/vm/fail-nth.sh debug"
+	"probe-nth-debug:bash selftests/vm/fail-nth.sh debug probe"
 	"fuzz-debug:bash selftests/vm/fuzz.sh debug 120 4242"
 )
 # Suites left out of "make check" for its time budget, run by --full
@@ -80,10 +82,11 @@ SUITES=(
 # them), emu-6.12 (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug
 # runs the same seed under the sanitizers), and the slow debug suites; the
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
-# fail-nth and fuzz. devlink-debug only loads the driver and skips: the
+# fail-nth and fuzz (probe-nth, the probe's sweep, is check-full's).
+# devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK.
 FULL_ONLY=(devlink-6.1 ops-6.1 net-6.1 ofi-6.1 mpi-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
-	mem-debug link-debug msg4-debug devlink-debug)
+	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
 passed=0
 failed=0
@@ -164,21 +167,23 @@ for entry in "${SUITES[@]}"; do
 done
 
 # Guest kernel logs of this run: no oops, BUG, WARNING or lockdep splat, and
-# (debug kernel) no KASAN, UBSAN, kmemleak or debugobjects report. KASAN says
-# "BUG: KASAN:", DEBUG_LIST/refcount/lockdep say "WARNING:", kmemleak reports
-# are copied to the console by snode-kmemleak (guest-init).
-splat='Oops|BUG:|WARNING:|Kernel panic|possible circular locking|possible recursive locking|INFO: possible|inconsistent lock state|general protection fault|Call Trace:|UBSAN:|KASAN:|unreferenced object|ODEBUG:|kernel BUG at'
-bad=$(find "$TOP/build/vm" -name '*.log' -newer "$STAMP" -print0 2>/dev/null |
-	xargs -0 -r grep -a -E -l -- "$splat" 2>/dev/null)
-nlogs=$(find "$TOP/build/vm" -name '*.log' -newer "$STAMP" 2>/dev/null | wc -l)
-if [ -n "$bad" ]; then
+# (debug kernel) no KASAN, UBSAN, kmemleak or debugobjects report; what
+# counts as one is in log-scan.sh.
+. "$TOP/tools/testing/log-scan.sh"
+nlogs=0
+nbad=0
+while IFS= read -r -d '' f; do
+	nlogs=$((nlogs + 1))
+	n=$(log_scan_reports "$f" | wc -l)
+	[ "$n" -eq 0 ] && continue
+	nbad=$((nbad + 1))
+	failures+=("guest kernel log $f: $(log_scan_reports "$f" | head -n 1)")
+	# the first report of each log, whole enough to act on
+	echo "--- report in $f (first of $n matching lines):"
+	log_scan_first "$f" | sed 's/^/  | /'
+done < <(find "$TOP/build/vm" -name '*.log' -newer "$STAMP" -print0 2>/dev/null)
+if [ "$nbad" -gt 0 ]; then
 	failed=$((failed + 1))
-	for f in $bad; do
-		failures+=("guest kernel log $f: $(grep -a -E -m1 -- "$splat" "$f")")
-		# the first report of each log, whole enough to act on
-		echo "--- report in $f (first of $(grep -a -c -E -- "$splat" "$f") matching lines):"
-		grep -a -E -m1 -A 30 -- "$splat" "$f" | sed 's/^/  | /'
-	done
 	echo "not ok - guest kernel logs clean"
 elif [ "$nlogs" -gt 0 ]; then
 	passed=$((passed + 1))
