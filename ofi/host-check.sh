@@ -36,6 +36,26 @@ else
 			grep -q -- '-61' <<<"$out"
 	fi
 fi
+# runtime parameters out of range: refused with a warning naming them
+if command -v fi_info >/dev/null; then
+	warns() {	# warns VAR=VALUE: the provider's warnings when it loads
+		env "$1" FI_LOG_LEVEL=warn FI_PROVIDER_PATH="$DIR" fi_info -l 2>&1 |
+			grep 'snode:core:sfi_param_get'
+	}
+	out=$(warns FI_SNODE_RX_ENTRIES=3)
+	check "FI_SNODE_RX_ENTRIES=3 refused with a warning ($out)" \
+		grep -q 'FI_SNODE_RX_ENTRIES: 3 is not a power of two in 2..4096; 4096 kept' <<<"$out"
+	out=$(warns FI_SNODE_RDV_POOL=4294967296)
+	check "FI_SNODE_RDV_POOL=4 GiB refused with a warning ($out)" \
+		grep -q 'FI_SNODE_RDV_POOL: 4294967296 is not in 1..2147483648' <<<"$out"
+	out=$(warns FI_SNODE_SEND_TIMEOUT_MS=-1)
+	check "FI_SNODE_SEND_TIMEOUT_MS=-1 refused with a warning ($out)" \
+		grep -q 'FI_SNODE_SEND_TIMEOUT_MS: -1 is not in 1' <<<"$out"
+	out=$(warns FI_SNODE_RX_ENTRIES=64)
+	check "FI_SNODE_RX_ENTRIES=64 taken without a warning ($out)" [ -z "$out" ]
+else
+	skip "runtime parameters out of range warn" "no fi_info on this host (libfabric-bin)"
+fi
 out=$("$TEST" 2>&1)
 check "ofi_test without arguments: usage, exit status 2" \
 	bash -c "'$TEST' >/dev/null 2>&1; [ \$? -eq 2 ]"

@@ -4,8 +4,11 @@
  * parameters, fi_getinfo with hints filtering, the address text form and
  * the errno mapping.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -338,48 +341,88 @@ struct fi_provider sfi_prov = {
 	.cleanup = sfi_cleanup,
 };
 
+/*
+ * The runtime parameters (FI_SNODE_<NAME>), each with its accepted range. A
+ * value outside it is refused with a warning and the default kept.
+ */
+static const struct sfi_param_def {
+	const char *name, *help;
+	size_t *sz;		/* an FI_PARAM_SIZE_T parameter, or */
+	int *i;			/* an FI_PARAM_INT one */
+	unsigned long long min, max;
+	bool pow2;
+} sfi_param_defs[] = {
+	{ "max_msg_size", "Largest message, bytes",
+	  &sfi_params.max_msg_size, NULL, 1, SIZE_MAX, false },
+	{ "rx_entries", "Message slots of each endpoint's receive ring, a power of two from 2 to 4096",
+	  NULL, &sfi_params.rx_entries, 2, 4096, true },
+	{ "send_timeout_ms", "How long a message being sent waits for room at the receiver, ms",
+	  NULL, &sfi_params.send_timeout_ms, 1, INT_MAX, false },
+	{ "rdv_threshold", "Sends larger than this go by rendezvous through the sender's exported bounce region, bytes",
+	  &sfi_params.rdv_threshold, NULL, 0, SIZE_MAX, false },
+	/* slot offsets travel as 32 bits */
+	{ "rdv_pool", "Pool memory an endpoint exports as its bounce region for rendezvous and RMA, bytes, at most 2 GiB",
+	  &sfi_params.rdv_pool, NULL, 1, 1ULL << 31, false },
+	{ "rdv_dma_min", "Rendezvous copies from this size on use the NIC's DMA engine, smaller ones memcpy() through the window, bytes; 0: never",
+	  &sfi_params.rdv_dma_min, NULL, 0, SIZE_MAX, false },
+	{ "unexp_max", "Bytes of unexpected messages an endpoint buffers before it leaves the rest in the NIC's ring",
+	  &sfi_params.unexp_max, NULL, 1, SIZE_MAX, false },
+};
+
+static void sfi_param_get(const struct sfi_param_def *d)
+{
+	unsigned long long v;
+	char env[32];
+	size_t sz, k;
+	int i;
+
+	/* the variable's name, for the warnings */
+	for (k = 0; d->name[k] && k < sizeof(env) - 1; k++)
+		env[k] = toupper((unsigned char)d->name[k]);
+	env[k] = 0;
+
+	if (d->sz) {
+		if (fi_param_get_size_t(&sfi_prov, d->name, &sz))
+			return;
+		v = sz;
+	} else {
+		if (fi_param_get_int(&sfi_prov, d->name, &i))
+			return;
+		if (i < 0) {
+			FI_WARN(&sfi_prov, FI_LOG_CORE,
+				"FI_SNODE_%s: %d is not in %llu..%llu; %d kept\n",
+				env, i, d->min, d->max, *d->i);
+			return;
+		}
+		v = i;
+	}
+	if (v < d->min || v > d->max || (d->pow2 && (v & (v - 1)))) {
+		FI_WARN(&sfi_prov, FI_LOG_CORE,
+			"FI_SNODE_%s: %llu is not %s %llu..%llu; %llu kept\n",
+			env, v, d->pow2 ? "a power of two in" : "in",
+			d->min, d->max,
+			d->sz ? (unsigned long long)*d->sz : (unsigned long long)*d->i);
+		return;
+	}
+	if (d->sz)
+		*d->sz = v;
+	else
+		*d->i = v;
+}
+
 FI_EXT_INI
 {
-	size_t sz;
-	int v;
+	const struct sfi_param_def *d;
 
-	fi_param_define(&sfi_prov, "max_msg_size", FI_PARAM_SIZE_T,
-			"Largest message, bytes (default %zu)",
-			sfi_params.max_msg_size);
-	fi_param_define(&sfi_prov, "rx_entries", FI_PARAM_INT,
-			"Message slots of each endpoint's receive ring, a power of two from 2 to 4096 (default %d)",
-			sfi_params.rx_entries);
-	fi_param_define(&sfi_prov, "send_timeout_ms", FI_PARAM_INT,
-			"How long a message being sent waits for room at the receiver, ms (default %d)",
-			sfi_params.send_timeout_ms);
-	fi_param_define(&sfi_prov, "rdv_threshold", FI_PARAM_SIZE_T,
-			"Sends larger than this go by rendezvous through the sender's exported bounce region, bytes (default %zu)",
-			sfi_params.rdv_threshold);
-	fi_param_define(&sfi_prov, "rdv_pool", FI_PARAM_SIZE_T,
-			"Pool memory an endpoint exports as its bounce region for rendezvous and RMA, bytes, at most 2 GiB (default %zu)",
-			sfi_params.rdv_pool);
-	fi_param_define(&sfi_prov, "rdv_dma_min", FI_PARAM_SIZE_T,
-			"Rendezvous copies from this size on use the NIC's DMA engine, smaller ones memcpy() through the window, bytes; 0: never (default %zu)",
-			sfi_params.rdv_dma_min);
-	fi_param_define(&sfi_prov, "unexp_max", FI_PARAM_SIZE_T,
-			"Bytes of unexpected messages an endpoint buffers before it leaves the rest in the NIC's ring (default %zu)",
-			sfi_params.unexp_max);
-	if (!fi_param_get_size_t(&sfi_prov, "max_msg_size", &sz) && sz)
-		sfi_params.max_msg_size = sz;
-	if (!fi_param_get_int(&sfi_prov, "rx_entries", &v) && v >= 2 &&
-	    v <= 4096 && !(v & (v - 1)))
-		sfi_params.rx_entries = v;
-	if (!fi_param_get_int(&sfi_prov, "send_timeout_ms", &v) && v > 0)
-		sfi_params.send_timeout_ms = v;
-	if (!fi_param_get_size_t(&sfi_prov, "rdv_threshold", &sz))
-		sfi_params.rdv_threshold = sz;
-	/* slot offsets travel as 32 bits */
-	if (!fi_param_get_size_t(&sfi_prov, "rdv_pool", &sz) && sz &&
-	    sz <= (1ULL << 31))
-		sfi_params.rdv_pool = sz;
-	if (!fi_param_get_size_t(&sfi_prov, "rdv_dma_min", &sz))
-		sfi_params.rdv_dma_min = sz;
-	if (!fi_param_get_size_t(&sfi_prov, "unexp_max", &sz) && sz)
-		sfi_params.unexp_max = sz;
+	for (d = sfi_param_defs;
+	     d < sfi_param_defs + sizeof(sfi_param_defs) / sizeof(*d); d++) {
+		if (d->sz)
+			fi_param_define(&sfi_prov, d->name, FI_PARAM_SIZE_T,
+					"%s (default %zu)", d->help, *d->sz);
+		else
+			fi_param_define(&sfi_prov, d->name, FI_PARAM_INT,
+					"%s (default %d)", d->help, *d->i);
+		sfi_param_get(d);
+	}
 	return &sfi_prov;
 }
