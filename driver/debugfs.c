@@ -95,6 +95,7 @@ static const struct {
 	[SNODE_DELAY_FABRIC_EVENT] = { "fabric_event" },
 	[SNODE_DELAY_IDENTIFY_WORK] = { "identify_work" },
 	[SNODE_DELAY_REMOVE_END] = { "remove_end" },
+	[SNODE_DELAY_NET_GRANT] = { "net_grant" },
 };
 
 /* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */

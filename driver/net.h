@@ -70,7 +70,7 @@ enum {
 	SNODE_NET_CTRL_DOORBELL,	/* sender: my ring has frames */
 };
 
-#define SNODE_NET_VERSION	2
+#define SNODE_NET_VERSION	3
 
 /**
  * struct snode_net_ctrl - payload of a control message
@@ -81,6 +81,9 @@ enum {
  * @key: GRANT: its key
  * @length: GRANT: bytes of the ring
  * @slot_size: GRANT: bytes per slot
+ * @seq: ASK: the asker's number for this ASK (never 0); GRANT and REFUSE:
+ *       the number of the ASK they answer, so that the asker takes only
+ *       the answer to its latest ASK
  */
 struct snode_net_ctrl {
 	u8 type;
@@ -90,6 +93,7 @@ struct snode_net_ctrl {
 	__le64 key;
 	__le32 length;
 	__le32 slot_size;
+	__le32 seq;
 };
 
 struct snode_net_rx;
@@ -125,7 +129,8 @@ enum {
 };
 
 /**
- * struct snode_net_peer - the sender's side of the ring at one peer
+ * struct snode_net_peer - one peer: the sender's side of the ring at it,
+ *                         and the number of its last ASK to us
  * @state: SNODE_NET_TX_* (@tx_work)
  * @until: jiffies at which ASKED or REFUSED ends
  * @imp: the window onto the peer's ring (RING)
@@ -133,6 +138,9 @@ enum {
  * @slots: its first slot
  * @prod: frames put in
  * @grant: the peer's last GRANT, from the poll (&snode_net.ctrl_lock)
+ * @refuse_seq: the seq of the peer's last REFUSE (&snode_net.ctrl_lock)
+ * @ask_seq: the seq of our last ASK to the peer
+ * @asked_seq: the seq of the peer's last ASK to us (&snode_net.ctrl_lock)
  */
 struct snode_net_peer {
 	u8 state;
@@ -142,6 +150,9 @@ struct snode_net_peer {
 	u8 *slots;
 	u32 prod;
 	struct snode_net_ctrl grant;
+	u32 refuse_seq;
+	u32 ask_seq;
+	u32 asked_seq;
 };
 
 /**
@@ -150,11 +161,13 @@ struct snode_net_peer {
  * @node: the node it belongs to, U32_MAX if none (written under
  *        &snode_net.ring_lock, read by the poll)
  * @cons: frames taken out (the poll, under &snode_net.ring_lock)
+ * @seq: the ASK of @node it was last granted for (@ring_mutex)
  */
 struct snode_net_rxring {
 	struct snode_export *exp;
 	u32 node;
 	u32 cons;
+	u32 seq;
 };
 
 /**
@@ -180,7 +193,7 @@ struct snode_net_rxring {
  * @ring_mutex: held by @tx_work while it runs and by open and stop while
  *              they set up or tear down the rings
  * @ring_lock: protects the receive rings' @node and @cons against the poll
- * @ctrl_lock: protects &snode_net_peer.grant
+ * @ctrl_lock: protects &snode_net_peer.grant, .refuse_seq and .asked_seq
  * @ctrl: bit 0: one of the bitmaps below has a bit set for @tx_work
  * @rx_ask: nodes that asked for a ring (the poll sets, @tx_work clears)
  * @rx_gone: nodes that went down: free their rings (link.c, @tx_work)

@@ -110,6 +110,7 @@ static void snode_net_rxring_drop(struct snode_net *net, u32 r)
 	spin_lock_bh(&net->ring_lock);
 	WRITE_ONCE(rr->node, U32_MAX);
 	spin_unlock_bh(&net->ring_lock);
+	rr->seq = 0;
 	if (rr->exp) {
 		snode_kunexport(rr->exp);
 		rr->exp = NULL;
@@ -133,7 +134,11 @@ static u32 snode_net_rxring_pick(struct snode_net *net, u32 node)
 	return free;
 }
 
-/* Answer @node's ASK. Caller holds ring_mutex. */
+/*
+ * Answer @node's latest ASK. An ASK answered already (the same seq: the
+ * bit was set again while we answered it) gets its GRANT again and leaves
+ * the ring alone: the asker may be using it. Caller holds ring_mutex.
+ */
 static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 {
 	struct snode_net_ctrl c = {
@@ -142,12 +147,21 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 	};
 	struct snode_net_ring_hdr *hdr;
 	struct snode_export *exp;
-	u32 r = U32_MAX;
+	u32 r = U32_MAX, seq;
 
+	snode_debug_delay(SNODE_DELAY_NET_GRANT);
+	spin_lock_bh(&net->ctrl_lock);
+	seq = net->peer[node].asked_seq;
+	spin_unlock_bh(&net->ctrl_lock);
+	c.seq = cpu_to_le32(seq);
 	if (net->rx_alloc)
 		r = snode_net_rxring_pick(net, node);
 	if (r == U32_MAX)
 		goto send;
+	if (net->rxr[r].node == node && net->rxr[r].seq == seq &&
+	    net->rxr[r].exp &&
+	    READ_ONCE(net->rxr[r].exp->state) == SNODE_WINDOW_STATE_ACTIVE)
+		goto grant;
 	if (net->rxr[r].node != node ||
 	    (net->rxr[r].exp &&
 	     READ_ONCE(net->rxr[r].exp->state) != SNODE_WINDOW_STATE_ACTIVE))
@@ -175,7 +189,8 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 	net->rxr[r].cons = 0;
 	WRITE_ONCE(net->rxr[r].node, node);
 	spin_unlock_bh(&net->ring_lock);
-
+	net->rxr[r].seq = seq;
+grant:
 	c.type = SNODE_NET_CTRL_GRANT;
 	c.slots = cpu_to_le16(SNODE_NET_SLOTS);
 	c.export_id = cpu_to_le32(net->rxr[r].exp->id);
@@ -380,7 +395,8 @@ static void snode_net_txring_map(struct snode_net *net, u32 node)
 	spin_lock_bh(&net->ctrl_lock);
 	g = peer->grant;
 	spin_unlock_bh(&net->ctrl_lock);
-	if (peer->state != SNODE_NET_TX_ASKED)
+	if (peer->state != SNODE_NET_TX_ASKED ||
+	    le32_to_cpu(g.seq) != peer->ask_seq)
 		return;		/* a late answer to an ASK given up on */
 	if (le16_to_cpu(g.slots) != SNODE_NET_SLOTS ||
 	    le32_to_cpu(g.length) != SNODE_NET_RING_SIZE ||
@@ -448,6 +464,9 @@ static void snode_net_txring_ask(struct snode_net *net, u32 node)
 		.version = SNODE_NET_VERSION,
 	};
 
+	/* a new number: the answer to an earlier ASK is not this one's */
+	peer->ask_seq = peer->ask_seq + 1 ?: 1;
+	c.seq = cpu_to_le32(peer->ask_seq);
 	if (net->tx_rings >= SNODE_NET_RINGS || net->tx_no_rings ||
 	    !net->sdev->mem || !net->sdev->mem->ap_va) {
 		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
@@ -576,25 +595,28 @@ void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m)
 	u32 node = m->src_node;
 
 	memcpy(&c, m->payload, min_t(u32, m->len, sizeof(c)));
-	if (m->len < offsetofend(struct snode_net_ctrl, version) ||
-	    c.version != SNODE_NET_VERSION) {
+	if (m->len < sizeof(c) || c.version != SNODE_NET_VERSION) {
 		snode_net_stat_add(&net->rxs, &net->rxs.frame_errors, 1);
 		snode_net_stat_add(&net->rxs, &net->rxs.errors, 1);
 		return;
 	}
 	switch (c.type) {
 	case SNODE_NET_CTRL_ASK:
+		spin_lock(&net->ctrl_lock);
+		net->peer[node].asked_seq = le32_to_cpu(c.seq);
+		spin_unlock(&net->ctrl_lock);
 		set_bit(node, net->rx_ask);
 		break;
 	case SNODE_NET_CTRL_GRANT:
-		if (m->len < sizeof(c))
-			return;
 		spin_lock(&net->ctrl_lock);
 		net->peer[node].grant = c;
 		spin_unlock(&net->ctrl_lock);
 		set_bit(node, net->tx_granted);
 		break;
 	case SNODE_NET_CTRL_REFUSE:
+		spin_lock(&net->ctrl_lock);
+		net->peer[node].refuse_seq = le32_to_cpu(c.seq);
+		spin_unlock(&net->ctrl_lock);
 		set_bit(node, net->tx_refused);
 		break;
 	case SNODE_NET_CTRL_DOORBELL:
@@ -636,8 +658,12 @@ static void snode_net_ring_each(struct snode_net *net, unsigned long *map,
 static void snode_net_txring_refused(struct snode_net *net, u32 node)
 {
 	struct snode_net_peer *peer = &net->peer[node];
+	u32 seq;
 
-	if (peer->state == SNODE_NET_TX_ASKED)
+	spin_lock_bh(&net->ctrl_lock);
+	seq = peer->refuse_seq;
+	spin_unlock_bh(&net->ctrl_lock);
+	if (peer->state == SNODE_NET_TX_ASKED && seq == peer->ask_seq)
 		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
 				   SNODE_NET_REFUSED_MS);
 }

@@ -719,6 +719,8 @@ bool snode_should_fail_admin(bool *time_out);
  * @SNODE_DELAY_REMOVE_END: the last teardown step of an unbind: every ring
  *                          and buffer of the device is freed, the PCI core
  *                          has not disabled the function yet
+ * @SNODE_DELAY_NET_GRANT: the network interface is about to answer a
+ *                         node's ASK for a window ring
  * @SNODE_DELAY_NR: number of points
  */
 enum snode_delay_point {
@@ -730,6 +732,7 @@ enum snode_delay_point {
 	SNODE_DELAY_FABRIC_EVENT,
 	SNODE_DELAY_IDENTIFY_WORK,
 	SNODE_DELAY_REMOVE_END,
+	SNODE_DELAY_NET_GRANT,
 	SNODE_DELAY_NR,
 };
 

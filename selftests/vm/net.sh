@@ -16,7 +16,9 @@
 #     (tx_ring_frames on the sender, rx_ring_frames on the receiver, one
 #     window and one granted ring listed), data intact (a pattern ping, a
 #     4 MiB file fetched over HTTP compared by sha256); the interface
-#     taken down returns every pool range, export and ATT entry it held
+#     taken down returns every pool range, export and ATT entry it held;
+#     a GRANT later than the asker's ASK timeout (delay point net_grant):
+#     the ring is used and no frame is delivered twice
 #   - an iperf3 TCP run from node 0 to node 1 moves data (its rate is
 #     printed, not judged: make bench compares it)
 #   - a TCP connection survives the loss of plane 0 under it (iperf3 keeps
@@ -134,6 +136,35 @@ sys.exit(0 if d["devices"] and not left else 1)' "$out"
 gexec 0 "ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
 ping_ok() { gexec 0 "ping -c 1 -W 2 $(ip_of 1)" | grep -q '1 packets received'; }
 check "$KERNEL: ring: ... and up again: ping answers" until_ok 20 ping_ok
+
+# A late GRANT (node 1 answers each ASK after 3 s, past node 0's 2 s
+# ASK timeout): node 0 asks twice and must take only the answer to its
+# latest ASK; node 1, seeing that ASK again while node 0 already uses the
+# ring, must not empty the ring under it (before version 3 it did, and the
+# frames since the grant came twice: node 1 took more frames out of the
+# ring than node 0 put in). Node 1's transmit work waits in the delay, so
+# the replies of those 6 s beyond its queue are lost; the pings after it
+# are answered.
+grants0=$(ethtool_of 1 ring_grants)
+rx0=$(ethtool_of 1 rx_ring_frames)
+tx0=$(ethtool_of 0 tx_ring_frames)
+gexec 1 "echo 3000000 > /sys/kernel/debug/snode/delay/net_grant"
+gexec 0 "ip link set dev $IFACE down; ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
+out=$(gexec_t 0 60 "ping -c 40 -i 0.2 -s 1000 -W 10 $(ip_of 1)")
+gexec 1 "echo 0 > /sys/kernel/debug/snode/delay/net_grant"
+echo "$out" >>"$LOG/ping"
+sleep 1
+grants1=$(ethtool_of 1 ring_grants)
+rx1=$(ethtool_of 1 rx_ring_frames)
+tx1=$(ethtool_of 0 tx_ring_frames)
+check "$KERNEL: ring: late GRANT: node 0 asked again and node 1 answered both (ring_grants ${grants0:-none} -> ${grants1:-none})" \
+	[ $((${grants1:-0} - ${grants0:-0})) -ge 2 ]
+check "$KERNEL: ring: ... the echo requests went through the ring (node 0 tx_ring_frames ${tx0:-none} -> ${tx1:-none})" \
+	[ $((${tx1:-0} - ${tx0:-0})) -ge 10 ]
+check "$KERNEL: ring: ... node 1 took out of the ring exactly what node 0 put in (rx_ring_frames ${rx0:-none} -> ${rx1:-none})" \
+	[ $((${rx1:-0} - ${rx0:-0})) -eq $((${tx1:-0} - ${tx0:-0})) ]
+check "$KERNEL: ring: ... no echo answered twice ($(grep -c 'DUP!' <<<"$out") DUP!, $(grep -c 'bytes from' <<<"$out") of 40 answered)" \
+	bash -c '! grep -q "DUP!" <<<"$1" && [ "$(grep -c "bytes from" <<<"$1")" -ge 10 ]' _ "$out"
 
 # --- TCP ----------------------------------------------------------------------------
 gexec 1 "iperf3 -s -D -I /tmp/iperf3.pid" >>"$LOG/iperf3" 2>&1
