@@ -38,7 +38,7 @@
 #define   SNODE_FW_MINOR_MASK		GENMASK(23, 16)
 #define   SNODE_FW_PATCH_MASK		GENMASK(15, 0)
 #define SNODE_CAP_OFFSET		0x00c
-#define   SNODE_CAP_MASK		GENMASK(6, 0)
+#define   SNODE_CAP_MASK		GENMASK(7, 0)
 #define   SNODE_CAP_ATT			BIT(0)
 #define   SNODE_CAP_EXPORT		BIT(1)
 #define   SNODE_CAP_DMA			BIT(2)
@@ -46,6 +46,7 @@
 #define   SNODE_CAP_SENSORS		BIT(4)
 #define   SNODE_CAP_COHERENT		BIT(5)
 #define   SNODE_CAP_FLR			BIT(6)
+#define   SNODE_CAP_EV_TOPO		BIT(7)
 #define SNODE_NODE_ID_OFFSET		0x010
 #define SNODE_FABRIC_ID_OFFSET		0x014
 #define SNODE_LIMITS0_OFFSET		0x018
@@ -513,11 +514,16 @@ struct snode_event_fabric {
 #define SNODE_NODE_UNREACHABLE		2
 #define SNODE_NODE_DEAD			3
 
+/* NODE_STATE event data; the topology only with SNODE_CAP_EV_TOPO */
 struct snode_event_node_state {
 	__le32 node;
 	u8 state;
 	u8 route_port;
-	u8 rsvd[10];
+	__le16 sw;
+	__le16 rack;
+	u8 plane;
+	u8 hops;
+	u8 rsvd[4];
 };
 
 /* WINDOW_REVOKED event data; reason as enum snode_revoke_reason 1-4 */

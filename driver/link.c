@@ -1239,6 +1239,7 @@ static void snode_link_node_event(struct snode_link *link,
 	struct snode_link_node *ln;
 	u32 id = le32_to_cpu(d->node);
 	u8 route = d->route_port;
+	struct snode_id ident;
 	u8 state;
 
 	if (id >= link->max_nodes) {
@@ -1247,9 +1248,17 @@ static void snode_link_node_event(struct snode_link *link,
 				     id, link->max_nodes);
 		return;
 	}
+	snode_id_get(link->sdev, &ident);
 	mutex_lock(&link->lock);
 	ln = &link->nodes[id];
 	ln->stamp = ++link->events;
+	/* the route's topology, so that the notification says where it goes */
+	if (ident.caps & SNODE_CAP_EV_TOPO) {
+		ln->hops = d->hops;
+		ln->plane = d->plane;
+		ln->sw = le16_to_cpu(d->sw);
+		ln->rack = le16_to_cpu(d->rack);
+	}
 	state = snode_node_state(link, d->state, &route);
 	/* after a reset the fabric repeats what it said before */
 	if (state != ln->state || route != ln->route) {

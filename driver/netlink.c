@@ -1416,7 +1416,8 @@ void snode_nl_node_ntf(struct snode_dev *sdev, u32 id,
 	     nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)) ||
 	    nla_put_u32(skb, SNODE_A_NODE_PREV_STATE, ln->sent_state) ||
 	    (ln->sent_route != SNODE_LINK_NO_ROUTE &&
-	     nla_put_u32(skb, SNODE_A_NODE_PREV_ROUTE_PORT, ln->sent_route)))
+	     nla_put_u32(skb, SNODE_A_NODE_PREV_ROUTE_PORT, ln->sent_route)) ||
+	    __snode_nl_put_node_topo(skb, sdev->link, ln))
 		goto err_free;
 	nla_nest_end(skb, nest);
 	snode_nl_ntf_send(skb, hdr);

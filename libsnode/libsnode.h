@@ -256,6 +256,18 @@ struct snode_event_node {		/* SNODE_NL_CMD_NODE_STATE_NTF */
 	uint32_t route_port;		/* SNODE_NONE: no route */
 	unsigned int prev_state;
 	uint32_t prev_route_port;
+	/*
+	 * The route's topology at the time of the event, as in struct
+	 * snode_node_info, when the NIC reports it (SNODE_CAP_EV_TOPO);
+	 * topo 0 and hops 0 otherwise. 0.4 and later.
+	 */
+	unsigned int topo;		/* SNODE_TOPO_HAS_* */
+	unsigned int hops;
+	uint32_t switch_id;
+	uint32_t plane;
+	uint32_t rack;
+	char switch_name[24];
+	char rack_name[24];
 };
 
 struct snode_event_window {		/* SNODE_NL_CMD_WINDOW_REVOKED_NTF */

@@ -63,15 +63,24 @@ static int lsn_ev_valid(struct nl_msg *msg, void *arg)
 		ev->node.prev_route_port = SNODE_NONE;
 		if (tb[SNODE_A_EVENT_NODE]) {
 			struct nlattr *nt[SNODE_A_NODE_MAX + 1];
+			struct snode_node_info ni;
 
 			if (nla_parse_nested(nt, SNODE_A_NODE_MAX,
 					     tb[SNODE_A_EVENT_NODE], NULL) < 0)
 				return NL_SKIP;
-			ev->node.id = lsn_nl_u32(nt, SNODE_A_NODE_ID, 0);
-			ev->node.state = lsn_nl_u32(nt, SNODE_A_NODE_STATE, 0);
-			ev->node.route_port =
-				lsn_nl_u32(nt, SNODE_A_NODE_ROUTE_PORT,
-					   SNODE_NONE);
+			lsn_nl_parse_node_info(nt, &ni);
+			ev->node.id = ni.id;
+			ev->node.state = ni.state;
+			ev->node.route_port = ni.route_port;
+			ev->node.topo = ni.topo;
+			ev->node.hops = ni.hops;
+			ev->node.switch_id = ni.switch_id;
+			ev->node.plane = ni.plane;
+			ev->node.rack = ni.rack;
+			memcpy(ev->node.switch_name, ni.switch_name,
+			       sizeof(ev->node.switch_name));
+			memcpy(ev->node.rack_name, ni.rack_name,
+			       sizeof(ev->node.rack_name));
 			ev->node.prev_state =
 				lsn_nl_u32(nt, SNODE_A_NODE_PREV_STATE, 0);
 			ev->node.prev_route_port =

@@ -674,9 +674,10 @@ SNODE_EXPORT int snode_link_clear(struct snode_ctx *ctx,
 /* ------------------------------------------------------------------ */
 /* nodes                                                               */
 
-static int lsn_nl_parse_node(struct lsn_nl_req *req, struct nlattr **tb)
+/* A node's attributes (a node get or dump, or a node event's nest). */
+void lsn_nl_parse_node_info(struct nlattr **tb, struct snode_node_info *ni)
 {
-	struct snode_node_info ni = {
+	*ni = (struct snode_node_info){
 		.dev_index = lsn_nl_u32(tb, SNODE_A_NODE_DEV_INDEX, 0),
 		.id = lsn_nl_u32(tb, SNODE_A_NODE_ID, 0),
 		.state = lsn_nl_u32(tb, SNODE_A_NODE_STATE, 0),
@@ -684,23 +685,29 @@ static int lsn_nl_parse_node(struct lsn_nl_req *req, struct nlattr **tb)
 					 SNODE_NONE),
 		.hops = lsn_nl_u32(tb, SNODE_A_NODE_HOPS, 0),
 	};
-
 	if (tb[SNODE_A_NODE_SWITCH]) {
-		ni.topo |= SNODE_TOPO_HAS_SWITCH;
-		ni.switch_id = lsn_nl_u32(tb, SNODE_A_NODE_SWITCH, 0);
+		ni->topo |= SNODE_TOPO_HAS_SWITCH;
+		ni->switch_id = lsn_nl_u32(tb, SNODE_A_NODE_SWITCH, 0);
 	}
 	if (tb[SNODE_A_NODE_PLANE]) {
-		ni.topo |= SNODE_TOPO_HAS_PLANE;
-		ni.plane = lsn_nl_u32(tb, SNODE_A_NODE_PLANE, 0);
+		ni->topo |= SNODE_TOPO_HAS_PLANE;
+		ni->plane = lsn_nl_u32(tb, SNODE_A_NODE_PLANE, 0);
 	}
 	if (tb[SNODE_A_NODE_RACK]) {
-		ni.topo |= SNODE_TOPO_HAS_RACK;
-		ni.rack = lsn_nl_u32(tb, SNODE_A_NODE_RACK, 0);
+		ni->topo |= SNODE_TOPO_HAS_RACK;
+		ni->rack = lsn_nl_u32(tb, SNODE_A_NODE_RACK, 0);
 	}
-	lsn_nl_str(tb, SNODE_A_NODE_SWITCH_NAME, ni.switch_name,
-		   sizeof(ni.switch_name));
-	lsn_nl_str(tb, SNODE_A_NODE_RACK_NAME, ni.rack_name,
-		   sizeof(ni.rack_name));
+	lsn_nl_str(tb, SNODE_A_NODE_SWITCH_NAME, ni->switch_name,
+		   sizeof(ni->switch_name));
+	lsn_nl_str(tb, SNODE_A_NODE_RACK_NAME, ni->rack_name,
+		   sizeof(ni->rack_name));
+}
+
+static int lsn_nl_parse_node(struct lsn_nl_req *req, struct nlattr **tb)
+{
+	struct snode_node_info ni;
+
+	lsn_nl_parse_node_info(tb, &ni);
 	return lsn_iter_append(req->arg, &ni, sizeof(ni));
 }
 

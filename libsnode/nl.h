@@ -28,6 +28,7 @@ struct lsn_nl {
 LSN_HIDDEN struct lsn_nl *lsn_nl_get(struct snode_ctx *ctx, int *err);
 LSN_HIDDEN int lsn_nl_errno(int nlerr);
 LSN_HIDDEN void lsn_nl_parse_link_info(struct nlattr **tb, struct snode_link_info *li);
+LSN_HIDDEN void lsn_nl_parse_node_info(struct nlattr **tb, struct snode_node_info *ni);
 
 static inline uint32_t lsn_nl_u32(struct nlattr **tb, int attr,
 				    uint32_t dflt)

@@ -15,8 +15,10 @@
 #   - redundancy: a whole plane killed (snode-fm ctl switch down) while a
 #     stream runs through node 1's window: health warns "node 0: one path
 #     left (link P down)", names the switch as the common cause (text and
-#     -j), the nodes route through the other plane, the stream keeps every
-#     byte; once the plane is back health is ok again. Both planes in turn,
+#     -j), the nodes route through the other plane (node list, and each
+#     node's failover event in monitor -j names the plane, switch, hops and
+#     rack), the stream keeps every byte; once the plane is back health is
+#     ok again. Both planes in turn,
 #     so the switch named is the one killed.
 #   - auto-isolate (decision 0021): a flap policy on link 1, the link
 #     flapped (snode-fm ctl link flap) under a stream: the driver isolates
@@ -177,6 +179,11 @@ plane_down() {
 	gexec 0 "rm -f /tmp/stream.*; $KSFT_BIN/link_stream 1 0 0x5100 65536 20 /tmp/stream.ready >/tmp/stream.out 2>&1 &
 		for i in \$(seq 100); do test -f /tmp/stream.ready && exit 0; sleep 0.1; done; exit 1" >/dev/null
 	check "$KERNEL: $sw: stream through node 1's window started" [ $? -eq 0 ]
+	mon_start "mon-$sw" 60
+	check "$KERNEL: $sw: monitor listening" [ $? -eq 0 ]
+	# the nodes whose route the failure moves (after a plane came back the
+	# routes may already be on the other one)
+	moved=$(gexec 0 "snodectl node list" | grep -c " route-port $port\$")
 	sleep 2
 	fmctl switch down "$sw"
 	if [ "$port" = 0 ]; then
@@ -211,6 +218,22 @@ n = json.loads(sys.argv[1])["nodes"]; o = int(sys.argv[2])
 sys.exit(0 if len(n) == 3 and all(x["plane"] == o and x["switch"] == "plane%d" % o and
                                   x["hops"] == 2 and x["route_port"] == o for x in n) else 1)' "$out" "$other"
 	check "$KERNEL: $sw down: node list agrees with snode-fm after the failover" topo_agrees 3
+	# the failover events say where the routes go now (cap ev-topo): one
+	# for each node that was routed through the plane that failed
+	out=$(mon_stop "mon-$sw")
+	echo "$out" >"$LOG/monitor-$sw.json"
+	check "$KERNEL: $sw down: monitor -j: the failover events of the $moved node(s) routed through port $port name plane $other, switch plane$other, hops 2 and the rack" pycheck '
+e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
+o = int(sys.argv[2]); moved = int(sys.argv[3]); rack = {1: "rack0", 2: "rack1", 3: "rack1"}
+last = {}
+for x in e:
+    if x["event"] == "node-state":
+        last[x["node"]] = x
+print(last, file=sys.stderr)
+sys.exit(0 if len(last) == moved and set(last) <= {1, 2, 3} and all(
+    x["route_port"] == o and x["plane"] == o and x["switch"] == "plane%d" % o and
+    x["switch_id"] == o and x["hops"] == 2 and x["rack"] == rack[n]
+    for n, x in last.items()) else 1)' "$out" "$other" "$moved"
 	until_ok 40 stream_done
 	out=$(gexec 0 "cat /tmp/stream.out")
 	echo "$out" >"$LOG/stream-$sw"

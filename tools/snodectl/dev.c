@@ -21,6 +21,7 @@ static void dev_print_caps(uint32_t caps)
 {
 	static const char *const names[] = {
 		"att", "export", "dma", "msg", "sensors", "coherent", "flr",
+		"ev-topo",
 	};
 	unsigned int i;
 

@@ -124,9 +124,21 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_u64("util_hysteresis", " hysteresis %llu",
 			  li->util_hysteresis);
 		break;
-	case SNODE_NL_CMD_NODE_STATE_NTF:
+	case SNODE_NL_CMD_NODE_STATE_NTF: {
+		/* where the route goes now, as node list says it */
+		struct snode_node_info topo = {
+			.topo = ev->node.topo, .hops = ev->node.hops,
+			.switch_id = ev->node.switch_id, .plane = ev->node.plane,
+			.rack = ev->node.rack,
+		};
+
+		memcpy(topo.switch_name, ev->node.switch_name,
+		       sizeof(topo.switch_name));
+		memcpy(topo.rack_name, ev->node.rack_name,
+		       sizeof(topo.rack_name));
 		print_str("event", " %s", "node-state");
 		print_u64("node", " node %llu", ev->node.id);
+		node_print_topo(&topo);
 		print_str("state", " %s", node_state_name(ev->node.state));
 		monitor_route("route_port", " route-port %llu",
 			      ev->node.route_port);
@@ -137,6 +149,7 @@ static int monitor_event(struct snode_ctx *ctx, const struct snode_event *ev,
 		print_text(")");
 		print_str("change", ": %s", monitor_node_change(ev));
 		break;
+	}
 	case SNODE_NL_CMD_WINDOW_REVOKED_NTF:
 		print_str("event", " %s", "window-revoked");
 		print_u64("att_index", " att %llu", ev->window.att_index);

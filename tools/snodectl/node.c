@@ -23,7 +23,7 @@ static void node_help(FILE *f)
  * the NIC reported. Before the state, so each line still ends with the
  * route port as it always did.
  */
-static void node_print_topo(const struct snode_node_info *ni)
+void node_print_topo(const struct snode_node_info *ni)
 {
 	if (ni->topo & SNODE_TOPO_HAS_RACK) {
 		print_u64("rack_id", NULL, ni->rack);

@@ -206,6 +206,8 @@ int sensor_dev_set(struct snodectl *sc);
 
 const char *link_oper_name(unsigned int state);
 const char *node_state_name(unsigned int state);
+struct snode_node_info;
+void node_print_topo(const struct snode_node_info *ni);
 /* "unexport", "node-dead", ...: enum snode_revoke_reason (mem.c) */
 const char *revoke_reason_name(unsigned int reason);
 /*

@@ -77,6 +77,7 @@ enum {
  * @SNODE_CAP_COHERENT: the fabric is cache coherent; windows are mapped
  *                      write-back, else write-combining
  * @SNODE_CAP_FLR: the device supports function-level reset
+ * @SNODE_CAP_EV_TOPO: the device's node events carry the route's topology
  *
  * The values are those of the device's CAP register, which the kernel
  * reports unchanged.
@@ -89,6 +90,7 @@ enum snode_caps {
 	SNODE_CAP_SENSORS = 1 << 4,
 	SNODE_CAP_COHERENT = 1 << 5,
 	SNODE_CAP_FLR = 1 << 6,
+	SNODE_CAP_EV_TOPO = 1 << 7,
 };
 
 /**

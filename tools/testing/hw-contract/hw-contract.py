@@ -161,7 +161,7 @@ def read_doc(path):
     cap = re.search(r"^CAP bits:\n(.*)", sec["2"], re.M | re.S)
     if not cap:
         die("CAP bits table not found")
-    for m in re.finditer(r"^(\d+)\s+([A-Z]+)\s", cap.group(1), re.M):
+    for m in re.finditer(r"^(\d+)\s+([A-Z_]+)\s", cap.group(1), re.M):
         doc["field"].setdefault("CAP", {})[1 << int(m.group(1))] = m.group(2)
     for m in re.finditer(r"^(\d+)\s+([A-Z_]+)\b", sec["3.4"], re.M):
         doc["status"][m.group(2)] = int(m.group(1))

@@ -361,6 +361,11 @@ static void snode_fm_node_state(SnodeNicState *s,
     stl_le_p(d, ns->node);
     d[4] = ns->state;
     d[5] = ns->route_port;
+    /* the route's topology, as NODE_TOPO has it (CAP.EV_TOPO) */
+    memcpy(d + 6, &s->node_topo[ns->node].sw, 2);
+    memcpy(d + 8, &s->node_topo[ns->node].rack, 2);
+    d[10] = s->node_topo[ns->node].plane;
+    d[11] = s->node_topo[ns->node].hops;
     snode_post_event(s, SNODE_EV_NODE_STATE, d);
 }
 

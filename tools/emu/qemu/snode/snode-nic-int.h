@@ -269,6 +269,7 @@ static inline uint32_t snode_cap(void)
     cap = FIELD_DP32(cap, CAP, SENSORS, 1);
     cap = FIELD_DP32(cap, CAP, COHERENT, 1);
     cap = FIELD_DP32(cap, CAP, FLR, 1);
+    cap = FIELD_DP32(cap, CAP, EV_TOPO, 1);
     return cap;
 }
 
