@@ -3,13 +3,15 @@
  * link_stream: stream through a remote window while the fabric changes
  * under it, and check every byte.
  *
- *   link_stream NODE EXPORT KEY LENGTH SECONDS [READY_FILE]
+ *   link_stream NODE EXPORT KEY LENGTH SECONDS [READY_FILE [HOLD_SECONDS]]
  *
  * Imports LENGTH bytes of export EXPORT of NODE (key KEY, read-write) on
  * /dev/snode0, maps it, and for SECONDS (or until the window is revoked)
  * writes a pattern that changes every round through the window and reads
  * it back. Creates READY_FILE once the window is mapped, so that a driver
- * script knows when to inject faults. Prints one line:
+ * script knows when to inject faults. With HOLD_SECONDS, keeps the window
+ * mapped and untouched that long after the stream (an idle window, for the
+ * utilisation tests), then prints one line:
  *
  *   rounds R bytes B mismatches M state active|revoked reason N
  *
@@ -84,7 +86,7 @@ int main(int argc, char **argv)
 	int dev, state;
 
 	if (argc < 6) {
-		fprintf(stderr, "usage: %s NODE EXPORT KEY LENGTH SECONDS [READY_FILE]\n",
+		fprintf(stderr, "usage: %s NODE EXPORT KEY LENGTH SECONDS [READY_FILE [HOLD_SECONDS]]\n",
 			argv[0]);
 		return 2;
 	}
@@ -155,6 +157,8 @@ int main(int argc, char **argv)
 			break;
 	}
 out:
+	if (argc > 7)
+		usleep(strtod(argv[7], NULL) * 1e6);
 	state = import_state(imp.out_fd, &reason);
 	printf("rounds %llu bytes %llu mismatches %llu state %s reason %u\n",
 	       (unsigned long long)rounds,

@@ -7,6 +7,10 @@
  * (a batch of copies kept in flight on one queue) and of a CPU memcpy()
  * between the same buffers. Without a handle it exports from this node's
  * pool and imports that, which takes the same path through the aperture.
+ *
+ * A stream instead: DMA copies, or CPU stores or loads through the window,
+ * for some seconds at the rate they reach, for comparing the link
+ * counters with (decisions 0027 and 0035).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -37,11 +41,14 @@ struct dma_report {
 void perf_dma_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snode-perf dma [ handle HANDLE ] [ max BYTES ] [ stream SECONDS ]\n"
+		"Usage: snode-perf dma [ handle HANDLE ] [ max BYTES ]\n"
+		"                      [ stream SECONDS [ by { dma | store | load } ] ]\n"
 		"HANDLE := snode:v1:NODE:EXPORT:KEY (default: export from this node)\n"
 		"BYTES  := largest copy, 4K to 256M (default 64M)\n"
-		"stream: copies of min(BYTES, 256K) to the window for SECONDS (1..3600),\n"
-		"        and their rate; nothing else\n");
+		"stream: for SECONDS (1..3600), and its rate; nothing else:\n"
+		"        by dma (default): DMA copies of min(BYTES, 256K) to the window\n"
+		"        by store, by load: CPU memcpy() to or from BYTES of the window,\n"
+		"        in pieces of min(BYTES, 256K), over and over\n");
 }
 
 /*
@@ -158,6 +165,37 @@ static int dma_stream_run(struct snode_dma_queue *q, struct snode_import *imp,
 	return 0;
 }
 
+/*
+ * A CPU stream for @secs: memcpy() to (@to) or from @span of the window in
+ * pieces of @size, pass after pass, after one pass untimed that maps the
+ * window's pages (page faults are not the stream). Bytes and the time taken.
+ */
+static void cpu_stream_run(uint8_t *win, uint8_t *buf, uint64_t size,
+			   uint64_t span, bool to, double secs,
+			   uint64_t *total, double *took)
+{
+	uint64_t bytes = 0, off;
+	double t0, t;
+
+	if (to)
+		memcpy(win, buf, span);
+	else
+		memcpy(buf, win, span);
+	t0 = perf_now();
+	do {
+		for (off = 0; off + size <= span; off += size) {
+			if (to)
+				memcpy(win + off, buf + off, size);
+			else
+				memcpy(buf + off, win + off, size);
+			bytes += size;
+		}
+		t = perf_now() - t0;
+	} while (t < secs);
+	*total = bytes;
+	*took = t;
+}
+
 static double cpu_sample(uint8_t *win, uint8_t *buf, uint64_t size,
 			 uint64_t span, bool to)
 {
@@ -203,8 +241,15 @@ static void dma_json(const void *arg)
 	print_close_array();
 }
 
+enum { BY_DMA, BY_STORE, BY_LOAD };
+
+static const char *const stream_by[] = {
+	[BY_DMA] = "dma", [BY_STORE] = "store", [BY_LOAD] = "load",
+};
+
 struct dma_stream {
 	const char *handle;
+	int by;
 	uint64_t size, bytes;
 	double secs, mbs;
 };
@@ -212,8 +257,10 @@ struct dma_stream {
 static void dma_stream_json(const void *arg)
 {
 	const struct dma_stream *r = arg;
+	char name[16];
 
-	print_str("benchmark", NULL, "dma-stream");
+	snprintf(name, sizeof(name), "%s-stream", stream_by[r->by]);
+	print_str("benchmark", NULL, name);
 	print_str("window", NULL, r->handle);
 	print_u64("size", NULL, r->size);
 	print_u64("bytes", NULL, r->bytes);
@@ -252,6 +299,7 @@ int perf_dma(struct perf *p)
 	uint64_t max = 64 * MIB, size, span, stream = 0;
 	struct snode_info info;
 	bool have = false;
+	int by = BY_DMA;
 	uint8_t *buf, *win;
 	const char *w, *v;
 	unsigned int r;
@@ -271,10 +319,18 @@ int perf_dma(struct perf *p)
 		} else if (!strcmp(w, "stream")) {
 			if (tool_parse_u64(v, 3600, &stream) || !stream)
 				return perf_usage(perf_dma_help);
+		} else if (!strcmp(w, "by")) {
+			for (by = 0; by < (int)(sizeof(stream_by) / sizeof(stream_by[0])); by++)
+				if (!strcmp(v, stream_by[by]))
+					break;
+			if (by == (int)(sizeof(stream_by) / sizeof(stream_by[0])))
+				return perf_err("bad stream \"by %s\": dma, store or load", v);
 		} else {
 			return perf_usage(perf_dma_help);
 		}
 	}
+	if (by != BY_DMA && !stream)
+		return perf_err("\"by\" is for a stream");
 	span = max;
 	ret = snode_dev_get_info(p->dev, &info, sizeof(info));
 	if (ret < 0)
@@ -298,18 +354,23 @@ int perf_dma(struct perf *p)
 	memset(buf, 0x5a, span);
 
 	if (stream) {
-		struct dma_stream st = { .handle = hstr };
+		struct dma_stream st = { .handle = hstr, .by = by };
 
 		/* the engine's chunk: many in flight keep the line busy */
 		st.size = max < MIB / 4 ? max : MIB / 4;
-		ret = dma_stream_run(q, imp, buf, st.size, span, stream,
-				     &st.bytes, &st.secs);
-		if (ret < 0)
-			goto out;
+		if (by == BY_DMA) {
+			ret = dma_stream_run(q, imp, buf, st.size, span, stream,
+					     &st.bytes, &st.secs);
+			if (ret < 0)
+				goto out;
+		} else {
+			cpu_stream_run(win, buf, st.size, span, by == BY_STORE,
+				       stream, &st.bytes, &st.secs);
+		}
 		st.mbs = st.bytes / st.secs / 1e6;
 		if (!p->json)
-			printf("snode-perf dma stream: window %s, %llu bytes in copies of %llu in %.3f s: %.1f MB/s, %.3f Gbit/s\n",
-			       hstr, (unsigned long long)st.bytes,
+			printf("snode-perf dma stream by %s: window %s, %llu bytes in copies of %llu in %.3f s: %.1f MB/s, %.3f Gbit/s\n",
+			       stream_by[by], hstr, (unsigned long long)st.bytes,
 			       (unsigned long long)st.size, st.secs, st.mbs,
 			       st.mbs * 8 / 1000);
 		ret = perf_json_report(p, dma_stream_json, &st);

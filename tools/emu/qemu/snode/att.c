@@ -6,11 +6,26 @@
  * ROM device over the exporter's file: loads run at memory speed, stores
  * come to snode_win_ro_write() and are violations
  * (Documentation/decisions/0022-read-only-window-stores.md).
+ *
+ * Window accounting (Documentation/decisions/0035-window-accounting.md):
+ * loads and stores through windows run at memory speed and never reach the
+ * device, so the device learns of them at TLB fills. BAR2 is an IOMMU
+ * region whose translate() maps each aperture page 1:1 onto the aperture
+ * container and marks the page touched; a tick one period after the first
+ * touch counts every touched page of a window as 4 KiB on the port routing
+ * to the window's node (tx if the page was written in the period, which
+ * dirty logging of the window's RAM tells, else rx; see snode_acct_window()
+ * for why a clean page waits one period), then has every vCPU
+ * flush its TLB so that the next period sees the pages again. Mapped RAM
+ * stays mapped: loads, stores and atomics go straight to the file.
  */
 
 #include "qemu/osdep.h"
 #include "qemu/rcu.h"
+#include "qemu/bitmap.h"
+#include "qemu/host-utils.h"
 #include "qapi/error.h"
+#include "exec/address-spaces.h"
 #include <sys/mman.h>
 
 #include "snode-nic-int.h"
@@ -211,12 +226,28 @@ bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
         g_free(w);
         return false;
     }
+    if (s->acct_touched) {
+        /* pages a TLB filled while this range was hole are not its traffic */
+        bitmap_clear(s->acct_touched, a->ap_off / SNODE_ACCT_PAGE,
+                     DIV_ROUND_UP(a->len, SNODE_ACCT_PAGE));
+        bitmap_clear(s->acct_pending, a->ap_off / SNODE_ACCT_PAGE,
+                     DIV_ROUND_UP(a->len, SNODE_ACCT_PAGE));
+        if (a->flags & SNODE_PERM_WRITE) {
+            /* a new RAMBlock is all dirty */
+            memory_region_set_log(&w->mr, true, DIRTY_MEMORY_VGA);
+            memory_region_reset_dirty(&w->mr, 0, a->len, DIRTY_MEMORY_VGA);
+            w->logged = true;
+        }
+    }
     a->host = host;
     a->win = w;
     a->viol = (SnodeViolRl){};
     memory_region_add_subregion_overlap(&s->aperture, a->ap_off, &w->mr, 1);
     return true;
 }
+
+static bool snode_acct_window(SnodeNicState *s, unsigned idx,
+                              bool *pending);
 
 static void snode_win_free_rcu(SnodeWin *w)
 {
@@ -228,6 +259,11 @@ static void snode_att_unmap(SnodeNicState *s, unsigned idx)
     SnodeAtt *a = &s->att[idx];
 
     if (a->win) {
+        bool pending = false;
+
+        /* the window's last period; what is still pending counts as rx */
+        snode_acct_window(s, idx, &pending);
+        snode_acct_window(s, idx, &pending);
         memory_region_del_subregion(&s->aperture, &a->win->mr);
         object_unparent(OBJECT(&a->win->mr));
         call_rcu(a->win, snode_win_free_rcu, rcu);
@@ -307,3 +343,240 @@ const MemoryRegionOps snode_hole_ops = {
     .valid = { .min_access_size = 1, .max_access_size = 8 },
     .impl = { .min_access_size = 1, .max_access_size = 8 },
 };
+
+/* ---------------------------------------------------------------------- */
+/* Window accounting                                                       */
+
+/*
+ * Where the aperture container sits in system memory: above the 40 (TCG)
+ * to 52 bits of guest-physical address a CPU can form, one TiB (the
+ * largest aperture) per device. The IOMMU translates into system memory
+ * rather than into an address space of our own because QEMU 7.2's TLB
+ * keeps an I/O page as a section index of the target's flat view and
+ * looks it up in the CPU's (iotlb_to_section()): with a private address
+ * space, hole accesses and stores into read-only windows would reach
+ * whichever region of system memory has that index.
+ */
+#define SNODE_AP_HIDDEN_BASE    (1ULL << 56)
+#define SNODE_AP_HIDDEN_STRIDE  (1ULL << 40)
+#define SNODE_AP_HIDDEN_MAX     256
+
+/*
+ * Count window @idx's pages touched in the period just over, and those of
+ * the period before whose kind is now known. Dirty logging and the touched
+ * bits are two bitmaps that cannot be read at once: a page a vCPU fills
+ * into its TLB just before the tick and stores to just after the dirty
+ * snapshot is touched and clean. So a touched clean page is pending for
+ * one period: stored (tx) if the next snapshot finds it dirty, else loaded
+ * (rx). Read-only windows take no stores: their pages are rx at once.
+ * Return: pages touched (and a TLB flush due), or pages still pending.
+ */
+static bool snode_acct_window(SnodeNicState *s, unsigned idx, bool *pending)
+{
+    SnodeAtt *a = &s->att[idx];
+    SnodeWin *w = a->win;
+    DirtyBitmapSnapshot *snap = NULL;
+    uint64_t first, end, pg, tx = 0, rx = 0;
+    bool touched = false;
+
+    if (!s->acct_touched || !w) {
+        return false;
+    }
+    first = a->ap_off / SNODE_ACCT_PAGE;
+    end = first + DIV_ROUND_UP(a->len, SNODE_ACCT_PAGE);
+    for (pg = first; pg < end; ) {
+        unsigned long *word = &s->acct_touched[BIT_WORD(pg)];
+        unsigned long *pend = &s->acct_pending[BIT_WORD(pg)];
+        unsigned bit = pg % BITS_PER_LONG;
+        unsigned nb = MIN(BITS_PER_LONG - bit, end - pg);
+        unsigned long mask = (nb == BITS_PER_LONG ? ~0UL : (1UL << nb) - 1)
+                             << bit;
+        unsigned long got = 0, old = *pend & mask, now = 0, both;
+
+        if (qatomic_read(word) & mask) {
+            got = qatomic_fetch_and(word, ~mask) & mask;
+            touched = true;
+        }
+        if (!w->logged) {
+            rx += ctpopl(got);
+            pg += nb;
+            continue;
+        }
+        both = got | old;
+        while (both) {
+            unsigned long b = both & -both;
+            uint64_t off = (pg - bit + ctzl(both) - first) * SNODE_ACCT_PAGE;
+            bool dirty;
+
+            both &= both - 1;
+            if (!snap) {
+                snap = memory_region_snapshot_and_clear_dirty(
+                    &w->mr, 0, a->len, DIRTY_MEMORY_VGA);
+            }
+            dirty = memory_region_snapshot_get_dirty(&w->mr, snap, off,
+                        MIN(SNODE_ACCT_PAGE, a->len - off));
+            if (old & b) {
+                if (dirty) {
+                    tx++;
+                } else {
+                    rx++;
+                }
+            }
+            if (got & b) {
+                if (dirty) {
+                    tx++;
+                } else {
+                    now |= b;
+                }
+            }
+        }
+        *pend = (*pend & ~mask) | now;
+        if (now) {
+            *pending = true;
+        }
+        pg += nb;
+    }
+    g_free(snap);
+    if (tx || rx) {
+        snode_count_bytes(s, a->node, tx * SNODE_ACCT_PAGE, true);
+        snode_count_bytes(s, a->node, rx * SNODE_ACCT_PAGE, false);
+        trace_snode_nic_acct(idx, tx, rx);
+    }
+    return touched;
+}
+
+/* One period after the first touch: count, then flush every vCPU's TLB. */
+static void snode_acct_tick(void *opaque)
+{
+    SnodeNicState *s = opaque;
+    bool any = false, pending = false;
+    unsigned i;
+
+    /* a page a vCPU touches from here on arms the next tick */
+    qatomic_set(&s->acct_armed, 0);
+    smp_mb();
+    for (i = 0; i < s->att_entries; i++) {
+        if (s->att[i].state == ATT_VALID) {
+            any |= snode_acct_window(s, i, &pending);
+        }
+    }
+    /* pages still pending are told apart at the next tick */
+    if (pending && !qatomic_xchg(&s->acct_armed, 1)) {
+        timer_mod(s->acct_timer, qemu_clock_get_us(QEMU_CLOCK_VIRTUAL) +
+                  s->acct_period_us);
+    }
+    if (any) {
+        IOMMUTLBEvent ev = {
+            .type = IOMMU_NOTIFIER_UNMAP,
+            .entry = {
+                .target_as = &address_space_memory,
+                .iova = 0,
+                .addr_mask = s->aperture_size - 1,
+                .perm = IOMMU_NONE,
+            },
+        };
+
+        memory_region_notify_iommu(&s->ap_iommu, 0, ev);
+    }
+}
+
+/* A TLB fill of an aperture page (vCPU thread, no BQL); or a DMA by peers. */
+static IOMMUTLBEntry snode_ap_translate(IOMMUMemoryRegion *iommu,
+                                        hwaddr addr, IOMMUAccessFlags flags,
+                                        int iommu_idx)
+{
+    SnodeNicState *s = container_of(iommu, SnodeNicState, ap_iommu);
+    hwaddr page = addr & ~(hwaddr)(SNODE_ACCT_PAGE - 1);
+    unsigned long *word = &s->acct_touched[BIT_WORD(page / SNODE_ACCT_PAGE)];
+    unsigned long bit = BIT_MASK(page / SNODE_ACCT_PAGE);
+
+    if (!(qatomic_read(word) & bit)) {
+        qatomic_or(word, bit);
+    }
+    if (!qatomic_read(&s->acct_armed) && !qatomic_xchg(&s->acct_armed, 1)) {
+        timer_mod(s->acct_timer, qemu_clock_get_us(QEMU_CLOCK_VIRTUAL) +
+                  s->acct_period_us);
+    }
+    return (IOMMUTLBEntry) {
+        .target_as = &address_space_memory,
+        .iova = page,
+        .translated_addr = s->ap_hidden + page,
+        .addr_mask = SNODE_ACCT_PAGE - 1,
+        .perm = IOMMU_RW,
+    };
+}
+
+static int snode_ap_attrs_to_index(IOMMUMemoryRegion *iommu,
+                                   MemTxAttrs attrs)
+{
+    return 0;
+}
+
+/*
+ * Set up window accounting unless the period is 0: then BAR2 is the
+ * aperture container itself, as before decision 0035.
+ */
+bool snode_acct_init(SnodeNicState *s, Error **errp)
+{
+    static unsigned hidden_next;
+
+    if (!s->acct_period_us) {
+        return true;
+    }
+    if (hidden_next == SNODE_AP_HIDDEN_MAX) {
+        error_setg(errp, "snode-nic: more than %u devices account windows",
+                   SNODE_AP_HIDDEN_MAX);
+        return false;
+    }
+    s->ap_hidden = SNODE_AP_HIDDEN_BASE +
+                   hidden_next++ * SNODE_AP_HIDDEN_STRIDE;
+    s->acct_touched = bitmap_new(s->aperture_size / SNODE_ACCT_PAGE);
+    s->acct_pending = bitmap_new(s->aperture_size / SNODE_ACCT_PAGE);
+    memory_region_init_iommu(&s->ap_iommu, sizeof(s->ap_iommu),
+                             TYPE_SNODE_APERTURE_IOMMU, OBJECT(s),
+                             "snode-aperture-acct", s->aperture_size);
+    memory_region_add_subregion(get_system_memory(), s->ap_hidden,
+                                &s->aperture);
+    s->acct_timer = timer_new_us(QEMU_CLOCK_VIRTUAL, snode_acct_tick, s);
+    return true;
+}
+
+/*
+ * After the windows are gone. The vCPUs' TLB notifiers stay registered on
+ * ap_iommu (QEMU drops them only with the CPU): the device is not
+ * hot-unplugged in the emulated supernode.
+ */
+void snode_acct_exit(SnodeNicState *s)
+{
+    if (!s->acct_timer) {
+        return;
+    }
+    timer_free(s->acct_timer);
+    s->acct_timer = NULL;
+    memory_region_del_subregion(get_system_memory(), &s->aperture);
+    g_free(s->acct_touched);
+    s->acct_touched = NULL;
+    g_free(s->acct_pending);
+    s->acct_pending = NULL;
+}
+
+static void snode_ap_iommu_class_init(ObjectClass *klass, void *data)
+{
+    IOMMUMemoryRegionClass *imrc = IOMMU_MEMORY_REGION_CLASS(klass);
+
+    imrc->translate = snode_ap_translate;
+    imrc->attrs_to_index = snode_ap_attrs_to_index;
+}
+
+static const TypeInfo snode_ap_iommu_info = {
+    .name = TYPE_SNODE_APERTURE_IOMMU,
+    .parent = TYPE_IOMMU_MEMORY_REGION,
+    .class_init = snode_ap_iommu_class_init,
+};
+
+static void snode_acct_register_types(void)
+{
+    type_register_static(&snode_ap_iommu_info);
+}
+
+type_init(snode_acct_register_types)

@@ -498,6 +498,12 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
                    " must be 1..65535");
         return;
     }
+    if (s->acct_period_us && (s->acct_period_us < 100 ||
+                              s->acct_period_us > 1000000)) {
+        error_setg(errp, "snode-nic: acct-period-us=%u must be 0 (windows not"
+                   " accounted) or 100..1000000", s->acct_period_us);
+        return;
+    }
     memset(s->node_route, 0xff, sizeof(s->node_route));
     snode_topo_clear(s);
     s->maps = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -570,9 +576,14 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
     memory_region_init_io(&s->hole, OBJECT(s), &snode_hole_ops, s,
                           "snode-hole", s->aperture_size);
     memory_region_add_subregion_overlap(&s->aperture, 0, &s->hole, 0);
+    if (!snode_acct_init(s, errp)) {
+        goto err_msix;
+    }
     pci_register_bar(pdev, 2, PCI_BASE_ADDRESS_SPACE_MEMORY |
                      PCI_BASE_ADDRESS_MEM_TYPE_64 |
-                     PCI_BASE_ADDRESS_MEM_PREFETCH, &s->aperture);
+                     PCI_BASE_ADDRESS_MEM_PREFETCH,
+                     s->acct_period_us ? MEMORY_REGION(&s->ap_iommu) :
+                     &s->aperture);
     memory_region_init_ram_ptr(&s->pool_mr, OBJECT(s), "snode-pool",
                                s->pool_size, s->pool->ptr);
     pci_register_bar(pdev, 4, PCI_BASE_ADDRESS_SPACE_MEMORY |
@@ -594,6 +605,8 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
                             s->attached);
     return;
 
+err_msix:
+    msix_uninit(pdev, &s->bar0, &s->bar0);
 err_pcie:
     pcie_cap_exit(pdev);
 err_tables:
@@ -630,6 +643,7 @@ static void snode_exit(PCIDevice *pdev)
     for (i = 0; i < s->att_entries; i++) {
         snode_att_invalidate(s, i, true);
     }
+    snode_acct_exit(s);
     if (s->fm_fd >= 0) {
         close(s->fm_fd);
         s->fm_fd = -1;
@@ -661,6 +675,8 @@ static Property snode_props[] = {
     DEFINE_PROP_UINT32("att-entries", SnodeNicState, att_entries, 256),
     DEFINE_PROP_UINT32("export-entries", SnodeNicState, export_entries, 256),
     DEFINE_PROP_UINT32("endpoints", SnodeNicState, endpoints, 64),
+    DEFINE_PROP_UINT32("acct-period-us", SnodeNicState, acct_period_us,
+                       SNODE_ACCT_PERIOD_US),
     DEFINE_PROP_END_OF_LIST(),
 };
 

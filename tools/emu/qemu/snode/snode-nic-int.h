@@ -7,7 +7,7 @@
  *   admin.c   admin queue and the admin command table
  *   event.c   event queue and sensors
  *   att.c     memory files, ATT windows and the aperture hole, access
- *             violations
+ *             violations, accounting of CPU loads and stores through windows
  *   dma.c     DMA copy engine
  *   msg.c     message send and delivery, endpoints
  *   fabric.c  the fabric manager connection
@@ -37,6 +37,8 @@
 
 OBJECT_DECLARE_SIMPLE_TYPE(SnodeNicState, SNODE_NIC)
 
+#define TYPE_SNODE_APERTURE_IOMMU "snode-aperture-iommu"
+
 #define SNODE_HELLO_TIMEOUT_MS      5000
 #define SNODE_FM_TIMEOUT_MS         2000
 #define SNODE_DMA_CHUNK             (256 * KiB)
@@ -48,6 +50,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnodeNicState, SNODE_NIC)
                                      sizeof(struct snode_fm_topo_ent))
 #define SNODE_DEFAULT_TEMP          45000
 #define SNODE_DEFAULT_POWER         12000
+/* window accounting (decision 0035): a guest page, the TLB's granule */
+#define SNODE_ACCT_PAGE             4096
+#define SNODE_ACCT_PERIOD_US        10000
 
 /* Minimum packet length: up to the last field, tail padding not required. */
 #define SNODE_FM_LEN(type, field)   (offsetof(type, field) + \
@@ -67,6 +72,7 @@ typedef struct SnodeWin {
     struct SnodeNicState *s;    /* read-only windows: for the write callback */
     unsigned idx;
     uint64_t ap_off;
+    bool logged;                /* dirty logging on: stores are told apart */
 } SnodeWin;
 
 /* ACCESS_VIOLATION rate limit: one event per source per millisecond. */
@@ -172,9 +178,27 @@ struct SnodeNicState {
     uint32_t export_entries;
     uint32_t endpoints;
 
+    uint32_t acct_period_us;    /* window accounting period, 0: off */
+
     MemoryRegion bar0;
-    MemoryRegion aperture;
+    MemoryRegion aperture;      /* windows over the hole */
     MemoryRegion hole;
+    /*
+     * Window accounting (decision 0035, att.c): BAR2 is ap_iommu, which
+     * maps each page 1:1 onto the aperture container, itself placed in
+     * system memory at ap_hidden, above any guest-physical address, so that
+     * the CPU TLB sees every first access of a page in a period.
+     * acct_touched: one bit per aperture page filled into a TLB since the
+     * last tick, set by vCPU threads without the BQL (atomic), read and
+     * cleared by the tick; acct_pending: pages touched and clean at the
+     * last tick (BQL); acct_armed: the tick is pending (atomic).
+     */
+    IOMMUMemoryRegion ap_iommu;
+    uint64_t ap_hidden;
+    unsigned long *acct_touched;
+    unsigned long *acct_pending;
+    int acct_armed;
+    QEMUTimer *acct_timer;
     MemoryRegion pool_mr;
     SnodeMap *pool;
     uint64_t pool_size;
@@ -307,6 +331,8 @@ void snode_map_drop(gpointer p);
 void snode_att_invalidate(SnodeNicState *s, unsigned idx, bool release);
 void snode_att_revoke(SnodeNicState *s, unsigned idx, uint32_t reason);
 int snode_att_lookup(SnodeNicState *s, uint64_t off, uint64_t len);
+bool snode_acct_init(SnodeNicState *s, Error **errp);
+void snode_acct_exit(SnodeNicState *s);
 bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
                    const char *path, uint64_t file_off);
 
