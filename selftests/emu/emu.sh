@@ -304,6 +304,22 @@ else
 	skip "snode-vm exec: output intact through a stopped reader" "the UART channel (QEMU retries a byte the host does not take)"
 fi
 
+# Clients of one node take turns: each prints its own command's lines only.
+for j in 1 2 3; do
+	"$VM" exec -- "echo start $j; sleep 1; echo end $j" >"$SNODE_VM_UP/par.$j" 2>&1 &
+done
+wait
+good=0
+for j in 1 2 3; do
+	[ "$(cat "$SNODE_VM_UP/par.$j")" = "[node0] start $j
+[node0] end $j" ] && good=$((good + 1))
+done
+if [ "$good" = 3 ]; then
+	ok "snode-vm exec: three at once on one node, each with its own output"
+else
+	not_ok "snode-vm exec: three at once on one node, $good of 3 with their own output only ($SNODE_VM_UP/par.*)"
+fi
+
 # What a command wrote after its client gave up never reaches the next one.
 # (6 s: a guest whose TSC calibration went wrong under load has seen its
 # clock run 5 times too fast.)
