@@ -183,7 +183,7 @@ static bool snode_win_init_ro(SnodeNicState *s, SnodeWin *w, const char *name,
     void *ram;
     int fd;
 
-    memory_region_init_rom_device_nomigrate(&w->mr, OBJECT(s),
+    memory_region_init_rom_device_nomigrate(&w->mr, OBJECT(w),
                                             &snode_win_ro_ops, w, name, len,
                                             &err);
     if (err) {
@@ -215,15 +215,15 @@ bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
 {
     g_autofree char *name = g_strdup_printf("snode-att%u", idx);
     SnodeAtt *a = &s->att[idx];
-    SnodeWin *w = g_new0(SnodeWin, 1);
+    SnodeWin *w = SNODE_WIN(object_new(TYPE_SNODE_WIN));
 
     w->s = s;
     w->idx = idx;
     w->ap_off = a->ap_off;
     if (a->flags & SNODE_PERM_WRITE) {
-        memory_region_init_ram_ptr(&w->mr, OBJECT(s), name, a->len, host);
+        memory_region_init_ram_ptr(&w->mr, OBJECT(w), name, a->len, host);
     } else if (!snode_win_init_ro(s, w, name, a->len, path, file_off)) {
-        g_free(w);
+        object_unref(OBJECT(w));
         return false;
     }
     if (s->acct_touched) {
@@ -249,11 +249,6 @@ bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
 static bool snode_acct_window(SnodeNicState *s, unsigned idx,
                               bool *pending);
 
-static void snode_win_free_rcu(SnodeWin *w)
-{
-    g_free(w);
-}
-
 static void snode_att_unmap(SnodeNicState *s, unsigned idx)
 {
     SnodeAtt *a = &s->att[idx];
@@ -266,7 +261,8 @@ static void snode_att_unmap(SnodeNicState *s, unsigned idx)
         snode_acct_window(s, idx, &pending);
         memory_region_del_subregion(&s->aperture, &a->win->mr);
         object_unparent(OBJECT(&a->win->mr));
-        call_rcu(a->win, snode_win_free_rcu, rcu);
+        /* FlatViews that still hold the region hold the window too */
+        object_unref(OBJECT(a->win));
         a->win = NULL;
     }
     a->host = NULL;
@@ -580,3 +576,16 @@ static void snode_acct_register_types(void)
 }
 
 type_init(snode_acct_register_types)
+
+static const TypeInfo snode_win_info = {
+    .name = TYPE_SNODE_WIN,
+    .parent = TYPE_OBJECT,
+    .instance_size = sizeof(SnodeWin),
+};
+
+static void snode_win_register_types(void)
+{
+    type_register_static(&snode_win_info);
+}
+
+type_init(snode_win_register_types)

@@ -65,15 +65,27 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnodeNicState, SNODE_NIC)
 enum { ATT_FREE, ATT_PENDING, ATT_VALID };
 enum { EXP_FREE, EXP_PENDING_SET, EXP_VALID, EXP_PENDING_CLEAR };
 
-/* A window MemoryRegion, freed after an RCU grace period. */
-typedef struct SnodeWin {
-    struct rcu_head rcu;
+/*
+ * A window: an object of its own that owns its MemoryRegion. A FlatView
+ * that still holds the region references its owner, and an old FlatView
+ * can outlive the window by far: virtio's address-space caches keep the
+ * view they were built from until their next rebuild. With the device as
+ * the owner, the window's memory was freed one RCU grace period after the
+ * unmap, and such a view's destruction later read it (a crash in
+ * object_unref() from flatview_destroy(), as soon as a guest had a virtio
+ * device). Now the last reference, ours or a view's, frees it.
+ */
+#define TYPE_SNODE_WIN "snode-win"
+OBJECT_DECLARE_SIMPLE_TYPE(SnodeWin, SNODE_WIN)
+
+struct SnodeWin {
+    Object parent_obj;
     MemoryRegion mr;
     struct SnodeNicState *s;    /* read-only windows: for the write callback */
     unsigned idx;
     uint64_t ap_off;
     bool logged;                /* dirty logging on: stores are told apart */
-} SnodeWin;
+};
 
 /* ACCESS_VIOLATION rate limit: one event per source per millisecond. */
 typedef struct SnodeViolRl {
