@@ -166,22 +166,16 @@ static int dma_stream_run(struct snode_dma_queue *q, struct snode_import *imp,
 }
 
 /*
- * A CPU stream for @secs: memcpy() to (@to) or from @span of the window in
- * pieces of @size, pass after pass, after one pass untimed that maps the
- * window's pages (page faults are not the stream). Bytes and the time taken.
+ * Copy @span bytes to (@to) or from the window in pieces of @size, pass
+ * after pass, for at least @secs. Bytes copied and the time taken.
  */
-static void cpu_stream_run(uint8_t *win, uint8_t *buf, uint64_t size,
-			   uint64_t span, bool to, double secs,
-			   uint64_t *total, double *took)
+static void cpu_copy_for(uint8_t *win, uint8_t *buf, uint64_t size,
+			 uint64_t span, bool to, double secs,
+			 uint64_t *total, double *took)
 {
+	double t0 = perf_now(), t;
 	uint64_t bytes = 0, off;
-	double t0, t;
 
-	if (to)
-		memcpy(win, buf, span);
-	else
-		memcpy(buf, win, span);
-	t0 = perf_now();
 	do {
 		for (off = 0; off + size <= span; off += size) {
 			if (to)
@@ -196,22 +190,29 @@ static void cpu_stream_run(uint8_t *win, uint8_t *buf, uint64_t size,
 	*took = t;
 }
 
+/*
+ * A CPU stream for @secs: memcpy() to (@to) or from @span of the window in
+ * pieces of @size, pass after pass, after one pass untimed that maps the
+ * window's pages (page faults are not the stream). Bytes and the time taken.
+ */
+static void cpu_stream_run(uint8_t *win, uint8_t *buf, uint64_t size,
+			   uint64_t span, bool to, double secs,
+			   uint64_t *total, double *took)
+{
+	if (to)
+		memcpy(win, buf, span);
+	else
+		memcpy(buf, win, span);
+	cpu_copy_for(win, buf, size, span, to, secs, total, took);
+}
+
 static double cpu_sample(uint8_t *win, uint8_t *buf, uint64_t size,
 			 uint64_t span, bool to)
 {
-	double t0 = perf_now(), t;
-	uint64_t bytes = 0, off;
+	uint64_t bytes;
+	double t;
 
-	do {
-		for (off = 0; off + size <= span; off += size) {
-			if (to)
-				memcpy(win + off, buf + off, size);
-			else
-				memcpy(buf + off, win + off, size);
-			bytes += size;
-		}
-		t = perf_now() - t0;
-	} while (t < MIN_TIME);
+	cpu_copy_for(win, buf, size, span, to, MIN_TIME, &bytes, &t);
 	return bytes / t / 1e6;
 }
 
