@@ -17,7 +17,9 @@
 #     by more than the driver's one-per-second rate limit. The first waits
 #     out that limit too: the in-guest part has just faulted the same link,
 #     and a notification inside the interval is held by design (decision
-#     0006), which once made a single held event the whole "p99".
+#     0006), which once made a single held event the whole "p99". A
+#     fault and its repair before them are reported apart: the first
+#     event the monitor prints costs ~10 ms of TCG translating that code.
 #   - inside the guest, one clock: "snode-perf events" (a fault injected
 #     through the NIC to the notification; node and link dump times)
 # Then boots tools/emu/topologies/1024-sim.topo (the device's max_nodes,
@@ -50,7 +52,7 @@ import json, math, queue, socket, subprocess, sys, threading, time
 vm, fm, fmdir, faults, out, chan = sys.argv[1:7]
 faults = int(faults)
 mon = subprocess.Popen([vm, "exec", "--timeout", "900", "--",
-    "snodectl -j monitor count %d 2>&1" % (2 * faults)],
+    "snodectl -j monitor count %d 2>&1" % (2 * faults + 2)],
     stdout=subprocess.PIPE, text=True, bufsize=1)
 # a line is stamped when it arrives, not when the loop below, waiting for
 # the ctl process to exit, gets to it
@@ -84,14 +86,7 @@ def ctl_socket(args):
 def ctl_process(args):
     subprocess.run([fm, "ctl", "--dir", fmdir] + args, check=True,
                    stdout=subprocess.DEVNULL)
-while "monitoring" not in line()[1]:
-    pass
-time.sleep(1.2)
-lat = {"process": [], "socket": []}
-# the two ways take turns, a fault (down) and its repair (up) each
-for i in range(2 * faults):
-    state = "down" if i % 2 == 0 else "up"
-    how = "process" if i % 4 < 2 else "socket"
+def fault(how, state):
     t0 = time.monotonic()
     (ctl_process if how == "process" else ctl_socket)(["link", state, "0.1"])
     while True:
@@ -101,8 +96,21 @@ for i in range(2 * faults):
         e = json.loads(l)
         if e.get("event") == "link-state" and e.get("port") == 1 and e.get("state") == state:
             break
-    lat[how].append((t - t0) * 1e3)
     time.sleep(1.2)
+    return (t - t0) * 1e3
+while "monitoring" not in line()[1]:
+    pass
+time.sleep(1.2)
+# The first fault after the monitor starts runs the guest code of its
+# path (the monitor printing a link event, the threaded IRQ) for the first
+# time, so TCG translates it: about 10 ms more. It is timed and reported
+# as the first fault, apart from the steady state below.
+first = [fault("socket", "down"), fault("socket", "up")]
+lat = {"process": [], "socket": []}
+# the two ways take turns, a fault (down) and its repair (up) each
+for i in range(2 * faults):
+    how = "process" if i % 4 < 2 else "socket"
+    lat[how].append(fault(how, "down" if i % 2 == 0 else "up"))
 mon.wait(timeout=60)
 def stats(v):
     s = sorted(v)
@@ -112,12 +120,16 @@ def stats(v):
 r = stats(lat["process"])
 r["exec_channel"] = chan
 r["socket"] = stats(lat["socket"])
+r["first_ms"] = first
+r["samples_ms"] = lat
 json.dump(r, open(out, "w"), indent=2)
 print("host: snode-fm ctl -> snodectl monitor line (ms): min %.1f median %.1f p90 %.1f p99 %.1f mean %.1f (%d faults, %s exec channel)"
       % (r["min_ms"], r["median_ms"], r["p90_ms"], r["p99_ms"], r["mean_ms"], r["faults"], chan))
 q = r["socket"]
 print("host: the same command through the fm control socket, no ctl process (ms): min %.1f median %.1f p90 %.1f p99 %.1f mean %.1f (%d faults)"
       % (q["min_ms"], q["median_ms"], q["p90_ms"], q["p99_ms"], q["mean_ms"], q["faults"]))
+print("host: the first fault and its repair after the monitor started, apart (ms): %.1f %.1f"
+      % tuple(first))
 '
 
 [ $# -gt 0 ] || set -- 6.1 6.12
