@@ -79,13 +79,13 @@ SUITES=(
 # Suites left out of "make check" for its time budget, run by --full
 # (Documentation/decisions/0023-what-make-check-runs.md): the 6.1 copies
 # of suites whose code does not depend on the kernel version (6.12 runs
-# them), emu-6.12 (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug
+# them; net-6.1 is back in make check, addendum of 0023), emu-6.12 (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug
 # runs the same seed under the sanitizers), and the slow debug suites; the
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
 # fail-nth and fuzz (probe-nth, the probe's sweep, is check-full's).
 # devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK.
-FULL_ONLY=(devlink-6.1 ops-6.1 net-6.1 ofi-6.1 mpi-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
+FULL_ONLY=(devlink-6.1 ops-6.1 ofi-6.1 mpi-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
 passed=0
