@@ -47,6 +47,33 @@ else
 	not_ok "snode-vm run: a command failing on one node left the run green"
 fi
 
+# The guest's clock keeps the host's pace: snode-vm gives the guests the
+# host's TSC rate (tsc_early_khz, Documentation/emu/vm.rst "Timing"), so a
+# loaded host cannot spoil the guest's calibration. Two uptime readings 5 s
+# of guest time apart, each stamped on the host as its line arrives.
+out=$("$VM" run --nodes 1 --kernel "$KERNEL" -- \
+	'grep -o "tsc_early_khz=[0-9]*" /proc/cmdline; cut -d" " -f1 /proc/uptime; sleep 5; cut -d" " -f1 /proc/uptime' 2>&1 |
+	python3 -c 'import sys, time
+for l in sys.stdin:
+    print("%.3f %s" % (time.monotonic(), l.rstrip("\n")), flush=True)')
+khz=$(printf '%s\n' "$out" | sed -n 's/^[0-9.]* \[node0\] tsc_early_khz=\([0-9]*\)\r*$/\1/p')
+if [ -n "$khz" ]; then
+	ok "snode-vm: the guest's kernel is told the host's TSC rate ($khz kHz)"
+elif [ -x "$TOP/build/tools/tsc-khz" ] && ! "$TOP/build/tools/tsc-khz" >/dev/null; then
+	skip "snode-vm: the guest's kernel is told the host's TSC rate" "this host's TSC cannot be measured (tsc-khz)"
+else
+	not_ok "snode-vm: no tsc_early_khz on the guest's command line"
+fi
+pace=$(printf '%s\n' "$out" | sed -n 's/^\([0-9.]*\) \[node0\] \([0-9][0-9]*\.[0-9]*\)\r*$/\1 \2/p' |
+	awk 'NR == 1 { h = $1; g = $2 } NR == 2 { printf "%.3f %.3f", ($2 - g) / ($1 - h), $1 - h }')
+read -r ratio host_s <<< "$pace"
+if [ -n "$ratio" ] && awk -v r="$ratio" 'BEGIN { exit !(r > 0.9 && r < 1.1) }'; then
+	ok "snode-vm: the guest's clock keeps the host's pace ($ratio guest s per host s over $host_s s)"
+else
+	not_ok "snode-vm: guest clock against the host's: '${ratio:-no readings}'"
+	printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
+fi
+
 # The dual-plane topology: four VMs, each NIC attached to both planes.
 if [ "$KERNEL" = 6.1 ]; then
 	out=$("$VM" run --topology "$TOP/tools/emu/topologies/4-dual-plane.topo" \
@@ -57,6 +84,22 @@ if [ "$KERNEL" = 6.1 ]; then
 		ok "snode-vm run: 4 nodes on the dual-plane topology each see their NIC"
 	else
 		not_ok "snode-vm run: 4-node dual-plane: $seen of 4 nodes saw their NIC, status $rc"
+	fi
+fi
+
+# The NIC cannot be hot-unplugged (Documentation/emu/device-model.rst):
+# device_del on one behind a hotplug-capable root port is refused. QEMU
+# alone, its CPUs stopped (-S), the monitor on stdin.
+if [ "$KERNEL" = 6.1 ]; then
+	out=$(printf 'device_del nic0\nquit\n' | timeout 60 "$TOP/build/qemu/qemu-system-x86_64" \
+		-M q35 -accel tcg -nodefaults -display none -S -L "$TOP/build/qemu/firmware" \
+		-monitor stdio -device pcie-root-port,id=rp1,chassis=1,slot=1 \
+		-device snode-nic,bus=rp1,id=nic0 2>&1)
+	if printf '%s\n' "$out" | grep -q "does not support hotplugging"; then
+		ok "qemu: device_del of an snode-nic is refused (no hot-unplug)"
+	else
+		not_ok "qemu: device_del of an snode-nic was not refused"
+		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
 	fi
 fi
 

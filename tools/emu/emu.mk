@@ -12,6 +12,7 @@
 #   linux-source  kselftest harness, checkpatch, ynl in build/linux-source-<ver>
 #   qemu          QEMU 7.2 with snode-nic in build/qemu
 #   vm-down       stop a supernode left running by "snode-vm up"
+#   tsc-khz       the host's TSC rate for the guests (part of "all")
 #
 # Variables for other fragments:
 #   QEMU_BIN, SNODE_VM, KDIR_6_1, KDIR_6_12, KDIR_debug, KVER_6_1, KVER_6_12
@@ -86,3 +87,14 @@ $(QEMU_BIN):
 
 vm-down:
 	$(SNODE_VM) down
+
+# tsc-khz: the host's TSC rate, which snode-vm gives the guests as
+# tsc_early_khz= (tools/emu/vm/tsc-khz.c says why)
+TSC_KHZ := $(BUILD)/tools/tsc-khz
+.PHONY: tsc-khz
+all: tsc-khz
+tsc-khz: $(TSC_KHZ)
+$(TSC_KHZ): $(TOP)/tools/emu/vm/tsc-khz.c
+	@mkdir -p $(dir $@)
+	gcc -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wstrict-prototypes \
+		-Wmissing-prototypes -o $@ $<

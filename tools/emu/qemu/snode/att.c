@@ -539,8 +539,8 @@ bool snode_acct_init(SnodeNicState *s, Error **errp)
 
 /*
  * After the windows are gone. The vCPUs' TLB notifiers stay registered on
- * ap_iommu (QEMU drops them only with the CPU): the device is not
- * hot-unplugged in the emulated supernode.
+ * ap_iommu (QEMU drops them only with the CPU), which is why the device
+ * class is not hotpluggable.
  */
 void snode_acct_exit(SnodeNicState *s)
 {

@@ -699,6 +699,12 @@ static void snode_class_init(ObjectClass *klass, void *data)
     pc->revision = SNODE_REVISION;
     pc->class_id = SNODE_CLASS;
     dc->desc = "snode supernode interconnect NIC";
+    /*
+     * No hot-unplug: the vCPUs' TLB notifiers on the aperture's IOMMU stay
+     * registered until the CPUs go (snode_acct_exit()), and a window's
+     * region can outlive the unmap in old FlatViews. device_del refuses.
+     */
+    dc->hotpluggable = false;
     rc->phases.hold = snode_reset_hold;
     dc->vmsd = &snode_vmstate;
     device_class_set_props(dc, snode_props);
