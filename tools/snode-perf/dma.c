@@ -125,6 +125,17 @@ static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
 }
 
 /*
+ * The line a sampler of the link (ops.sh: snodectl link status -s) waits
+ * for, so that its interval lies inside the timed part of a stream and
+ * not in the setup and untimed pass before it.
+ */
+static void stream_timing_starts(void)
+{
+	fputs("snode-perf dma stream: timing from now\n", stderr);
+	fflush(stderr);
+}
+
+/*
  * A stream for @secs: @span in copies of @size kept in flight, each one
  * that completes submitted again at once, so that the queue never runs
  * dry between batches; then drained. Bytes and the time to the last
@@ -137,11 +148,13 @@ static int dma_stream_run(struct snode_dma_queue *q, struct snode_import *imp,
 	struct snode_dma_req reqs[DMA_DEPTH];
 	struct snode_dma_cpl cpls[DMA_DEPTH];
 	unsigned int batch, inflight;
-	double t0 = perf_now(), t = 0;
+	double t0, t = 0;
 	uint64_t bytes = 0;
 	int n;
 
 	batch = dma_reqs_fill(reqs, imp, buf, size, span, true);
+	stream_timing_starts();
+	t0 = perf_now();
 	n = snode_dma_submit(q, reqs, batch);
 	if (n < 0)
 		return n;
@@ -203,6 +216,7 @@ static void cpu_stream_run(uint8_t *win, uint8_t *buf, uint64_t size,
 		memcpy(win, buf, span);
 	else
 		memcpy(buf, win, span);
+	stream_timing_starts();
 	cpu_copy_for(win, buf, size, span, to, secs, total, took);
 }
 
