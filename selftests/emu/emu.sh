@@ -5,8 +5,10 @@
 # inside the guests and before any driver is loaded, that each NIC is on the
 # PCI bus with the documented IDs and that its identity registers read back
 # what the fabric manager configured (Documentation/hw/snode-nic.rst).
-# Also runs a plain command on every node through `snode-vm run`, and (6.1)
-# stages a Debian package and a program of the host's with --package/--add.
+# Also runs a plain command on every node through `snode-vm run`, checks
+# that the guest's clock keeps the host's pace (tsc_early_khz), and (6.1)
+# that QEMU refuses to hot-unplug the NIC and that a Debian package and a
+# program of the host's are staged with --package/--add.
 #
 # Usage: selftests/emu/emu.sh 6.1|6.12      Prints TAP.
 
