@@ -79,8 +79,9 @@ SUITES=(
 # Suites left out of "make check" for its time budget, run by --full
 # (Documentation/decisions/0023-what-make-check-runs.md): the 6.1 copies
 # of suites whose code does not depend on the kernel version (6.12 runs
-# them; net-6.1 is back in make check, addendum of 0023), emu-6.12 (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug
-# runs the same seed under the sanitizers), and the slow debug suites; the
+# them; net-6.1 is back in make check, addendum of 0023), emu-6.12
+# (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug runs the same
+# seed under the sanitizers), and the slow debug suites; the
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
 # fail-nth and fuzz (probe-nth, the probe's sweep, is check-full's).
 # devlink-debug only loads the driver and skips: the
