@@ -30,7 +30,6 @@
 #include "snode_fi.h"
 
 enum { SFI_OP_FIRST = 1, SFI_OP_CONT = 2 };
-enum { SFI_F_TAGGED = 1, SFI_F_DATA = 2 };
 #define SFI_HDR_FIRST	16
 #define SFI_HDR_CONT	1
 
@@ -313,6 +312,7 @@ static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
 	if (has_data)
 		memcpy(&data, m->payload + 32, 8);
 	sfi_rdv_parse(m, 16, &rs);
+	rs.pipe = !!(m->payload[1] & SFI_F_PIPE);
 	from.key = rs.key;	/* where DONE goes */
 	rx = sfi_take_posted(ep, tagged, tag, &from);
 	if (rx) {

@@ -22,6 +22,7 @@ struct sfi_params sfi_params = {
 	.rdv_threshold = 256,
 	.rdv_pool = 16 << 20,
 	.rdv_dma_min = 0,	/* memcpy(): faster under TCG, decision 0034 */
+	.rdv_chunk = 64 << 10,
 	.unexp_max = 16 << 20,
 };
 
@@ -365,6 +366,8 @@ static const struct sfi_param_def {
 	  &sfi_params.rdv_pool, NULL, 1, 1ULL << 31, false },
 	{ "rdv_dma_min", "Rendezvous copies from this size on use the NIC's DMA engine, smaller ones memcpy() through the window, bytes; 0: never",
 	  &sfi_params.rdv_dma_min, NULL, 0, SIZE_MAX, false },
+	{ "rdv_chunk", "Rendezvous sends larger than this announce themselves first and copy into the bounce region in chunks of this many bytes, which the receiver pulls as they are filled, bytes; 0: copy the whole message first",
+	  &sfi_params.rdv_chunk, NULL, 0, SIZE_MAX, false },
 	{ "unexp_max", "Bytes of unexpected messages an endpoint buffers before it leaves the rest in the NIC's ring",
 	  &sfi_params.unexp_max, NULL, 1, SIZE_MAX, false },
 };

@@ -22,7 +22,10 @@
  * sender's bounce region (its node is the message's source node); the
  * region is exported under the endpoint's own key, so SRC's key is also
  * the one that answers reach the sender with. READ carries that key in
- * u64 key@28, as the initiator may have no region.
+ * u64 key@28, as the initiator may have no region. An RTS with flag
+ * SFI_F_PIPE (messages above rdv_chunk) names a slot headed by a u64 ready
+ * word, the bytes the sender has copied so far, with the message at +64:
+ * it is sent before the copy, and the receiver pulls behind the word.
  *
  * Control messages sent while handling a message (DONE, READ_RESP) never
  * wait for room: they queue on the endpoint and go out from the next
@@ -302,6 +305,7 @@ void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
 		   struct sfi_rdv_src *rs)
 {
 	rs->node = m->src_node;
+	rs->pipe = 0;
 	memcpy(&rs->off, m->payload + pos, 4);
 	memcpy(&rs->export_id, m->payload + pos + 4, 4);
 	memcpy(&rs->key, m->payload + pos + 8, 8);
@@ -390,6 +394,63 @@ static int sfi_imp_get(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 	return 0;
 }
 
+/* the import mapped into this process: 0 or -errno */
+static int sfi_imp_map(struct sfi_imp *imp)
+{
+	int ret;
+
+	if (imp->map)
+		return 0;
+	ret = snode_import_map(imp->imp, &imp->map);
+	if (ret < 0)
+		imp->map = NULL;
+	return ret < 0 ? ret : 0;
+}
+
+/* the import still maps the peer's region: 0, or -ECONNRESET or -errno */
+static int sfi_imp_active(struct sfi_imp *imp)
+{
+	struct snode_import_status st = { 0 };
+	int ret = snode_import_status(imp->imp, &st, sizeof(st));
+
+	if (ret < 0)
+		return ret;
+	return st.out_state == SNODE_WINDOW_STATE_ACTIVE ? 0 : -ECONNRESET;
+}
+
+/*
+ * A pipelined slot (SFI_F_PIPE): the sender stores how many bytes it has
+ * copied into the ready word at the slot's start as it goes. Wait until
+ * it is past pos and return it (at most len), or a negative errno: the
+ * region went away (it then reads zeros), or the sender stopped copying
+ * for SFI_READY_MS.
+ */
+#define SFI_READY_MS	10000
+static int64_t sfi_ready_wait(struct sfi_imp *imp, uint32_t off, size_t pos,
+			      size_t len)
+{
+	const uint64_t *word = (const uint64_t *)((char *)imp->map + off);
+	int64_t give_up = 0;
+	unsigned int spins = 0;
+	uint64_t ready;
+	int ret;
+
+	for (;;) {
+		ready = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+		if (ready > pos)
+			return ready < len ? (int64_t)ready : (int64_t)len;
+		if (++spins % 4096)
+			continue;
+		ret = sfi_imp_active(imp);
+		if (ret)
+			return ret;
+		if (!give_up)
+			give_up = sfi_ms() + SFI_READY_MS;
+		else if (sfi_ms() > give_up)
+			return -ETIMEDOUT;
+	}
+}
+
 /*
  * Copy len bytes from the peer's bounce slot into iov: 0 or a negative
  * FI_ code (-FI_ECONNRESET: the peer's region went away)
@@ -398,16 +459,27 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		 const struct iovec *iov, size_t count, size_t len)
 {
 	int dma = sfi_params.rdv_dma_min && len >= sfi_params.rdv_dma_min;
-	struct snode_import_status st = { 0 };
+	uint32_t data = rs->off + (rs->pipe ? SFI_SLOT_ALIGN : 0);
 	struct sfi_imp *imp = NULL;
 	size_t i, pos = 0;
+	int64_t ready;
 	int ret;
 
 	if (!len)
 		return 0;
-	ret = sfi_imp_get(ep, rs, (uint64_t)rs->off + len, &imp);
+	ret = sfi_imp_get(ep, rs, (uint64_t)data + len, &imp);
 	if (ret)
 		return ret;
+	if (rs->pipe && dma) {	/* the engine copies the whole message */
+		ret = sfi_imp_map(imp);
+		if (ret)
+			goto err;
+		ready = sfi_ready_wait(imp, rs->off, len - 1, len);
+		if (ready < 0) {
+			ret = ready;
+			goto err;
+		}
+	}
 	if (dma && !ep->rdv.dmaq &&
 	    snode_dma_queue_new(ep->domain->dev, 4, &ep->rdv.dmaq) < 0)
 		ep->rdv.dmaq = NULL;	/* memcpy() then */
@@ -419,7 +491,7 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 			if (!l)
 				continue;
 			ret = snode_dma_copy(ep->rdv.dmaq, SNODE_DMA_FROM_GLOBAL,
-					     imp->imp, rs->off + pos,
+					     imp->imp, data + pos,
 					     iov[i].iov_base, l);
 			if (ret < 0)
 				goto err;
@@ -427,22 +499,24 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		}
 		return 0;
 	}
-	if (!imp->map) {
-		ret = snode_import_map(imp->imp, &imp->map);
-		if (ret < 0) {
-			imp->map = NULL;
+	ret = sfi_imp_map(imp);
+	if (ret)
+		goto err;
+	while (pos < len) {	/* what the sender has copied so far */
+		ready = rs->pipe ? sfi_ready_wait(imp, rs->off, pos, len) :
+			(int64_t)len;
+		if (ready < 0) {
+			ret = ready;
 			goto err;
 		}
+		sfi_iov_copy(iov, count, pos, (char *)imp->map + data + pos,
+			     ready - pos, 1);
+		pos = ready;
 	}
-	sfi_iov_copy(iov, count, 0, (char *)imp->map + rs->off, len, 1);
 	/* a revoked window reads zeros (ZERO_PAGE_ON_REVOKE): were these? */
-	ret = snode_import_status(imp->imp, &st, sizeof(st));
-	if (ret < 0)
+	ret = sfi_imp_active(imp);
+	if (ret)
 		goto err;
-	if (st.out_state != SNODE_WINDOW_STATE_ACTIVE) {
-		ret = -ECONNRESET;
-		goto err;
-	}
 	return 0;
 err:
 	FI_INFO(&sfi_prov, FI_LOG_EP_DATA, "pull from node %u: %s\n", rs->node,
@@ -461,28 +535,49 @@ int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		 const struct iovec *iov, size_t count, size_t len,
 		 const uint8_t *hdr, void *context, uint64_t cflags)
 {
+	size_t chunk = sfi_params.rdv_chunk, pos, n;
+	int pipe = chunk && len > chunk;
+	size_t head = pipe ? SFI_SLOT_ALIGN : 0;
 	uint8_t m[40];
 	struct sfi_op *op;
+	uint64_t *word;
+	char *slot;
 	int ret;
 
-	ret = sfi_op_new(ep, SFI_K_SEND, dst, len, &op);
+	ret = sfi_op_new(ep, SFI_K_SEND, dst, head + len, &op);
 	if (ret == -FI_EAGAIN) {
 		sfi_ep_progress(ep);	/* DONE answers free slots */
-		ret = sfi_op_new(ep, SFI_K_SEND, dst, len, &op);
+		ret = sfi_op_new(ep, SFI_K_SEND, dst, head + len, &op);
 	}
 	if (ret == -FI_EAGAIN)
 		return -EAGAIN;
 	if (ret)
 		return 1;
-	sfi_iov_copy(iov, count, 0, (char *)ep->rdv.map + op->off, len, 0);
+	slot = (char *)ep->rdv.map + op->off;
+	word = (uint64_t *)slot;
+	if (pipe)
+		__atomic_store_n(word, 0, __ATOMIC_RELEASE);
+	else
+		sfi_iov_copy(iov, count, 0, slot, len, 0);
 	memcpy(m, hdr, 16);	/* op, flags, len, tag as a first fragment */
 	m[0] = SFI_OP_RTS;
+	if (pipe)
+		m[1] |= SFI_F_PIPE;
 	sfi_src_put(ep, m + 16, op->off);
 	memcpy(m + 32, hdr + 16, 8);	/* the CQ data, if any */
 	ret = sfi_frag(ep, dst, m, sizeof(m), 1);
 	if (ret) {
 		sfi_op_free(ep, op);
 		return ret;
+	}
+	/*
+	 * Announced before copied: the receiver pulls each chunk once the
+	 * ready word says it is there, while the next one is copied.
+	 */
+	for (pos = 0; pipe && pos < len; pos += n) {
+		n = len - pos < chunk ? len - pos : chunk;
+		sfi_iov_copy(iov, count, pos, slot + head + pos, n, 0);
+		__atomic_store_n(word, pos + n, __ATOMIC_RELEASE);
 	}
 	op->context = context;
 	op->flags = cflags;

@@ -47,6 +47,7 @@ struct sfi_params {
 	size_t rdv_threshold;	/* larger sends go by rendezvous (rdv.c) */
 	size_t rdv_pool;	/* bytes of an endpoint's exported bounce region */
 	size_t rdv_dma_min;	/* pulls from this size on use the DMA engine */
+	size_t rdv_chunk;	/* larger sends are announced, then copied */
 	size_t unexp_max;	/* bytes of unexpected messages an endpoint buffers */
 };
 extern struct sfi_params sfi_params;
@@ -190,6 +191,7 @@ struct sfi_rdv_src {
 	uint32_t export_id;
 	uint64_t key;
 	uint32_t off;
+	int pipe;	/* a ready word heads the slot: pull while it is filled */
 };
 
 /* a posted receive, or a message that arrived before one (unexpected) */
@@ -279,6 +281,9 @@ size_t sfi_iov_total(const struct iovec *iov, size_t n);
 void sfi_iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
 		  size_t len, int to_iov);
 extern struct fi_ops_rma sfi_rma_ops;
+
+/* flags of a first fragment (ep.c) and of an RTS (rdv.c) */
+enum { SFI_F_TAGGED = 1, SFI_F_DATA = 2, SFI_F_PIPE = 4 };
 
 /* rdv.c: rendezvous through exported bounce regions, see fi_snode(7) */
 enum {

@@ -5,7 +5,7 @@
 # nodes over the libfabric provider "snode" (fi_snode(7),
 # Documentation/admin-guide/mpi.rst, decision 0032).
 #
-# Usage: selftests/vm/mpi.sh 6.1|6.12
+# Usage: selftests/vm/mpi.sh 6.1|6.12 [all|core|rest]
 #
 # Boots four nodes on the dual-plane topology with OpenMPI and dropbear
 # staged (snode-vm --package) and mpi_test (make mpi) added; the snode IP
@@ -35,12 +35,24 @@
 #   - node 3 killed in the middle of a 4-rank job: the job ends with a
 #     non-zero status within 150 s, never hangs
 #
+# "core" runs the nodes' set-up and the 4-rank job with a plane failing
+# (what the issue asks of each kernel), "rest" the set-up and the other
+# jobs (2 ranks, no provider, a node dying), whose behaviour is OpenMPI's
+# and the provider's, the same on both kernels: make check runs 6.12
+# whole and 6.1's core, make check-full 6.1's rest too (decision 0023).
+#
 # Needs: make all modules-guest selftests ofi mpi (and the kernels).
 
 set -u
 
 . "$(dirname "$0")/lib.sh"
-vm_suite mpi "6.1|6.12" "${1:-}"
+PART=${2:-all}
+case "$PART" in
+all|core) NAME=mpi ;;
+rest) NAME=mpi-rest ;;
+*) echo "usage: $0 6.1|6.12 [all|core|rest]" >&2; exit 2 ;;
+esac
+vm_suite "$NAME" "6.1|6.12" "${1:-}" "[all|core|rest]"
 . "$(dirname "$0")/mpi-env.sh"
 require "$BUILD/stage/common$MPI_OFI/libsnode-fi.so" "$BUILD/mpi/mpi_test"
 
@@ -161,6 +173,7 @@ run_job() {
 	crossed "$np" "$name" "${before[@]}"
 }
 
+if [ "$PART" != core ]; then
 run_job np2 2 "" -- -i 20 -b 65536 -w 2 -a 16384
 
 # --- no provider, no job ------------------------------------------------------------
@@ -179,8 +192,10 @@ no_provider() {
 gexec 0 "mkdir -p /tmp/no-provider" >>"$LOG/exec" 2>&1
 no_provider absent FI_PROVIDER_PATH=/tmp/no-provider
 no_provider disabled FI_PROVIDER=^snode
+fi
 
 # --- 4 ranks, and a plane fails under them -------------------------------------------
+if [ "$PART" != rest ]; then
 # plane0 goes down once the job is in its large messages (each rank sends
 # 128 KiB to the next, eight times); routes fail over to plane1.
 plane_down() {
@@ -196,6 +211,8 @@ plane_down() {
 run_job np4 4 plane_down -- -l 131072 -r 8 -i 10 -b 8192 -w 1 -a 4096
 fmctl switch up plane0
 check "$KERNEL: plane0 up again: both links up" until_ok 30 links_are up up
+fi
+[ "$PART" != core ] || finish
 
 # --- a node dies under the job --------------------------------------------------------
 job_start death 4 - -l 65536 -r 1000 -i 10 -b 8192 -w 1 -a 8192

@@ -50,8 +50,10 @@ SUITES=(
 	"diag-6.1:bash selftests/vm/diag.sh 6.1"
 	"msg-6.1:bash selftests/vm/msg.sh 6.1"
 	"net-6.1:bash selftests/vm/net.sh 6.1"
-	"ofi-6.1:bash selftests/vm/ofi.sh 6.1"
-	"mpi-6.1:bash selftests/vm/mpi.sh 6.1"
+	"ofi-6.1:bash selftests/vm/ofi.sh 6.1 core"
+	"mpi-6.1:bash selftests/vm/mpi.sh 6.1 core"
+	"ofi-rest-6.1:bash selftests/vm/ofi.sh 6.1 rest"
+	"mpi-rest-6.1:bash selftests/vm/mpi.sh 6.1 rest"
 	"fuzz-6.1:bash selftests/vm/fuzz.sh 6.1 120 4242"
 	"emu-6.12:bash selftests/emu/emu.sh 6.12"
 	"core-6.12:bash selftests/vm/core.sh 6.12"
@@ -79,14 +81,15 @@ SUITES=(
 # Suites left out of "make check" for its time budget, run by --full
 # (Documentation/decisions/0023-what-make-check-runs.md): the 6.1 copies
 # of suites whose code does not depend on the kernel version (6.12 runs
-# them; net-6.1 is back in make check, addendum of 0023), emu-6.12
+# them; net-6.1 is back in make check, addendum of 0023; of ofi and mpi,
+# make check runs 6.1's core part, 0023's second addendum), emu-6.12
 # (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug runs the same
 # seed under the sanitizers), and the slow debug suites; the
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
 # fail-nth and fuzz (probe-nth, the probe's sweep, is check-full's).
 # devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK.
-FULL_ONLY=(devlink-6.1 ops-6.1 ofi-6.1 mpi-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
+FULL_ONLY=(devlink-6.1 ops-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
 passed=0
@@ -118,11 +121,19 @@ full_only() {
 	return 1
 }
 
+# cpu_ticks: "BUSY TOTAL" jiffies of all host CPUs so far (/proc/stat)
+cpu_ticks() {
+	local cpu user nice sys idle iowait irq softirq steal rest
+	read -r cpu user nice sys idle iowait irq softirq steal rest </proc/stat
+	echo "$((user + nice + sys + irq + softirq + steal)) $((user + nice + sys + idle + iowait + irq + softirq + steal))"
+}
+
 run_suite() {
 	local name=$1 cmd=$2 log=$LOGDIR/$1.log rc line
-	local s_pass=0 s_fail=0 s_skip=0
+	local s_pass=0 s_fail=0 s_skip=0 b0 t0c b1 t1c
 
 	local t0=$SECONDS
+	read -r b0 t0c < <(cpu_ticks)
 	echo "=== $name: $cmd"
 	(cd "$TOP" && eval "$cmd") >"$log" 2>&1 </dev/null
 	rc=$?
@@ -150,7 +161,10 @@ run_suite() {
 		s_fail=1
 		echo "  not ok - $name reported no tests (see $log)"
 	fi
-	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($((SECONDS - t0)) s)"
+	# the host's CPUs busy during the suite: a low share is time spent
+	# waiting (sleeps, timeouts), the first place to look for a faster run
+	read -r b1 t1c < <(cpu_ticks)
+	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($((SECONDS - t0)) s, host CPUs $(((b1 - b0) * 100 / (t1c - t0c > 0 ? t1c - t0c : 1))) % busy)"
 	passed=$((passed + s_pass))
 	failed=$((failed + s_fail))
 	skipped=$((skipped + s_skip))
