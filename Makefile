@@ -55,16 +55,13 @@ check-build: emu-build
 	$(MAKE) -f $(TOP)/Makefile kernels-debug
 	$(MAKE) -f $(TOP)/Makefile modules-debug
 
-# check and check-full build the debug kernel in the background while the
-# stock kernels' suites run (run-all.sh --debug-build); check-build builds
-# everything first, for running single suites.
-check: emu-build
-	bash $(TOP)/tools/testing/run-all.sh --debug-build
+check: check-build
+	bash $(TOP)/tools/testing/run-all.sh
 
 # check and the debug-kernel suites kept out of check for its time budget
 # (FULL_ONLY in tools/testing/run-all.sh)
-check-full: emu-build
-	bash $(TOP)/tools/testing/run-all.sh --full --debug-build
+check-full: check-build
+	bash $(TOP)/tools/testing/run-all.sh --full
 
 demo: emu-build
 	bash $(TOP)/tools/demo/demo.sh

@@ -15,13 +15,7 @@
 # in FULL_ONLY run only with --full (make check-full), see
 # Documentation/driver/testing.rst.
 #
-# With --debug-build (make check, make check-full) the debug kernel and its
-# snode.ko are built in the background at SCHED_IDLE while the suites of
-# the stock kernels run, which leave a core idle half of the time; the
-# first *-debug suite waits for the build, whose failure counts as one.
-#
-# Usage: tools/testing/run-all.sh [--full] [--debug-build] [SUITE...]
-#        (default: all suites)
+# Usage: tools/testing/run-all.sh [--full] [SUITE...]   (default: all suites)
 # The last line is "N passed, N failed, N skipped"; exit status 1 if any
 # test failed.
 
@@ -113,53 +107,11 @@ want() {	# want SUITE: selected on the command line, or none was
 }
 
 full=
-bg_debug=
-while [ $# -gt 0 ]; do
-	case "$1" in
-	--full) full=1 ;;
-	--debug-build) bg_debug=1 ;;
-	*) break ;;
-	esac
+if [ "${1:-}" = --full ]; then
+	full=1
 	shift
-done
-SELECTED=("$@")
-
-# --- the debug kernel, built beside the stock kernels' suites -----------------
-# Its own session, so that an interrupted run takes the whole build down.
-DBG_PID=
-if [ -n "$bg_debug" ]; then
-	echo "=== debug kernel: building in the background at SCHED_IDLE (log: ${LOGDIR#"$TOP"/}/debug-build.log)"
-	# two makes, as check-build does: the module's rules read the kernel
-	# the first one builds
-	(cd "$TOP" && exec setsid chrt -i 0 bash -c '
-		"$1" -s --no-print-directory -f "$2" kernels-debug &&
-		"$1" -s --no-print-directory -f "$2" modules-debug' _ \
-		"${MAKE:-make}" "$TOP/Makefile") >"$LOGDIR/debug-build.log" 2>&1 </dev/null &
-	DBG_PID=$!
-	DBG_T0=$SECONDS
-	trap '[ -z "$DBG_PID" ] || kill -- -"$DBG_PID" 2>/dev/null' EXIT
 fi
-# debug_running: the background build has not ended (a zombie has)
-debug_running() {
-	local st
-	[ -n "$DBG_PID" ] && read -r st </proc/"$DBG_PID"/stat 2>/dev/null &&
-		[[ "$st" != *") Z "* ]]
-}
-# debug_wait: the background build is done; its failure counts as one
-debug_wait() {
-	local rc
-	[ -n "$DBG_PID" ] || return 0
-	wait "$DBG_PID"
-	rc=$?
-	DBG_PID=
-	if [ "$rc" -eq 0 ]; then
-		echo "=== debug kernel: built in the background ($((SECONDS - DBG_T0)) s since the start)"
-	else
-		failed=$((failed + 1))
-		failures+=("debug kernel build: exit status $rc (see $LOGDIR/debug-build.log)")
-		echo "not ok - debug kernel build (exit status $rc, see ${LOGDIR#"$TOP"/}/debug-build.log)"
-	fi
-}
+SELECTED=("$@")
 
 full_only() {
 	local s
@@ -178,11 +130,10 @@ cpu_ticks() {
 
 run_suite() {
 	local name=$1 cmd=$2 log=$LOGDIR/$1.log rc line
-	local s_pass=0 s_fail=0 s_skip=0 b0 t0c b1 t1c bg=
+	local s_pass=0 s_fail=0 s_skip=0 b0 t0c b1 t1c
 
 	local t0=$SECONDS
 	read -r b0 t0c < <(cpu_ticks)
-	debug_running && bg=" with the debug build"
 	echo "=== $name: $cmd"
 	(cd "$TOP" && eval "$cmd") >"$log" 2>&1 </dev/null
 	rc=$?
@@ -211,10 +162,9 @@ run_suite() {
 		echo "  not ok - $name reported no tests (see $log)"
 	fi
 	# the host's CPUs busy during the suite: a low share is time spent
-	# waiting (sleeps, timeouts), the first place to look for a faster run;
-	# while the debug kernel builds in the background, it counts too
+	# waiting (sleeps, timeouts), the first place to look for a faster run
 	read -r b1 t1c < <(cpu_ticks)
-	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($((SECONDS - t0)) s, host CPUs $(((b1 - b0) * 100 / (t1c - t0c > 0 ? t1c - t0c : 1))) % busy$bg)"
+	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($((SECONDS - t0)) s, host CPUs $(((b1 - b0) * 100 / (t1c - t0c > 0 ? t1c - t0c : 1))) % busy)"
 	passed=$((passed + s_pass))
 	failed=$((failed + s_fail))
 	skipped=$((skipped + s_skip))
@@ -228,12 +178,8 @@ for entry in "${SUITES[@]}"; do
 		echo "=== $name: not in make check (make check-full runs it)"
 		continue
 	fi
-	case "$name" in
-	*-debug) debug_wait ;;
-	esac
 	run_suite "$name" "${entry#*:}"
 done
-debug_wait
 
 # Guest kernel logs of this run: no oops, BUG, WARNING or lockdep splat, and
 # (debug kernel) no KASAN, UBSAN, kmemleak or debugobjects report; what
