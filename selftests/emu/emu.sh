@@ -334,8 +334,14 @@ fi
 if [ "$chan" = virtio ]; then
 	"$VM" exec -- 'seq 1 400000' >"$SNODE_VM_UP/seq.out" 2>&1 &
 	pid=$!
-	sleep 0.5
-	client=$(pgrep -P "$pid" python3 | head -n 1)
+	# the client, once snode-vm has started it (0.5 s was not always
+	# enough on a loaded host: no client to stop, the check failed)
+	client=
+	for _ in $(seq 100); do
+		client=$(pgrep -P "$pid" python3 | head -n 1)
+		[ -z "$client" ] || break
+		sleep 0.1
+	done
 	[ -z "$client" ] || { kill -STOP "$client"; sleep 2; kill -CONT "$client"; }
 	wait "$pid"
 	rc=$?
