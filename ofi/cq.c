@@ -3,6 +3,7 @@
  * cq.c - completion queues and counters. Progress is manual: reading a CQ
  * or a counter first drains the snode endpoints bound to it.
  */
+#define _GNU_SOURCE	/* ppoll() */
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,37 @@ static ssize_t __sfi_cq_read(struct sfi_cq *cq, void *buf, size_t count,
 	return cq->count ? -FI_EAVAIL : -FI_EAGAIN;
 }
 
+/*
+ * With idle_wait_us, a read that finds nothing after SFI_IDLE_SPINS empty
+ * ones sleeps in ppoll() on the CQ's endpoints (without the lock) until a
+ * message arrives or idle_wait_us pass: a process that polls for a long
+ * time gives its CPU to others (on an emulated node, to the threads that
+ * deliver its messages). Time-driven work (probes, queued control
+ * messages) waits at most that long.
+ */
+#define SFI_IDLE_SPINS	64
+static void sfi_cq_idle(struct sfi_cq *cq)
+{
+	struct timespec ts = {
+		.tv_sec = sfi_params.idle_wait_us / 1000000,
+		.tv_nsec = (long)(sfi_params.idle_wait_us % 1000000) * 1000,
+	};
+	struct pollfd pfd[8];
+	int i, k = 0;
+
+	for (i = 0; i < cq->neps; i++) {
+		if (!cq->eps[i]->sep)
+			continue;
+		pfd[k].fd = snode_ep_get_fd(cq->eps[i]->sep);
+		pfd[k].events = POLLIN;
+		k++;
+	}
+	pthread_mutex_unlock(&cq->domain->lock);
+	if (k)
+		ppoll(pfd, k, &ts, NULL);
+	pthread_mutex_lock(&cq->domain->lock);
+}
+
 static ssize_t sfi_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			       fi_addr_t *src)
 {
@@ -143,6 +175,12 @@ static ssize_t sfi_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 
 	pthread_mutex_lock(&cq->domain->lock);
 	ret = __sfi_cq_read(cq, buf, count, src);
+	if (ret != -FI_EAGAIN)
+		cq->idle = 0;
+	else if (sfi_params.idle_wait_us && ++cq->idle >= SFI_IDLE_SPINS) {
+		cq->idle = 0;
+		sfi_cq_idle(cq);
+	}
 	pthread_mutex_unlock(&cq->domain->lock);
 	return ret;
 }

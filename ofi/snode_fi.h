@@ -48,6 +48,7 @@ struct sfi_params {
 	size_t rdv_pool;	/* bytes of an endpoint's exported bounce region */
 	size_t rdv_dma_min;	/* pulls from this size on use the DMA engine */
 	size_t rdv_chunk;	/* larger sends are announced, then copied */
+	int idle_wait_us;	/* an empty CQ read may sleep this long (0: spin) */
 	size_t unexp_max;	/* bytes of unexpected messages an endpoint buffers */
 };
 extern struct sfi_params sfi_params;
@@ -150,6 +151,7 @@ struct sfi_cq {
 	struct sfi_ep *eps[8];		/* endpoints whose progress feeds it */
 	int neps;
 	int refs;
+	unsigned int idle;		/* empty reads in a row (idle_wait_us) */
 };
 
 struct sfi_cntr {

@@ -17,6 +17,11 @@
 # within 1.5x, bandwidth 0.8x of the DMA engine's, allreduce 0.7x). Results
 # in build/bench/mpi-KERNEL/. Timings never fail the run.
 #
+# The ranks run with FI_SNODE_IDLE_WAIT_US=200 (fi_snode(7)): four guests
+# that poll on two host cores keep the CPU from the threads that carry
+# their messages, while snode-perf sleeps in poll(); SNODE_BENCH_IDLE_US=0
+# measures the ranks spinning (decision 0034, stop 24's addendum).
+#
 # Usage: tools/snode-perf/bench-mpi.sh 6.1|6.12
 
 set -u
@@ -25,6 +30,7 @@ BUILD=${SNODE_BUILD:-$TOP/build}
 VM=$TOP/tools/emu/vm/snode-vm
 KERNEL=${1:-6.12}
 OUT=$BUILD/bench/mpi-$KERNEL
+IDLE_US=${SNODE_BENCH_IDLE_US:-200}
 export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/up-bench-mpi}
 . "$TOP/selftests/vm/mpi-env.sh"
 mkdir -p "$OUT"
@@ -44,13 +50,13 @@ perf() { # perf NODE NAME ARGS: snode-perf ARGS, text to OUT/NAME.txt, JSON to O
 mpi() { # mpi NAME N ARGS: mpi_test on N ranks, output to OUT/NAME.txt
 	local name=$1 np=$2
 	shift 2
-	bexec 0 "export FI_PROVIDER_PATH=$MPI_OFI; $(mpi_cmd "$np" - "$@") 2>&1" >"$OUT/$name.txt" ||
+	bexec 0 "export FI_PROVIDER_PATH=$MPI_OFI; $(mpi_cmd "$np" FI_SNODE_IDLE_WAIT_US=$IDLE_US "$@") 2>&1" >"$OUT/$name.txt" ||
 		rc=1
 	grep -E '^(not )?ok - |^# mpi ' "$OUT/$name.txt"
 	sed -n 's/^# mpi-json //p' "$OUT/$name.txt" >"$OUT/$name.json"
 }
 
-echo "== MPI over snode next to snode-perf on Debian $KERNEL (TCG; ratios matter, absolute numbers do not)"
+echo "== MPI over snode next to snode-perf on Debian $KERNEL (TCG; ratios matter, absolute numbers do not; ranks with FI_SNODE_IDLE_WAIT_US=$IDLE_US)"
 [ -x "$BUILD/mpi/mpi_test" ] || { echo "bench: build/mpi/mpi_test missing (make mpi)"; exit 1; }
 "$VM" down >/dev/null 2>&1
 if ! "$VM" up --topology "$TOP/tools/emu/topologies/4-dual-plane.topo" \
