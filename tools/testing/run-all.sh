@@ -82,7 +82,7 @@ SUITES=(
 # (Documentation/decisions/0023-what-make-check-runs.md): the 6.1 copies
 # of suites whose code does not depend on the kernel version (6.12 runs
 # them; net-6.1 is back in make check, addendum of 0023; of ofi and mpi,
-# make check runs 6.1's core part, 0023's second addendum), emu-6.12
+# make check runs 6.1's core part, 0023's addendum of stop 24), emu-6.12
 # (emu-6.1 runs), fuzz on the stock kernels (fuzz-debug runs the same
 # seed under the sanitizers), and the slow debug suites; the
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
