@@ -19,9 +19,13 @@ static void sfi_progress_all(struct sfi_ep **eps, int n)
 		sfi_ep_progress(eps[i]);
 }
 
-/* wait until one of the endpoints has messages, or timeout_ms passes */
-static void sfi_wait(struct sfi_ep **eps, int n, int timeout_ms)
+/* wait until one of the endpoints has messages, or timeout_us passes */
+static void sfi_wait(struct sfi_ep **eps, int n, long timeout_us)
 {
+	struct timespec ts = {
+		.tv_sec = timeout_us / 1000000,
+		.tv_nsec = timeout_us % 1000000 * 1000,
+	};
 	struct pollfd pfd[8];
 	int i, k = 0;
 
@@ -32,7 +36,7 @@ static void sfi_wait(struct sfi_ep **eps, int n, int timeout_ms)
 		pfd[k].events = POLLIN;
 		k++;
 	}
-	poll(pfd, k, timeout_ms);
+	ppoll(pfd, k, &ts, NULL);
 }
 
 static int64_t sfi_now_ms(void)
@@ -138,34 +142,13 @@ static ssize_t __sfi_cq_read(struct sfi_cq *cq, void *buf, size_t count,
 
 /*
  * With idle_wait_us, a read that finds nothing after SFI_IDLE_SPINS empty
- * ones sleeps in ppoll() on the CQ's endpoints (without the lock) until a
+ * ones sleeps on the CQ's endpoints (sfi_wait(), without the lock) until a
  * message arrives or idle_wait_us pass: a process that polls for a long
  * time gives its CPU to others (on an emulated node, to the threads that
  * deliver its messages). Time-driven work (probes, queued control
  * messages) waits at most that long.
  */
 #define SFI_IDLE_SPINS	64
-static void sfi_cq_idle(struct sfi_cq *cq)
-{
-	struct timespec ts = {
-		.tv_sec = sfi_params.idle_wait_us / 1000000,
-		.tv_nsec = (long)(sfi_params.idle_wait_us % 1000000) * 1000,
-	};
-	struct pollfd pfd[8];
-	int i, k = 0;
-
-	for (i = 0; i < cq->neps; i++) {
-		if (!cq->eps[i]->sep)
-			continue;
-		pfd[k].fd = snode_ep_get_fd(cq->eps[i]->sep);
-		pfd[k].events = POLLIN;
-		k++;
-	}
-	pthread_mutex_unlock(&cq->domain->lock);
-	if (k)
-		ppoll(pfd, k, &ts, NULL);
-	pthread_mutex_lock(&cq->domain->lock);
-}
 
 static ssize_t sfi_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 			       fi_addr_t *src)
@@ -179,7 +162,9 @@ static ssize_t sfi_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		cq->idle = 0;
 	else if (sfi_params.idle_wait_us && ++cq->idle >= SFI_IDLE_SPINS) {
 		cq->idle = 0;
-		sfi_cq_idle(cq);
+		pthread_mutex_unlock(&cq->domain->lock);
+		sfi_wait(cq->eps, cq->neps, sfi_params.idle_wait_us);
+		pthread_mutex_lock(&cq->domain->lock);
 	}
 	pthread_mutex_unlock(&cq->domain->lock);
 	return ret;
@@ -229,8 +214,8 @@ static ssize_t sfi_cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		if (end >= 0 && sfi_now_ms() >= end)
 			return -FI_EAGAIN;
 		/* the endpoints' descriptors poll readable on arrival */
-		sfi_wait(cq->eps, cq->neps, end < 0 ? 100 :
-			 (int)(end - sfi_now_ms() < 100 ? end - sfi_now_ms() : 100));
+		sfi_wait(cq->eps, cq->neps, 1000L * (end < 0 ? 100 :
+			 (end - sfi_now_ms() < 100 ? end - sfi_now_ms() : 100)));
 	}
 }
 
@@ -414,7 +399,7 @@ static int sfi_cntr_wait(struct fid_cntr *f, uint64_t threshold, int timeout)
 			return -FI_EAVAIL;
 		if (end >= 0 && sfi_now_ms() >= end)
 			return -FI_ETIMEDOUT;
-		sfi_wait(c->eps, c->neps, 10);
+		sfi_wait(c->eps, c->neps, 10000);
 	}
 }
 
