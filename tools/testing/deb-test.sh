@@ -205,26 +205,29 @@ KDIR=$TOP/build/kernels/$KERNEL
 # become /lib/modules/KVER/build in the chroot.
 O=$T/overlay
 chroot_install() {
-	local kver=$1 headers=$2
-	mkdir -p "$O/upper" "$O/work" "$O/root"
+	local kver=$1 headers=$2 debs=() p
+	for p in libsnode1 libsnode-dev snode-tools snode-selftests libfabric-snode; do
+		debs+=("$(deb "$p" "$ARCH")")
+	done
+	debs+=("$(deb snode-dkms all)")
+	# paths quoted for the script (%q): the checkout's path may hold a space
 	cat >"$T/inside.sh" <<EOF
 #!/bin/bash
 # run in the chroot: prints "ok - ..." or "not ok - ..." per check
 res() { if [ "\$1" -eq 0 ]; then echo "ok - \$2"; else echo "not ok - \$2"; fi; }
 export DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin
-dpkg -i $(deb libsnode1 "$ARCH") $(deb libsnode-dev "$ARCH") $(deb snode-tools "$ARCH") \
-	$(deb snode-selftests "$ARCH") $(deb snode-dkms all) $(deb libfabric-snode "$ARCH") >/tmp/dpkg.log 2>&1
+dpkg -i $(printf '%q ' "${debs[@]}") >/tmp/dpkg.log 2>&1
 res \$? "dpkg -i of the six packages (maintainer scripts run)"
 getent group snode >/dev/null; res \$? "snode-tools created group snode"
 [ "\$(snodectl -V)" = "snodectl ${VERSION%%-*}" ]; res \$? "snodectl from /usr/bin runs"
 $KSFT/run_kselftest.sh -l | grep -qx 'snode:core_test'; res \$? "$KSFT/run_kselftest.sh -l lists snode:core_test"
-cc -Wall -Werror -o /tmp/snode-hello $T/snode-hello.c \$(pkg-config --cflags --libs libsnode) &&
+cc -Wall -Werror -o /tmp/snode-hello $(printf '%q' "$T/snode-hello.c") \$(pkg-config --cflags --libs libsnode) &&
 	SNODE_SYSFS=/nonexistent /tmp/snode-hello 2>&1 | grep -q 'no snode device'
 res \$? "the example builds with pkg-config from /usr and runs"
 # no FI_PROVIDER_PATH: libfabric's own directory
 fi_info -l 2>&1 | grep -qx 'snode:'
 res \$? "fi_info -l finds the installed provider without FI_PROVIDER_PATH"
-mkdir -p /lib/modules/$kver && ln -sfn $headers /lib/modules/$kver/build
+mkdir -p /lib/modules/$kver && ln -sfn $(printf '%q' "$headers") /lib/modules/$kver/build
 dkms autoinstall -k $kver >/tmp/dkms.log 2>&1
 dkms status -k $kver | tee -a /tmp/dkms.log | grep -q '^snode/${VERSION%%-*}, $kver, [^:]*: installed'
 res \$? "dkms autoinstall: dkms status shows snode installed for $kver"
@@ -237,14 +240,7 @@ dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 libfa
 res \$? "dpkg --purge removes the packages and the DKMS module"
 for f in /tmp/dpkg.log /tmp/dkms.log; do sed "s|^|# \${f##*/}: |" "\$f" | tail -n 15; done
 EOF
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private bash -c '
-		set -e
-		mount -t overlay overlay -o "lowerdir=/,upperdir=$1/upper,workdir=$1/work" "$1/root"
-		for d in /proc /dev /sys; do mount --rbind "$d" "$1/root$d"; done
-		mount -t tmpfs tmpfs "$1/root/tmp"
-		chroot "$1/root" /bin/bash "$2"
-	' sh "$O" "$T/inside.sh"
+	overlay_chroot "$O" "$T/inside.sh"
 }
 if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v dkms >/dev/null ||
 	[ ! -f "$KDIR/kver" ]; then

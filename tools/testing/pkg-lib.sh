@@ -36,3 +36,29 @@ run_hello() {
 		echo "exit $rc: $out" >"$LOG"; not_ok "$1 runs and lists devices (none on the host)"
 	fi
 }
+
+# overlay_chroot DIR SCRIPT [ARG...]: run SCRIPT with bash in a chroot whose
+# root is an overlay of this host's root (upper layer in DIR, in a private
+# mount namespace: the host's files are never written), with /proc, /dev
+# and /sys of the host and a fresh tmpfs on /tmp. The checkout ($TOP) is
+# bound back at its own path over that tmpfs: a checkout under /tmp (or
+# reached through a link there, scripts/path-alias.sh) would be hidden by
+# it, and SCRIPT, the packages and the kernel headers live in the
+# checkout's build/. Needs root and unshare.
+overlay_chroot() {
+	local dir=$1
+	shift
+	mkdir -p "$dir/upper" "$dir/work" "$dir/root"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private bash -c '
+		set -e
+		o=$1 top=$2
+		shift 2
+		mount -t overlay overlay -o "lowerdir=/,upperdir=$o/upper,workdir=$o/work" "$o/root"
+		for d in /proc /dev /sys; do mount --rbind "$d" "$o/root$d"; done
+		mount -t tmpfs tmpfs "$o/root/tmp"
+		mkdir -p "$o/root$top"
+		mount --bind "$top" "$o/root$top"
+		chroot "$o/root" /bin/bash "$@"
+	' sh "$dir" "$TOP" "$@"
+}

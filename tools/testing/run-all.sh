@@ -33,6 +33,7 @@ SUITES=(
 	"fm-unit:make -s --no-print-directory fm-test"
 	"cli-unit:make -s --no-print-directory cli-test"
 	"install:bash tools/testing/install-test.sh"
+	"paths:bash tools/testing/paths-test.sh"
 	"dkms:bash tools/testing/dkms-test.sh"
 	"deb:bash tools/testing/deb-test.sh 6.12"
 	"libsnode:make -s --no-print-directory libsnode-test"
