@@ -19,6 +19,12 @@
 
 TOP   := $(abspath $(dir $(lastword $(MAKEFILE_LIST))))
 BUILD := $(TOP)/build
+# Compiling sub-makes (kbuild, the package build) use every CPU when make
+# runs without -j, as CI's plain "make check" does; under a parent's -j they
+# share its jobserver instead (an explicit -j there would warn, and lint
+# counts warnings).
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+SUBMAKE_JOBS = $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(NPROC))
 # the ABI: ioctls, and the netlink family rendered from its spec
 UAPI_HDRS := $(TOP)/uapi/linux/snode.h $(TOP)/uapi/linux/snode_nl.h
 

@@ -58,7 +58,7 @@ $(BUILD)/mod/$(1)/driver/snode.ko: $(DRIVER_INPUTS) $(2)
 	cp -p $(TOP)/Kbuild $(BUILD)/mod/$(1)/
 	cp -p $(TOP)/driver/Kbuild $(DRIVER_SRCS) $(BUILD)/mod/$(1)/driver/
 	cp -p $(UAPI_HDRS) $(BUILD)/mod/$(1)/uapi/linux/
-	$(MAKE) -C $(call KDIR_FOR,$(1)) M=$(BUILD)/mod/$(1) modules
+	$(MAKE) $(SUBMAKE_JOBS) -C $(call KDIR_FOR,$(1)) M=$(BUILD)/mod/$(1) modules
 
 $(BUILD)/stage/k$(1)/lib/snode/snode.ko: $(BUILD)/mod/$(1)/driver/snode.ko
 	install -D -m 0644 $$< $$@
@@ -81,7 +81,7 @@ lint-$(1):
 	@cp $(TOP)/driver/Kbuild $(DRIVER_SRCS) $(BUILD)/lint/$(1)/driver/
 	@cp $(UAPI_HDRS) $(BUILD)/lint/$(1)/uapi/linux/
 	@echo "lint: W=1 C=2 against $(1)"
-	@$(MAKE) -s -C $(call KDIR_FOR,$(1)) M=$(BUILD)/lint/$(1) W=1 C=2 \
+	@$(MAKE) -s $(SUBMAKE_JOBS) -C $(call KDIR_FOR,$(1)) M=$(BUILD)/lint/$(1) W=1 C=2 \
 		modules > $(BUILD)/lint/$(1).log 2>&1; rc=$$$$?; \
 	cat $(BUILD)/lint/$(1).log; \
 	if [ $$$$rc -ne 0 ] || grep -qE '(warning|error):' $(BUILD)/lint/$(1).log; \

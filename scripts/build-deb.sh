@@ -25,7 +25,8 @@ mkdir -p "$SRC"
 	xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
 	tar --null -T - -cf -) | tar -C "$SRC" -xf -
 
-(cd "$SRC" && dpkg-buildpackage -us -uc -b)
+# -J: parallel=<CPUs> in DEB_BUILD_OPTIONS, which debian/rules honours
+(cd "$SRC" && dpkg-buildpackage -us -uc -b -J)
 mv "$OUT"/src/*.deb "$OUT"/src/*.changes "$OUT"/src/*.buildinfo "$OUT"/
 rm -rf "$OUT/src"
 
