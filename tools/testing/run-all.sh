@@ -97,6 +97,11 @@ passed=0
 failed=0
 skipped=0
 failures=()
+times=()
+# make check passes the time it started (SNODE_CHECK_T0, before the build),
+# so that the table at the end shows the build's share of the budget
+T0=${SNODE_CHECK_T0:-$(date +%s)}
+SUITES_T0=$(date +%s)
 
 want() {	# want SUITE: selected on the command line, or none was
 	[ ${#SELECTED[@]} -eq 0 ] && return 0
@@ -165,7 +170,9 @@ run_suite() {
 	# the host's CPUs busy during the suite: a low share is time spent
 	# waiting (sleeps, timeouts), the first place to look for a faster run
 	read -r b1 t1c < <(cpu_ticks)
-	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($((SECONDS - t0)) s, host CPUs $(((b1 - b0) * 100 / (t1c - t0c > 0 ? t1c - t0c : 1))) % busy)"
+	local secs=$((SECONDS - t0)) busy=$(((b1 - b0) * 100 / (t1c - t0c > 0 ? t1c - t0c : 1)))
+	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($secs s, host CPUs $busy % busy)"
+	times+=("$(printf '%-18s %5d s %4d %% %5d tests' "$name" "$secs" "$busy" $((s_pass + s_fail + s_skip)))")
 	passed=$((passed + s_pass))
 	failed=$((failed + s_fail))
 	skipped=$((skipped + s_skip))
@@ -206,6 +213,12 @@ elif [ "$nlogs" -gt 0 ]; then
 	echo "ok - guest kernel logs clean ($nlogs logs)"
 fi
 
+# the time table: where make check's minutes go (decision 0023)
+now=$(date +%s)
+echo
+echo "Suite times (seconds, host CPUs busy, tests):"
+printf '  %s\n' "${times[@]}"
+echo "build $((SUITES_T0 - T0)) s + suites $((now - SUITES_T0)) s = $((now - T0)) s ($(((now - T0 + 30) / 60)) min)"
 if [ ${#failures[@]} -gt 0 ]; then
 	echo
 	echo "Failures:"
