@@ -588,8 +588,11 @@ struct snode_msg_send {
  * SNODE_IOCTL_DMA_SUBMIT on it submits a batch of copies, each naming a
  * buffer of the process and a range of an import's window. The import's
  * permission applies: a copy into a read-only import is refused. The
- * process's pages stay pinned until the copy completes, also if the
- * process exits first.
+ * process's pages stay pinned until the copy completes and count against
+ * its RLIMIT_MEMLOCK meanwhile (unless it has CAP_IPC_LOCK), as vfio's
+ * pins do. Closing the queue (or exiting) cancels the copies that have not
+ * reached the NIC yet: they complete with ECANCELED, release their pages
+ * at once and report nowhere; those on the NIC finish first.
  *
  * Each copy completes with one struct snode_dma_cpl, read() from the queue
  * descriptor in whole records; the descriptor polls readable (EPOLLIN)
@@ -627,6 +630,8 @@ struct snode_msg_send {
  * - EFAULT: the buffer is not mapped, or not writable for a copy into it
  * - EBUSY: the queue holds as many copies and unread completions as its
  *   depth; read completions first
+ * - ENOMEM: the copy's pages would take the caller's locked memory (VmLck)
+ *   beyond RLIMIT_MEMLOCK; nothing was pinned
  */
 
 /* Bytes one copy moves at most; the kernel splits it to the NIC's limit */
