@@ -10,6 +10,8 @@
 #include <linux/types.h>
 
 #define SNODE_TYPE 'N'
+/* The largest ``size`` an ioctl accepts (see the general ioctl format) */
+#define SNODE_IOCTL_SIZE_MAX 4096
 
 /**
  * DOC: General ioctl format
@@ -24,7 +26,8 @@
  * - The kernel reads ``size`` bytes. Bytes the kernel does not know must be
  *   zero; a non-zero byte past the structure the kernel knows fails with
  *   E2BIG. A size smaller than the smallest structure the kernel accepts for
- *   the command fails with EINVAL.
+ *   the command fails with EINVAL; a size above SNODE_IOCTL_SIZE_MAX (4096)
+ *   fails with E2BIG without being read, as bpf(2) bounds its attribute.
  * - ``flags`` follows ``size``; unknown flags fail with EOPNOTSUPP.
  *   Members named ``__reserved`` must be zero, else EOPNOTSUPP.
  * - Members prefixed ``out_`` are written by the kernel; on success the
@@ -35,7 +38,8 @@
  * Error numbers have fixed meanings for every ioctl:
  *
  * - ENOTTY: unknown ioctl number
- * - E2BIG: a non-zero byte past the structure the kernel knows
+ * - E2BIG: a non-zero byte past the structure the kernel knows, or
+ *   ``size`` above SNODE_IOCTL_SIZE_MAX
  * - EOPNOTSUPP: an unknown flag is set or a reserved member is non-zero
  * - EINVAL: ``size`` too small, or a member has a value out of range
  * - EFAULT: the argument or a pointer inside it is not accessible
