@@ -107,18 +107,36 @@ static struct snode_nl_dev *snode_nl_hold_next(unsigned long *index,
  * @pos: the port, node or table entry of that NIC to continue with
  * @table: window dumps: the table of snode_nl_window_tables[] listed
  * @refreshed: node dumps: the NIC's node table was read for this dump
+ * @snap: window, endpoint and queue dumps: the snapshot of the table being
+ *        listed, taken once per table and dump (kvfree()d when listed, or
+ *        by snode_nl_snap_done() if the dump ends early)
+ * @snap_n: entries in @snap
+ * @snap_dev: index of the NIC @snap is of
  */
 struct snode_nl_dump_ctx {
 	unsigned long index;
 	unsigned int pos;
 	unsigned int table;
 	bool refreshed;
+	void *snap;
+	u32 snap_n;
+	u32 snap_dev;
 };
 
 static struct snode_nl_dump_ctx *snode_nl_dump_ctx(struct netlink_callback *cb)
 {
 	BUILD_BUG_ON(sizeof(struct snode_nl_dump_ctx) > sizeof(cb->ctx));
 	return (struct snode_nl_dump_ctx *)cb->ctx;
+}
+
+/* A dump with a snapshot ends: free what it did not list. */
+static int snode_nl_snap_done(struct netlink_callback *cb)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+
+	kvfree(ctx->snap);
+	ctx->snap = NULL;
+	return 0;
 }
 
 /*
@@ -304,19 +322,24 @@ static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
 }
 
 /*
- * A dump of one message per NIC from @fill; it ends with the first error
+ * A dump of one message per NIC from @fill, of every NIC or of the one
+ * that the filter attribute @dev_attr names; it ends with the first error
  * (a NIC that cannot answer a stats-get fails the dump: its NLMSG_DONE
  * carries the errno).
  */
 static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
-			       snode_nl_nic_fill_t fill)
+			       int dev_attr, snode_nl_nic_fill_t fill)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
 	struct snode_nl_dev *nd;
-	int ret = 0;
+	unsigned long last;
+	int ret;
 
+	ret = snode_nl_dump_filter(cb, dev_attr, &last);
+	if (ret)
+		return ret;
 	cb->seq = atomic_read(&snode_nl_dev_gen);
-	for (; (nd = snode_nl_hold_next(&ctx->index, ULONG_MAX));
+	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++) {
 		ret = fill(skb, nd->sdev, NETLINK_CB(cb->skb).portid,
 			   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
@@ -338,7 +361,7 @@ static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
-	return snode_nl_nic_dumpit(skb, cb, snode_nl_dev_fill);
+	return snode_nl_nic_dumpit(skb, cb, SNODE_A_DEV_INDEX, snode_nl_dev_fill);
 }
 
 static int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -886,7 +909,10 @@ static void snode_nl_viewer(struct netlink_callback *cb,
 	viewer->uid = sock_i_uid(NETLINK_CB(cb->skb).sk);
 	if (!uid_eq(viewer->uid, current_euid()))
 		viewer->uid = INVALID_UID;
+	/* the reader's own objects, only on a socket of its own uid */
+	viewer->pid = uid_valid(viewer->uid) ? task_tgid(current) : NULL;
 	viewer->admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	viewer->keys = netlink_capable(cb->skb, CAP_SYS_ADMIN);
 }
 
 static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
@@ -980,21 +1006,36 @@ static int snode_nl_window_table(struct sk_buff *skb,
 				 struct snode_dev *sdev, unsigned int table)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_mem_entry *entries;
 	u32 type = snode_nl_window_tables[table].type;
+	struct snode_mem_entry *entries = ctx->snap;
 	struct snode_viewer viewer;
-	u32 n;
+	u32 n = ctx->snap_n;
 	int ret = 0;
 
-	snode_nl_viewer(cb, &viewer);
-	/* a snapshot per skb: the tables may change in between */
-	n = snode_mem_list(sdev, type, NULL, 0, &viewer);
-	if (ctx->pos >= n)
-		return 0;
-	entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL);
-	if (!entries)
-		return -ENOMEM;
-	n = min(n, snode_mem_list(sdev, type, entries, n, &viewer));
+	/*
+	 * One snapshot per table and dump, kept across skbs, so a dump costs
+	 * O(n) and holds the table's lock twice per table, not per skb; a
+	 * change since is reported by the generation (NLM_F_DUMP_INTR).
+	 */
+	/* the NIC left mid-dump: the dump goes on with the next one */
+	if (entries && ctx->snap_dev != sdev->index) {
+		snode_nl_snap_done(cb);
+		entries = NULL;
+	}
+	if (!entries) {
+		snode_nl_viewer(cb, &viewer);
+		n = snode_mem_list(sdev, type, NULL, 0, &viewer);
+		if (!n)
+			return 0;
+		entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL_ACCOUNT);
+		if (!entries)
+			return -ENOMEM;
+		n = min(n, snode_mem_list(sdev, type, entries, n, &viewer));
+		ctx->snap = entries;
+		ctx->snap_n = n;
+		ctx->snap_dev = sdev->index;
+		ctx->pos = 0;
+	}
 	for (; ctx->pos < n; ctx->pos++) {
 		ret = snode_nl_window_fill(skb, sdev,
 					   snode_nl_window_tables[table].kind,
@@ -1002,10 +1043,10 @@ static int snode_nl_window_table(struct sk_buff *skb,
 					   NETLINK_CB(cb->skb).portid,
 					   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
 		if (ret)
-			break;
+			return ret;
 	}
-	kvfree(entries);
-	return ret;
+	snode_nl_snap_done(cb);
+	return 0;
 }
 
 static int snode_nl_window_get_dumpit(struct sk_buff *skb,
@@ -1105,6 +1146,8 @@ static int snode_nl_queue_fill(struct sk_buff *skb, struct snode_dev *sdev,
  * @cmd: the command of its messages
  * @dev_attr: its dev-index attribute, the dump's filter
  * @list: snapshots the objects of a NIC (snode_ep_list() and the like)
+ * @gen: the generation of a NIC's table: it changes with every object
+ *       created or destroyed
  * @fill: puts the attributes of one object
  */
 struct snode_nl_obj_kind {
@@ -1112,6 +1155,7 @@ struct snode_nl_obj_kind {
 	int dev_attr;
 	u32 (*list)(struct snode_dev *sdev, struct snode_obj_entry *entries,
 		    u32 max, const struct snode_viewer *viewer);
+	unsigned int (*gen)(struct snode_dev *sdev);
 	int (*fill)(struct sk_buff *skb, struct snode_dev *sdev,
 		    const struct snode_obj_entry *e);
 };
@@ -1120,6 +1164,7 @@ static const struct snode_nl_obj_kind snode_nl_eps = {
 	.cmd = SNODE_NL_CMD_ENDPOINT_GET,
 	.dev_attr = SNODE_A_ENDPOINT_DEV_INDEX,
 	.list = snode_ep_list,
+	.gen = snode_ep_gen,
 	.fill = snode_nl_ep_fill,
 };
 
@@ -1127,6 +1172,7 @@ static const struct snode_nl_obj_kind snode_nl_queues = {
 	.cmd = SNODE_NL_CMD_QUEUE_GET,
 	.dev_attr = SNODE_A_QUEUE_DEV_INDEX,
 	.list = snode_dma_list_queues,
+	.gen = snode_dma_gen,
 	.fill = snode_nl_queue_fill,
 };
 
@@ -1137,19 +1183,29 @@ static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
 			      const struct snode_viewer *viewer)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_obj_entry *entries;
+	struct snode_obj_entry *entries = ctx->snap;
+	u32 n = ctx->snap_n;
 	void *hdr;
-	u32 n;
 	int ret = 0;
 
-	/* a snapshot per skb: the tables may change in between */
-	n = kind->list(sdev, NULL, 0, viewer);
-	if (ctx->pos >= n)
-		return 0;
-	entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL);
-	if (!entries)
-		return -ENOMEM;
-	n = min(n, kind->list(sdev, entries, n, viewer));
+	/* one snapshot per NIC and dump, as for windows */
+	if (entries && ctx->snap_dev != sdev->index) {
+		snode_nl_snap_done(cb);
+		entries = NULL;
+	}
+	if (!entries) {
+		n = kind->list(sdev, NULL, 0, viewer);
+		if (!n)
+			return 0;
+		entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL_ACCOUNT);
+		if (!entries)
+			return -ENOMEM;
+		n = min(n, kind->list(sdev, entries, n, viewer));
+		ctx->snap = entries;
+		ctx->snap_n = n;
+		ctx->snap_dev = sdev->index;
+		ctx->pos = 0;
+	}
 	for (; ctx->pos < n; ctx->pos++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &snode_nl_family,
@@ -1162,18 +1218,36 @@ static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
 		ret = kind->fill(skb, sdev, &entries[ctx->pos]);
 		if (ret) {
 			genlmsg_cancel(skb, hdr);
-			break;
+			return ret;
 		}
 		genlmsg_end(skb, hdr);
 	}
-	kvfree(entries);
-	return ret;
+	snode_nl_snap_done(cb);
+	return 0;
+}
+
+/*
+ * The generation of the endpoint or queue tables a dump lists (every NIC
+ * up to @last), as snode_nl_window_gen() for windows.
+ */
+static unsigned int snode_nl_obj_gen(const struct snode_nl_obj_kind *kind,
+				     unsigned long last)
+{
+	unsigned int gen = atomic_read(&snode_nl_dev_gen);
+	struct snode_nl_dev *nd;
+	unsigned long index;
+
+	mutex_lock(&snode_nl_lock);
+	xa_for_each_range(&snode_nl_devs, index, nd, 0, last)
+		gen += kind->gen(nd->sdev);
+	mutex_unlock(&snode_nl_lock);
+	return gen;
 }
 
 /*
  * Dump the endpoints or DMA queues of every NIC, or of the one the filter
- * names. Each skb takes a new snapshot of the NIC it continues with; only
- * NIC arrivals and departures flag NLM_F_DUMP_INTR.
+ * names. A dump that spans the creation or destruction of one, or a NIC's
+ * arrival or departure, is flagged NLM_F_DUMP_INTR.
  */
 static int snode_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			     const struct snode_nl_obj_kind *kind)
@@ -1188,7 +1262,7 @@ static int snode_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	if (ret)
 		return ret;
 	snode_nl_viewer(cb, &viewer);
-	cb->seq = atomic_read(&snode_nl_dev_gen);
+	cb->seq = snode_nl_obj_gen(kind, last);
 	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++, ctx->pos = 0) {
 		ret = snode_nl_obj_table(skb, cb, nd->sdev, kind, &viewer);
@@ -1285,7 +1359,8 @@ static int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int snode_nl_stats_get_dumpit(struct sk_buff *skb,
 				     struct netlink_callback *cb)
 {
-	return snode_nl_nic_dumpit(skb, cb, snode_nl_stats_fill);
+	return snode_nl_nic_dumpit(skb, cb, SNODE_A_STATS_DEV_INDEX,
+				   snode_nl_stats_fill);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1645,18 +1720,21 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_WINDOW_GET,
 		.dumpit		= snode_nl_window_get_dumpit,
+		.done		= snode_nl_snap_done,
 		.policy		= snode_window_get_nl_policy,
 		.maxattr	= SNODE_A_WINDOW_DEV_INDEX,
 	},
 	{
 		.cmd		= SNODE_NL_CMD_ENDPOINT_GET,
 		.dumpit		= snode_nl_endpoint_get_dumpit,
+		.done		= snode_nl_snap_done,
 		.policy		= snode_endpoint_get_nl_policy,
 		.maxattr	= SNODE_A_ENDPOINT_DEV_INDEX,
 	},
 	{
 		.cmd		= SNODE_NL_CMD_QUEUE_GET,
 		.dumpit		= snode_nl_queue_get_dumpit,
+		.done		= snode_nl_snap_done,
 		.policy		= snode_queue_get_nl_policy,
 		.maxattr	= SNODE_A_QUEUE_DEV_INDEX,
 	},
