@@ -706,7 +706,8 @@ void __snode_dma_stop(struct snode_dev *sdev, int err)
 	spin_unlock(&dd->lock);
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNODE_VEC_DMA));
 
-	if (readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
+	if (snode_debug_dma_stop_stuck() ||
+	    readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
 			       !(status & SNODE_STATUS_ENABLED), 100,
 			       SNODE_DMA_STOP_US)) {
 		dev_err(&sdev->pdev->dev,

@@ -750,5 +750,6 @@ enum snode_delay_point {
 void snode_debug_delay(enum snode_delay_point point);
 unsigned long snode_debug_dma_wait(void);
 bool snode_debug_skip_reset(void);
+bool snode_debug_dma_stop_stuck(void);
 
 #endif /* _SNODE_H_ */

@@ -1067,6 +1067,81 @@ TEST_F(dma, close_cancels_copies)
 	munmap(buf, 64 * MB + 2 * 4096);
 }
 
+/* Wait up to 10 s for the pins outstanding to fall to @want; the last count. */
+static long pins_settle(long want)
+{
+	long now = foll_pins_outstanding();
+	int i;
+
+	for (i = 0; i < 100 && now > want; i++) {
+		usleep(100000);
+		now = foll_pins_outstanding();
+	}
+	return now;
+}
+
+#define STUCK	"/sys/kernel/debug/snode/dma_stop_stuck"
+
+/*
+ * A reset whose engine does not stop (debugfs dma_stop_stuck) keeps only
+ * the copies with descriptors in the ring pinned; the copies waiting for
+ * room fail with ECONNRESET and release their pages at once. The next
+ * reset, whose engine stops, releases the parked ones: nothing leaks.
+ */
+TEST_F(dma, reset_engine_did_not_stop)
+{
+	const size_t len = 8 * MB, pages = len / 4096;
+	long before = foll_pins_outstanding(), now;
+	char bdf[64], reset[128];
+	struct snode_dma_req r[8];
+	struct snode_dma_cpl c[8];
+	uint8_t *buf;
+	int i, n, got = 0, failed = 0;
+
+	if (before == LONG_MIN)
+		SKIP(return, "no nr_foll_pin_* in /proc/vmstat");
+	if (access(STUCK, W_OK))
+		SKIP(return, "no %s", STUCK);
+	ASSERT_EQ(0, snode_bdf(0, bdf, sizeof(bdf)));
+	snprintf(reset, sizeof(reset), "/sys/bus/pci/devices/%s/reset", bdf);
+	if (access(reset, W_OK))
+		SKIP(return, "%s is missing: the function cannot be reset", reset);
+	buf = buffer(8 * len);
+	ASSERT_NE(NULL, buf);
+	madvise(buf, 8 * len, MADV_NOHUGEPAGE);
+	memset(buf, 9, 8 * len);
+	for (i = 0; i < 8; i++)
+		r[i] = req(SNODE_DMA_TO_GLOBAL, self->rw, 0, buf + i * len,
+			   len, 0x5700 + i);
+	ASSERT_EQ(8, _dma_submit(self->q, r, 8, 0));
+	ASSERT_EQ(0, write_file(STUCK, "1"));
+	ASSERT_EQ(0, write_file(reset, "1"));
+	/* at most the two copies the ring's 255 descriptors reach stay */
+	now = pins_settle(before + 2 * pages);
+	EXPECT_GE(before + (long)(2 * pages), now);
+	TH_LOG("pinned after the stuck reset: %ld pages", now - before);
+	/* the ones released completed with ECONNRESET */
+	while (got < 8) {
+		struct pollfd p = { .fd = self->q, .events = POLLIN };
+
+		if (poll(&p, 1, 2000) != 1)
+			break;
+		n = read(self->q, c + got, (8 - got) * sizeof(c[0]));
+		ASSERT_LT(0, n);
+		got += n / sizeof(c[0]);
+	}
+	for (i = 0; i < got; i++)
+		failed += c[i].status == -ECONNRESET;
+	EXPECT_LE(6, failed);
+	EXPECT_EQ(got, failed);
+	/* a reset that stops the engine releases the parked copies */
+	ASSERT_EQ(0, write_file(reset, "1"));
+	now = pins_settle(before);
+	EXPECT_GE(before, now);
+	write_file(STUCK, "0");
+	munmap(buf, 8 * len + 2 * 4096);
+}
+
 /* without /dev/snode0 snode_test.h's snode_require_device() skipped it all */
 int main(int argc, char **argv)
 {
