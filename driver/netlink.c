@@ -5,6 +5,10 @@
 
 #include <linux/cred.h>
 #include <linux/error-injection.h>
+#include <linux/file.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/net.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -22,9 +26,15 @@
  * netlink.c implements the "snode" generic-netlink family that
  * Documentation/netlink/specs/snode.yaml specifies: gets and dumps of
  * NICs, links, fabric nodes, windows, endpoints, DMA queues and counters
- * for every user (an object's owner and pool offsets only for the owning
- * uid and CAP_NET_ADMIN, keys only for the owning process and
- * CAP_SYS_ADMIN), link
+ * for CAP_NET_ADMIN and the members of group read_gid (a module
+ * parameter; every user while it is -1), an object's owner and pool
+ * offsets only for the owning uid and CAP_NET_ADMIN, keys only for the
+ * owning process and CAP_SYS_ADMIN, each judged on the socket's opener and
+ * the reader together (decision 0008). A reader without CAP_NET_ADMIN
+ * waits for the other such readers of the NIC before its request issues
+ * an admin command (PORT_QUERY, NODE_TOPO, STATS), so they hold at most
+ * one of the NIC's admin slots, and gets node tables and counters from
+ * what the driver read less than SNODE_NL_USER_CACHE ago. Link
  * operations for CAP_NET_ADMIN (GENL_ADMIN_PERM), and the "events"
  * multicast group (CAP_NET_ADMIN to join), whose notifications link.c
  * raises. The code is written by hand against
@@ -59,17 +69,113 @@ enum {
  */
 #define SNODE_NL_NTF_SIZE	512
 
+/* How old a node table or counters a reader without CAP_NET_ADMIN gets */
+#define SNODE_NL_USER_CACHE	HZ
+
+/*
+ * The group whose members (and CAP_NET_ADMIN) may read the family; -1:
+ * everybody. udev/60-snode.rules sets it to group snode's at load.
+ */
+static int snode_nl_read_gid = -1;
+module_param_named(read_gid, snode_nl_read_gid, int, 0644);
+MODULE_PARM_DESC(read_gid,
+		 "group whose members may read the snode netlink family besides CAP_NET_ADMIN (-1: every user, the default)");
+
 /**
  * struct snode_nl_dev - a NIC in the family
  * @sdev: the NIC
  * @users: one for the table, one per request using the NIC
  * @idle: completed when the last reference is dropped
+ * @user_lock: serialises the admin commands of readers without
+ *             CAP_NET_ADMIN; protects the members below
+ * @nodes_at: jiffies of the last node-table refresh for such a reader
+ * @stats_at: jiffies when @stats was read
+ * @stats_ok: @stats holds an answer
+ * @stats: the last counters read for such a reader
  */
 struct snode_nl_dev {
 	struct snode_dev *sdev;
 	refcount_t users;
 	struct completion idle;
+
+	/* one admin command at a time for readers without CAP_NET_ADMIN */
+	struct mutex user_lock;
+	unsigned long nodes_at;
+	unsigned long stats_at;
+	bool stats_ok;
+	struct snode_dev_stats stats;
 };
+
+/*
+ * May the sender of @skb read the family? Yes if read_gid is -1; else
+ * both the reader and the socket's opener must have CAP_NET_ADMIN or be
+ * in group read_gid (each may qualify either way), as netlink_capable()
+ * judges a capability on both, so a socket handed across users grants
+ * nothing.
+ */
+static int snode_nl_may_read(const struct sk_buff *skb,
+			     struct netlink_ext_ack *extack)
+{
+	int gid = READ_ONCE(snode_nl_read_gid);
+	struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
+	const struct cred *old;
+	bool ok;
+	kgid_t g;
+
+	if (gid < 0)
+		return 0;
+	g = make_kgid(&init_user_ns, gid);
+	ok = capable(CAP_NET_ADMIN) || (gid_valid(g) && in_group_p(g));
+	if (ok) {
+		ok = sock && sock->file;
+		if (ok && !file_ns_capable(sock->file, &init_user_ns,
+					   CAP_NET_ADMIN)) {
+			/* the opener's groups, as file_ns_capable() its caps */
+			old = override_creds(sock->file->f_cred);
+			ok = gid_valid(g) && in_group_p(g);
+			revert_creds(old);
+		}
+	}
+	if (!ok) {
+		NL_SET_ERR_MSG(extack,
+			       "snode: reading needs CAP_NET_ADMIN or the snode group (module parameter read_gid)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* A dump's start: may its sender read? */
+static int snode_nl_dump_start(struct netlink_callback *cb)
+{
+	return snode_nl_may_read(cb->skb, cb->extack);
+}
+
+/* A reader whose admin commands wait for one another (no CAP_NET_ADMIN). */
+static bool snode_nl_user(const struct sk_buff *skb)
+{
+	return !netlink_capable(skb, CAP_NET_ADMIN);
+}
+
+/*
+ * Before a request of @skb's sender issues admin commands to @nd's NIC:
+ * a reader without CAP_NET_ADMIN waits for the other such readers. Returns
+ * whether it took @nd->user_lock (snode_nl_user_end()), or -EINTR.
+ */
+static int snode_nl_user_begin(struct snode_nl_dev *nd,
+			       const struct sk_buff *skb)
+{
+	if (!snode_nl_user(skb))
+		return 0;
+	if (mutex_lock_killable(&nd->user_lock))
+		return -EINTR;
+	return 1;
+}
+
+static void snode_nl_user_end(struct snode_nl_dev *nd, int locked)
+{
+	if (locked > 0)
+		mutex_unlock(&nd->user_lock);
+}
 
 /* protects snode_nl_devs: NICs in the family, &struct snode_nl_dev */
 static DEFINE_MUTEX(snode_nl_lock);
@@ -219,10 +325,11 @@ static int snode_nl_reply(struct sk_buff *skb, struct genl_info *info)
 /* ------------------------------------------------------------------ */
 /* devices                                                             */
 
-static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_dev *sdev,
-			     u32 portid, u32 seq, int flags,
-			     struct netlink_callback *cb)
+static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
+			     const struct sk_buff *req, u32 portid, u32 seq,
+			     int flags, struct netlink_callback *cb)
 {
+	struct snode_dev *sdev = nd->sdev;
 	bool throttled = false;
 	enum snode_state state;
 	struct snode_id id;
@@ -289,19 +396,26 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-/* Puts one message about a NIC (dev-get, stats-get); cb only in dumps. */
-typedef int (*snode_nl_nic_fill_t)(struct sk_buff *skb, struct snode_dev *sdev,
-				   u32 portid, u32 seq, int flags,
+/*
+ * Puts one message about a NIC (dev-get, stats-get) for the request @req;
+ * cb only in dumps.
+ */
+typedef int (*snode_nl_nic_fill_t)(struct sk_buff *skb, struct snode_nl_dev *nd,
+				   const struct sk_buff *req, u32 portid,
+				   u32 seq, int flags,
 				   struct netlink_callback *cb);
 
 /* A get of one NIC, named by attribute @dev_attr: one message from @fill. */
-static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
-			     snode_nl_nic_fill_t fill)
+static int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
+			     int dev_attr, snode_nl_nic_fill_t fill)
 {
 	struct snode_nl_dev *nd;
 	struct sk_buff *msg;
 	int ret;
 
+	ret = snode_nl_may_read(skb, info->extack);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -310,7 +424,7 @@ static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
 	} else {
-		ret = fill(msg, nd->sdev, info->snd_portid, info->snd_seq, 0,
+		ret = fill(msg, nd, skb, info->snd_portid, info->snd_seq, 0,
 			   NULL);
 		snode_nl_put(nd);
 	}
@@ -341,7 +455,7 @@ static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 	cb->seq = atomic_read(&snode_nl_dev_gen);
 	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++) {
-		ret = fill(skb, nd->sdev, NETLINK_CB(cb->skb).portid,
+		ret = fill(skb, nd, cb->skb, NETLINK_CB(cb->skb).portid,
 			   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
 		if (ret) {
 			snode_nl_put(nd);
@@ -355,7 +469,8 @@ static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 
 static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return snode_nl_nic_doit(info, SNODE_A_DEV_INDEX, snode_nl_dev_fill);
+	return snode_nl_nic_doit(skb, info, SNODE_A_DEV_INDEX,
+				 snode_nl_dev_fill);
 }
 
 static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
@@ -509,10 +624,13 @@ static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct snode_nl_dev *nd;
 	struct snode_port p;
 	struct sk_buff *msg;
+	int ret, port, locked;
 	u64 threshold;
 	bool alarm;
-	int ret, port;
 
+	ret = snode_nl_may_read(skb, info->extack);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -527,14 +645,21 @@ static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = port;
 		goto out;
 	}
+	locked = snode_nl_user_begin(nd, skb);
+	if (locked < 0) {
+		ret = locked;
+		goto out;
+	}
 	/* a get asks the NIC; if it cannot answer, say so */
 	snode_debug_delay(SNODE_DELAY_NL_DEVCMD);
 	ret = snode_link_port_get(nd->sdev, port, &p, &threshold, &alarm,
 				  &iso);
+	/* names are extra: a NIC that cannot give them lists ids only */
+	if (!ret)
+		snode_link_topo_refresh(nd->sdev);
+	snode_nl_user_end(nd, locked);
 	if (ret)
 		goto out;
-	/* names are extra: a NIC that cannot give them lists ids only */
-	snode_link_topo_refresh(nd->sdev);
 	ret = snode_nl_link_fill(msg, nd->sdev, port, &p, threshold, alarm,
 				 &iso, info->snd_portid, info->snd_seq, 0,
 				 NULL);
@@ -566,7 +691,13 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++) {
 		struct snode_dev *sdev = nd->sdev;
+		int locked = snode_nl_user_begin(nd, cb->skb);
 
+		if (locked < 0) {
+			ret = locked;
+			snode_nl_put(nd);
+			break;
+		}
 		if (!ctx->pos)
 			snode_link_topo_refresh(sdev);
 		for (; ctx->pos < sdev->link->nports; ctx->pos++) {
@@ -584,6 +715,7 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 			if (ret)
 				break;
 		}
+		snode_nl_user_end(nd, locked);
 		if (ret) {
 			snode_nl_put(nd);
 			break;
@@ -785,6 +917,30 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/*
+ * Read @nd's node table from the NIC (NODE_TOPO, a 512 KiB answer) for the
+ * sender of @req. A reader without CAP_NET_ADMIN gets the table as the
+ * driver keeps it (events update it) if it was read less than
+ * SNODE_NL_USER_CACHE ago for such a reader.
+ */
+static int snode_nl_nodes_refresh(struct snode_nl_dev *nd,
+				  const struct sk_buff *req)
+{
+	int locked, ret = 0;
+
+	locked = snode_nl_user_begin(nd, req);
+	if (locked < 0)
+		return locked;
+	if (!locked || !nd->nodes_at ||
+	    time_after_eq(jiffies, nd->nodes_at + SNODE_NL_USER_CACHE)) {
+		ret = snode_link_nodes_refresh(nd->sdev);
+		if (!ret && locked)
+			nd->nodes_at = jiffies ?: 1;
+	}
+	snode_nl_user_end(nd, locked);
+	return ret;
+}
+
 static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct snode_link_node ln;
@@ -795,6 +951,9 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 id;
 	int ret;
 
+	ret = snode_nl_may_read(skb, info->extack);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -816,7 +975,7 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = snode_link_nodes_refresh(sdev);
+	ret = snode_nl_nodes_refresh(nd, skb);
 	if (ret)
 		goto out;
 	mutex_lock(&link->lock);
@@ -853,7 +1012,7 @@ static int snode_nl_node_get_dumpit(struct sk_buff *skb,
 		link = sdev->link;
 		if (!ctx->refreshed) {
 			/* the NIC is the source; a NIC being reset: the cache */
-			snode_link_nodes_refresh(sdev);
+			snode_nl_nodes_refresh(nd, cb->skb);
 			ctx->refreshed = true;
 			cb->seq = atomic_read(&snode_nl_node_gen);
 		}
@@ -1292,10 +1451,11 @@ static int snode_nl_queue_get_dumpit(struct sk_buff *skb,
 /* counters                                                            */
 
 /* Ask the NIC for its counters and put them; a negative errno if it fails. */
-static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_dev *sdev,
-			       u32 portid, u32 seq, int flags,
-			       struct netlink_callback *cb)
+static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
+			       const struct sk_buff *req, u32 portid, u32 seq,
+			       int flags, struct netlink_callback *cb)
 {
+	struct snode_dev *sdev = nd->sdev;
 	static const struct {
 		int attr;
 		size_t off;
@@ -1322,9 +1482,27 @@ static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	void *hdr;
 	int ret;
 
-	ret = snode_dev_stats(sdev, &st);
-	if (ret)
+	ret = snode_nl_user_begin(nd, req);
+	if (ret < 0)
 		return ret;
+	if (ret && nd->stats_ok &&
+	    time_before(jiffies, nd->stats_at + SNODE_NL_USER_CACHE)) {
+		/* another reader's answer, less than SNODE_NL_USER_CACHE old */
+		st = nd->stats;
+		snode_nl_user_end(nd, ret);
+	} else {
+		int locked = ret;
+
+		ret = snode_dev_stats(sdev, &st);
+		if (!ret && locked) {
+			nd->stats = st;
+			nd->stats_at = jiffies;
+			nd->stats_ok = true;
+		}
+		snode_nl_user_end(nd, locked);
+		if (ret)
+			return ret;
+	}
 	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
 			  SNODE_NL_CMD_STATS_GET);
 	if (!hdr)
@@ -1352,7 +1530,7 @@ nla_put_failure:
 
 static int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return snode_nl_nic_doit(info, SNODE_A_STATS_DEV_INDEX,
+	return snode_nl_nic_doit(skb, info, SNODE_A_STATS_DEV_INDEX,
 				 snode_nl_stats_fill);
 }
 
@@ -1671,6 +1849,7 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_DEV_GET,
 		.doit		= snode_nl_dev_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_dev_get_dumpit,
 		.policy		= snode_dev_get_nl_policy,
 		.maxattr	= SNODE_A_DEV_INDEX,
@@ -1685,6 +1864,7 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_LINK_GET,
 		.doit		= snode_nl_link_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_link_get_dumpit,
 		.policy		= snode_link_get_nl_policy,
 		.maxattr	= SNODE_A_LINK_PORT,
@@ -1713,12 +1893,14 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_NODE_GET,
 		.doit		= snode_nl_node_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_node_get_dumpit,
 		.policy		= snode_node_get_nl_policy,
 		.maxattr	= SNODE_A_NODE_ID,
 	},
 	{
 		.cmd		= SNODE_NL_CMD_WINDOW_GET,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_window_get_dumpit,
 		.done		= snode_nl_snap_done,
 		.policy		= snode_window_get_nl_policy,
@@ -1726,6 +1908,7 @@ static const struct genl_ops snode_nl_ops[] = {
 	},
 	{
 		.cmd		= SNODE_NL_CMD_ENDPOINT_GET,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_endpoint_get_dumpit,
 		.done		= snode_nl_snap_done,
 		.policy		= snode_endpoint_get_nl_policy,
@@ -1733,6 +1916,7 @@ static const struct genl_ops snode_nl_ops[] = {
 	},
 	{
 		.cmd		= SNODE_NL_CMD_QUEUE_GET,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_queue_get_dumpit,
 		.done		= snode_nl_snap_done,
 		.policy		= snode_queue_get_nl_policy,
@@ -1741,6 +1925,7 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_STATS_GET,
 		.doit		= snode_nl_stats_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_stats_get_dumpit,
 		.policy		= snode_stats_get_nl_policy,
 		.maxattr	= SNODE_A_STATS_DEV_INDEX,
@@ -1785,6 +1970,7 @@ int snode_nl_dev_add(struct snode_dev *sdev)
 	nd->sdev = sdev;
 	refcount_set(&nd->users, 1);
 	init_completion(&nd->idle);
+	mutex_init(&nd->user_lock);
 
 	mutex_lock(&snode_nl_lock);
 	ret = xa_insert(&snode_nl_devs, sdev->index, nd, GFP_KERNEL);

@@ -570,6 +570,102 @@ TEST_F(nl, unprivileged_reads_but_cannot_change)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+#define READ_GID_PARAM	"/sys/module/snode/parameters/read_gid"
+#define SNODE_GID	900	/* group "snode" in the guests' /etc/group */
+
+/* Become uid UNPRIV_UID, in group snode if @member: 0 or -1. */
+static int become(bool member)
+{
+	gid_t g = SNODE_GID;
+
+	return setgroups(member ? 1 : 0, &g) || setgid(UNPRIV_UID) ||
+	       setuid(UNPRIV_UID) ? -1 : 0;
+}
+
+/* A stats-get of NIC @dev on @nl into @st. */
+static int stats_on(struct nl *nl, uint32_t dev, struct stats_arg *st)
+{
+	struct req r;
+
+	req_init(&r, nl->family, SNODE_NL_CMD_STATS_GET, 0);
+	req_u32(&r, SNODE_A_STATS_DEV_INDEX, dev);
+	return nl_do(nl, &r, BUF_LEN, stats_cb, st);
+}
+
+/*
+ * With read_gid set, reading needs CAP_NET_ADMIN or the group: an outsider
+ * gets EPERM for gets and dumps, a member reads, and a member reading
+ * through a socket an outsider opened gets EPERM. A member's stats-gets
+ * within a second share one STATS command (the NIC's admin_cmds counter,
+ * which counts every command, does not move between them).
+ */
+TEST_F(nl, reads_for_group_members_only)
+{
+	uint32_t dev = self->dev.index;
+	int status, i;
+	char old[32];
+	pid_t pid;
+
+	if (read_file(READ_GID_PARAM, old, sizeof(old)) <= 0)
+		SKIP(return, "no %s", READ_GID_PARAM);
+	ASSERT_EQ(0, write_file(READ_GID_PARAM, "900"));
+	for (i = 0; i < 3; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct stats_arg a, b;
+			struct link_ent l;
+			struct nl nl = self->nl;
+
+			if (i == 2) {
+				/* an outsider's socket, then a member reads */
+				if (setgroups(0, NULL) || setegid(UNPRIV_UID) ||
+				    seteuid(UNPRIV_UID) || nl_open(&nl) ||
+				    seteuid(0))
+					_exit(10);
+				nl.family = self->nl.family;
+			}
+			if (become(i != 0))
+				_exit(10);
+			if (i != 1) {
+				if (dump(&nl, SNODE_NL_CMD_DEV_GET, BUF_LEN,
+					 dev_cb, self->t) != -EPERM)
+					_exit(11);
+				if (dump(&nl, SNODE_NL_CMD_NODE_GET, BUF_LEN,
+					 node_cb, self->t) != -EPERM)
+					_exit(12);
+				if (link_get(&nl, dev, 0, &l) != -EPERM)
+					_exit(13);
+				if (stats_on(&nl, dev, &a) != -EPERM)
+					_exit(14);
+				_exit(0);
+			}
+			if (dump(&nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb,
+				 self->t) || !self->t->n)
+				_exit(21);
+			if (link_get(&nl, dev, 0, &l))
+				_exit(22);
+			if (stats_on(&nl, dev, &a) || stats_on(&nl, dev, &b))
+				_exit(23);
+			if (a.v[SNODE_A_STATS_ADMIN_CMDS] !=
+			    b.v[SNODE_A_STATS_ADMIN_CMDS])
+				_exit(24);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status))
+			TH_LOG("%s: step %d failed",
+			       i == 0 ? "outsider" : i == 1 ? "member" :
+			       "member on an outsider's socket",
+			       WEXITSTATUS(status));
+	}
+	/* root, without the group */
+	EXPECT_EQ(0, dump(&self->nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb,
+			  self->t));
+	EXPECT_EQ(0, write_file(READ_GID_PARAM, "-1"));
+}
+
 struct window_arg {
 	unsigned int n;
 	bool found;
