@@ -1345,7 +1345,7 @@ static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
 	struct snode_obj_entry *entries = ctx->snap;
 	u32 n = ctx->snap_n;
 	void *hdr;
-	int ret = 0;
+	int ret;
 
 	/* one snapshot per NIC and dump, as for windows */
 	if (entries && ctx->snap_dev != sdev->index) {
@@ -1369,10 +1369,8 @@ static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &snode_nl_family,
 				  NLM_F_MULTI, kind->cmd);
-		if (!hdr) {
-			ret = -EMSGSIZE;
-			break;
-		}
+		if (!hdr)
+			return -EMSGSIZE;
 		genl_dump_check_consistent(cb, hdr);
 		ret = kind->fill(skb, sdev, &entries[ctx->pos]);
 		if (ret) {

@@ -1086,8 +1086,8 @@ TEST_F(nl, nic_dumps_honour_filter)
 	}
 }
 
-#define DUMP_QUEUES	40
-#define DUMP_EPS	30
+#define DUMP_QUEUES	100
+#define DUMP_EPS	44
 
 /*
  * Endpoint and DMA-queue dumps over several buffers report
@@ -1110,7 +1110,8 @@ TEST_F(nl, obj_dumps_flag_change)
 	fd2 = open(path, O_RDWR);	/* max_endpoints is 32 per file */
 	ASSERT_LE(0, fd2);
 	for (i = 0; i < DUMP_QUEUES; i++) {
-		ASSERT_EQ(0, ioctl(fd, SNODE_IOCTL_DMA_OPEN, &dq));
+		/* max_dma_queues is 64 per file */
+		ASSERT_EQ(0, ioctl(i % 2 ? fd2 : fd, SNODE_IOCTL_DMA_OPEN, &dq));
 		qfd[i] = dq.out_fd;
 	}
 	for (i = 0; i < DUMP_EPS; i++) {
@@ -1135,10 +1136,15 @@ TEST_F(nl, obj_dumps_flag_change)
 				break;
 		}
 		EXPECT_FALSE(small.intr);
-		EXPECT_LT(1, small.recvs);
 		EXPECT_LE(kind ? DUMP_QUEUES : DUMP_EPS, a.n);
 		TH_LOG("cmd %u: %u objects in %u buffers", cmd, a.n,
 		       small.recvs);
+		/* the queues take three; the endpoints (at most 63) may fit */
+		if (kind) {
+			EXPECT_LT(2, small.recvs);
+		} else if (small.recvs <= 2) {
+			continue;
+		}
 		a.close_fd = kind ? qfd[DUMP_QUEUES - 1] : efd[DUMP_EPS - 1];
 		req_init(&r, small.family, cmd, NLM_F_DUMP);
 		req_u32(&r, attr, self->dev.index);
@@ -1146,9 +1152,10 @@ TEST_F(nl, obj_dumps_flag_change)
 		EXPECT_TRUE(small.intr);
 	}
 	close(small.fd);
+	/* the last of each was closed by the dump, or is closed here */
 	for (i = 0; i < DUMP_QUEUES - 1; i++)
 		close(qfd[i]);
-	for (i = 0; i < DUMP_EPS - 1; i++)
+	for (i = 0; i < DUMP_EPS; i++)
 		close(efd[i]);
 	close(fd2);
 	close(fd);
