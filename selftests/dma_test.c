@@ -1132,9 +1132,13 @@ TEST_F(dma, reset_engine_did_not_stop)
 	ASSERT_EQ(8, _dma_submit(self->q, r, 8, 0));
 	ASSERT_EQ(0, write_file(STUCK, "1"));
 	ASSERT_EQ(0, write_file(reset, "1"));
-	/* only the copy the ring's 255 descriptors belong to stays */
-	now = pins_settle(before + pages);
-	EXPECT_GE(before + (long)pages, now);
+	/*
+	 * Only the copies the ring's 255 descriptors belong to stay: one, or
+	 * two where the first had fewer than 255 left (pages that happened
+	 * to be adjacent share a descriptor).
+	 */
+	now = pins_settle(before + 2 * pages);
+	EXPECT_GE(before + (long)(2 * pages), now);
 	TH_LOG("pinned after the stuck reset: %ld pages", now - before);
 	/* the ones released completed with ECONNRESET */
 	while (got < 8) {
@@ -1146,10 +1150,12 @@ TEST_F(dma, reset_engine_did_not_stop)
 		ASSERT_LT(0, n);
 		got += n / sizeof(c[0]);
 	}
-	for (i = 0; i < got; i++)
+	for (i = 0; i < got; i++) {
 		failed += c[i].status == -ECONNRESET;
-	EXPECT_EQ(7, failed);
-	EXPECT_EQ(got, failed);
+		/* or it was done before the reset */
+		EXPECT_TRUE(c[i].status == -ECONNRESET || !c[i].status);
+	}
+	EXPECT_LE(6, failed);
 	/* a reset that stops the engine releases the parked copies */
 	ASSERT_EQ(0, write_file(reset, "1"));
 	now = pins_settle(before);
