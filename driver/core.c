@@ -162,8 +162,8 @@ int snode_ucmd_install_fd(struct snode_ucmd *ucmd, size_t cmd_len,
  * Context: Process context.
  * Return: what the operation returns, or -ENOTTY (not an ioctl of this
  * file), -EFAULT, -EINVAL (shorter than the first version), -E2BIG (a
- * non-zero byte past the structure the kernel knows), -EPERM (needs a
- * file opened for writing).
+ * non-zero byte past the structure the kernel knows, or a size above
+ * %SNODE_IOCTL_SIZE_MAX), -EPERM (needs a file opened for writing).
  */
 long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
 			  size_t nr_ops, struct snode_ucmd *ucmd,
@@ -187,6 +187,9 @@ long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
 		return -EFAULT;
 	if (ucmd->user_size < op->min_size)
 		return -EINVAL;
+	/* else copy_struct_from_user() would scan up to 4 GiB for non-zero */
+	if (ucmd->user_size > SNODE_IOCTL_SIZE_MAX)
+		return -E2BIG;
 	ucmd->cmd = buf;
 	ret = copy_struct_from_user(ucmd->cmd, op->size, ucmd->ubuffer,
 				    ucmd->user_size);

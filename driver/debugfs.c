@@ -46,6 +46,10 @@
  * would, leaving the device running: how a test reaches the paths of a
  * failed reset (an unbind's above all). A plain counter rather than a
  * fault attribute, so that it works on kernels without fault injection.
+ *
+ * /sys/kernel/debug/snode/dma_stop_stuck: the next N stops of a DMA engine
+ * (a reset's, an unbind's) find it still running, as a device that ignores
+ * CTRL.ENABLE would be: how a test reaches the parking of its copies.
  */
 
 static struct dentry *snode_debugfs_root;
@@ -53,6 +57,31 @@ static struct dentry *snode_debugfs_root;
 static u32 snode_delays[SNODE_DELAY_NR];
 static u32 snode_dma_wait_ms = 60 * MSEC_PER_SEC;
 static u32 snode_skip_reset;
+static u32 snode_dma_stop_stuck;
+
+/* Take one of the N a test asked for in @counter, if any is left. */
+static bool snode_debug_take(u32 *counter)
+{
+	u32 n;
+
+	do {
+		n = READ_ONCE(*counter);
+		if (likely(!n))
+			return false;
+	} while (cmpxchg(counter, n, n - 1) != n);
+	return true;
+}
+
+/**
+ * snode_debug_dma_stop_stuck() - whether a test asked for a stuck engine
+ *
+ * Context: Any context.
+ * Return: true, and one fewer is left, if the test asked for it.
+ */
+bool snode_debug_dma_stop_stuck(void)
+{
+	return snode_debug_take(&snode_dma_stop_stuck);
+}
 
 /**
  * snode_debug_skip_reset() - whether a test asked to skip this reset
@@ -62,14 +91,7 @@ static u32 snode_skip_reset;
  */
 bool snode_debug_skip_reset(void)
 {
-	u32 n;
-
-	do {
-		n = READ_ONCE(snode_skip_reset);
-		if (likely(!n))
-			return false;
-	} while (cmpxchg(&snode_skip_reset, n, n - 1) != n);
-	return true;
+	return snode_debug_take(&snode_skip_reset);
 }
 
 /**
@@ -388,6 +410,8 @@ void snode_debugfs_init(void)
 			   &snode_dma_wait_ms);
 	debugfs_create_u32("skip_reset", 0600, snode_debugfs_root,
 			   &snode_skip_reset);
+	debugfs_create_u32("dma_stop_stuck", 0600, snode_debugfs_root,
+			   &snode_dma_stop_stuck);
 }
 
 /**

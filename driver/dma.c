@@ -10,6 +10,7 @@
 #include <linux/interrupt.h>
 #include <linux/iopoll.h>
 #include <linux/mm.h>
+#include <linux/sched/mm.h>
 #include <linux/poll.h>
 #include <linux/scatterlist.h>
 #include <linux/sched/signal.h>
@@ -28,8 +29,10 @@
  * and the DMA queue files through which processes submit copies.
  *
  * A copy names a buffer of the process and a range of an import's window.
- * Submitting it pins the buffer's pages (pin_user_pages_fast(), short-term
- * like O_DIRECT: the pin ends with the copy, which the device finishes in
+ * Submitting it charges the buffer's pages to the submitter's
+ * RLIMIT_MEMLOCK (account_locked_vm(), as vfio does; ENOMEM beyond it,
+ * with nothing pinned), pins them (pin_user_pages_fast(), short-term like
+ * O_DIRECT: the pin ends with the copy, which the device finishes in
  * bounded time), maps them with dma_map_sgtable() and holds the import
  * (snode_import_dma_get()), whose aperture range then cannot be handed to
  * another window while a descriptor may name it. The copy is then cut into
@@ -47,10 +50,20 @@
  * are not queued, those already queued fail or complete harmlessly (the
  * device checks every one against the ATT).
  *
- * A copy keeps its queue alive, so a process may exit with copies in
- * flight: they complete, release their pages and the last one frees the
- * queue. A reset or unbind stops the engine without completions: once the
- * device is disabled, __snode_dma_stop() fails every copy.
+ * The copy's bookkeeping (the copy, its page array and scatterlist) is
+ * charged to the submitter's memory cgroup; a queue holds at most its
+ * depth of copies, and the pins of all of them count against the
+ * submitter's RLIMIT_MEMLOCK until each copy is finished.
+ *
+ * A copy keeps its queue alive. When the queue's file is released (the
+ * process closed it or exited), the copies not yet on the device are
+ * cancelled (-ECANCELED, their pages released at once); those with
+ * descriptors in the DSQ finish when the device retires them, and the last
+ * frees the queue. A reset or unbind stops the engine without completions:
+ * once the device is disabled, __snode_dma_stop() fails every copy. An
+ * engine that does not stop keeps only the pages its descriptors name: the
+ * copies waiting for room are released, the others parked on
+ * &snode_dma_dev.stuck until a later stop succeeds.
  *
  * Locking: &snode_dma_dev.lock (a spinlock, taken in process context only)
  * protects the rings, the descriptor slots and the pending list;
@@ -103,6 +116,8 @@ struct snode_dma_batch {
  * @length: bytes
  * @pages: the pinned pages
  * @nr_pages: how many
+ * @mm: the submitter's mm, grabbed while @locked pages are charged to it
+ * @locked: pages charged with account_locked_vm()
  * @sgt: their DMA mapping
  * @sg: next DMA segment to cut descriptors from
  * @sg_off: bytes of @sg already cut
@@ -123,6 +138,8 @@ struct snode_dma_copy {
 	u64 length;
 	struct page **pages;
 	unsigned int nr_pages;
+	struct mm_struct *mm;
+	unsigned long locked;
 	struct sg_table sgt;
 	struct scatterlist *sg;
 	u32 sg_off;
@@ -159,10 +176,13 @@ struct snode_dma_slot {
  * @inflight: descriptors in the DSQ
  * @slots: per DSQ index, the descriptor in flight there
  * @pending: copies with descriptors still to queue, in submission order
+ * @stuck: copies whose descriptors an engine that did not stop may still
+ *         hold; released once a later stop succeeds
  * @descs: descriptors completed since load
  * @queues_lock: protects @queues and @next_id
  * @queues: the open DMA queues
  * @next_id: id of the next queue
+ * @gen: changes with every queue opened or closed, for dumps
  */
 struct snode_dma_dev {
 	struct snode_dev *sdev;
@@ -182,12 +202,14 @@ struct snode_dma_dev {
 	u32 inflight;
 	struct snode_dma_slot slots[SNODE_DSQ_DEPTH];
 	struct list_head pending;
+	struct list_head stuck;
 	u64 descs;
 
 	/* protects the list of queues */
 	struct mutex queues_lock;
 	struct list_head queues;
 	u32 next_id;
+	atomic_t gen;
 };
 
 /**
@@ -324,6 +346,11 @@ static void snode_dma_copy_unmap(struct snode_dma_copy *c)
 		unpin_user_pages_dirty_lock(c->pages, c->nr_pages,
 					    !c->to_global && c->done);
 	kvfree(c->pages);
+	if (c->mm) {
+		/* the mm may have exited: its counter is then moot but valid */
+		account_locked_vm(c->mm, c->locked, false);
+		mmdrop(c->mm);
+	}
 	if (c->imp)
 		snode_import_dma_put(c->imp);
 }
@@ -541,7 +568,78 @@ static void snode_dma_fail_all(struct snode_dma_dev *dd, int err)
 		if (!c->descs)
 			list_add_tail(&c->node, &finished);
 	}
+	/* an earlier stop gave up on these; the engine is stopped now */
+	list_splice_tail_init(&dd->stuck, &finished);
 	dd->inflight = 0;
+	spin_unlock(&dd->lock);
+
+	list_for_each_entry_safe(c, tmp, &finished, node) {
+		list_del(&c->node);
+		snode_dma_copy_finish(c);
+	}
+}
+
+/*
+ * The engine did not stop: the descriptors in the DSQ may still be read
+ * or written, so the copies they belong to keep their pages, parked on
+ * dd->stuck; the copies with none there are failed and released now, and
+ * the ring starts empty at the next __snode_dma_start().
+ */
+static void snode_dma_park_all(struct snode_dma_dev *dd, int err)
+{
+	struct snode_dma_copy *c, *tmp;
+	LIST_HEAD(finished);
+	unsigned int i;
+
+	spin_lock(&dd->lock);
+	dd->enabled = false;
+	for (i = 0; i < SNODE_DSQ_DEPTH; i++) {
+		c = dd->slots[i].copy;
+		if (!c)
+			continue;
+		dd->slots[i].copy = NULL;
+		if (!c->status)
+			c->status = err;
+		/* off pending, or already parked by an earlier slot */
+		list_del_init(&c->node);
+		c->descs = 0;
+		list_add_tail(&c->node, &dd->stuck);
+	}
+	list_for_each_entry_safe(c, tmp, &dd->pending, node) {
+		/* the copies with descriptors in the DSQ went to stuck */
+		if (!c->status)
+			c->status = err;
+		list_move_tail(&c->node, &finished);
+	}
+	dd->inflight = 0;
+	spin_unlock(&dd->lock);
+
+	list_for_each_entry_safe(c, tmp, &finished, node) {
+		list_del(&c->node);
+		snode_dma_copy_finish(c);
+	}
+}
+
+/*
+ * The queue's file is gone: cancel its copies that wait for room in the
+ * DSQ. Those with descriptors there finish when the device retires them.
+ */
+static void snode_dma_cancel(struct snode_dma_queue *q)
+{
+	struct snode_dma_dev *dd = q->dd;
+	struct snode_dma_copy *c, *tmp;
+	LIST_HEAD(finished);
+
+	spin_lock(&dd->lock);
+	list_for_each_entry_safe(c, tmp, &dd->pending, node) {
+		if (c->q != q)
+			continue;
+		if (!c->status)
+			c->status = -ECANCELED;
+		list_del_init(&c->node);
+		if (!c->descs)
+			list_add_tail(&c->node, &finished);
+	}
 	spin_unlock(&dd->lock);
 
 	list_for_each_entry_safe(c, tmp, &finished, node) {
@@ -589,8 +687,9 @@ void __snode_dma_start(struct snode_dev *sdev)
  *       an unbind
  *
  * The device stops its engine without completions when disabled; pages
- * are released only once STATUS.ENABLED says it did. A device that does
- * not stop keeps its copies' pages pinned for good.
+ * are released only once STATUS.ENABLED says it did. If it does not stop,
+ * the copies with descriptors in the DSQ keep their pages until a later
+ * stop succeeds (the device may still use them); the others are released.
  *
  * Context: Process context; caller holds @sdev->rwsem for write, or the
  * device is being unbound.
@@ -607,11 +706,13 @@ void __snode_dma_stop(struct snode_dev *sdev, int err)
 	spin_unlock(&dd->lock);
 	synchronize_irq(pci_irq_vector(sdev->pdev, SNODE_VEC_DMA));
 
-	if (readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
+	if (snode_debug_dma_stop_stuck() ||
+	    readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
 			       !(status & SNODE_STATUS_ENABLED), 100,
 			       SNODE_DMA_STOP_US)) {
 		dev_err(&sdev->pdev->dev,
-			"DMA engine did not stop; its copies keep their pages\n");
+			"DMA engine did not stop; its copies in the ring keep their pages\n");
+		snode_dma_park_all(dd, err);
 		return;
 	}
 	snode_dma_fail_all(dd, err);
@@ -631,7 +732,14 @@ static int snode_dma_copy_map(struct snode_dma_copy *c, u64 addr)
 	if (!access_ok(u64_to_user_ptr(addr), c->length))
 		return -EFAULT;
 	nr = DIV_ROUND_UP(off + c->length, PAGE_SIZE);
-	c->pages = kvmalloc_array(nr, sizeof(*c->pages), GFP_KERNEL);
+	/* charge first: a copy beyond RLIMIT_MEMLOCK pins nothing */
+	ret = account_locked_vm(current->mm, nr, true);
+	if (ret)
+		return ret;
+	c->mm = current->mm;
+	mmgrab(c->mm);
+	c->locked = nr;
+	c->pages = kvmalloc_array(nr, sizeof(*c->pages), GFP_KERNEL_ACCOUNT);
 	if (!c->pages)
 		return -ENOMEM;
 	while (c->nr_pages < nr) {
@@ -644,7 +752,7 @@ static int snode_dma_copy_map(struct snode_dma_copy *c, u64 addr)
 		c->nr_pages += pinned;
 	}
 	ret = sg_alloc_table_from_pages(&c->sgt, c->pages, nr, off, c->length,
-					GFP_KERNEL);
+					GFP_KERNEL_ACCOUNT);
 	if (ret)
 		return ret;
 	/*
@@ -685,7 +793,7 @@ static struct snode_dma_copy *snode_dma_prepare(struct snode_dma_queue *q,
 	    r->addr + r->length < r->addr)
 		return ERR_PTR(-EINVAL);
 
-	c = kzalloc(sizeof(*c), GFP_KERNEL);
+	c = kzalloc(sizeof(*c), GFP_KERNEL_ACCOUNT);
 	if (!c)
 		return ERR_PTR(-ENOMEM);
 	INIT_LIST_HEAD(&c->node);
@@ -848,7 +956,7 @@ static int snode_dma_submit(struct snode_ucmd *ucmd)
 		return -EINVAL;
 
 	if (cmd->flags & SNODE_DMA_SUBMIT_WAIT) {
-		b = kzalloc(struct_size(b, res, cmd->count), GFP_KERNEL);
+		b = kzalloc(struct_size(b, res, cmd->count), GFP_KERNEL_ACCOUNT);
 		if (!b)
 			return -ENOMEM;
 		refcount_set(&b->refs, 1);
@@ -985,13 +1093,18 @@ static int snode_dma_release(struct inode *inode, struct file *file)
 
 	mutex_lock(&dd->queues_lock);
 	list_del(&q->node);
+	atomic_inc(&dd->gen);
 	mutex_unlock(&dd->queues_lock);
-	/* copies in flight finish on their own and drop their references */
 	spin_lock(&q->lock);
 	q->closed = true;
 	q->busy -= q->cpl_count;
 	q->cpl_count = 0;
 	spin_unlock(&q->lock);
+	/*
+	 * Copies on the device finish on their own and drop their
+	 * references; the others go now, with their pins and charges.
+	 */
+	snode_dma_cancel(q);
 	snode_dma_queue_put(q);
 	return 0;
 }
@@ -1062,12 +1175,28 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
 		mutex_lock(&dd->queues_lock);
 		q->id = dd->next_id++;
 		list_add_tail(&q->node, &dd->queues);
+		atomic_inc(&dd->gen);
 		mutex_unlock(&dd->queues_lock);
 		snode_debug_delay(SNODE_DELAY_DMA_OPEN);
 		cmd->out_fd = fd;
 	}
 	/* nothing may touch q once the descriptor is installed */
 	return snode_ucmd_install_fd(ucmd, sizeof(*cmd), file, fd, 0);
+}
+
+/**
+ * snode_dma_gen() - the generation of a device's DMA queue table
+ * @sdev: snode device
+ *
+ * It changes whenever a queue is opened or closed, so a queue dump
+ * spanning the change is flagged NLM_F_DUMP_INTR.
+ *
+ * Context: Any context.
+ * Return: the generation.
+ */
+unsigned int snode_dma_gen(struct snode_dev *sdev)
+{
+	return sdev->dma ? atomic_read(&sdev->dma->gen) : 0;
 }
 
 /**
@@ -1098,7 +1227,7 @@ u32 snode_dma_list_queues(struct snode_dev *sdev,
 			continue;
 		e->id = q->id;
 		e->entries = q->depth;
-		if (q->owner.pid == task_tgid(current))
+		if (snode_owner_is_viewer(&q->owner, viewer))
 			e->flags |= SNODE_ENTRY_OWN;
 		spin_lock(&q->lock);
 		e->pending = q->inflight;
@@ -1157,6 +1286,7 @@ int snode_dma_init(struct snode_dev *sdev)
 	sdev->dma = dd;
 	spin_lock_init(&dd->lock);
 	INIT_LIST_HEAD(&dd->pending);
+	INIT_LIST_HEAD(&dd->stuck);
 	mutex_init(&dd->queues_lock);
 	INIT_LIST_HEAD(&dd->queues);
 	kib = FIELD_GET(SNODE_LIMITS2_MAX_DMA_KIB_MASK,

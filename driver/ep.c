@@ -172,6 +172,9 @@ static void __snode_ep_unlink(struct snode_ep *ep)
 	list_del_rcu(&ep->vec_node);
 }
 
+/* counts endpoint creations and destructions on every NIC, for dumps */
+static atomic_t snode_ep_table_gen = ATOMIC_INIT(0);
+
 /* ---- the endpoint's file ---------------------------------------------------- */
 
 static void snode_ep_copy_msg(struct snode_msg *msg,
@@ -396,6 +399,7 @@ static void snode_ep_retire(struct snode_msg_dev *md, struct snode_ep *ep)
 	}
 	md->eps[ep->id] = NULL;
 	ep->vec->nr_eps--;
+	atomic_inc(&snode_ep_table_gen);
 	mutex_unlock(&md->lock);
 }
 
@@ -462,6 +466,7 @@ static int snode_ep_reserve(struct snode_msg_dev *md, struct snode_ep *ep,
 		ep->vec = __snode_msg_pick_vec(md);
 		ep->vec->nr_eps++;
 		md->eps[id] = ep;
+		atomic_inc(&snode_ep_table_gen);
 	}
 	mutex_unlock(&md->lock);
 	return ret;
@@ -522,15 +527,19 @@ out_unlock:
 	return ret;
 }
 
-/* Allocate an endpoint with its ring and reserve an id for it. */
-struct snode_ep *snode_ep_create(struct snode_msg_dev *md, u32 id,
-				 u32 entries, u64 key)
+/*
+ * Allocate an endpoint with its ring and reserve an id for it; the driver
+ * owns it if @kernel, else the current process.
+ */
+static struct snode_ep *__snode_ep_create(struct snode_msg_dev *md, u32 id,
+					  u32 entries, u64 key, bool kernel)
 {
 	struct snode_dev *sdev = md->sdev;
 	struct snode_ep *ep;
 	int ret;
 
-	ep = kzalloc(sizeof(*ep), GFP_KERNEL_ACCOUNT);
+	/* a user's endpoint is charged to its memory cgroup */
+	ep = kzalloc(sizeof(*ep), kernel ? GFP_KERNEL : GFP_KERNEL_ACCOUNT);
 	if (!ep)
 		return ERR_PTR(-ENOMEM);
 	ep->md = md;
@@ -538,7 +547,11 @@ struct snode_ep *snode_ep_create(struct snode_msg_dev *md, u32 id,
 	get_device(&sdev->dev);
 	ep->entries = entries;
 	ep->key = key;
-	snode_owner_init(&ep->owner);
+	/* before the id is published: listings read the owner */
+	if (kernel)
+		snode_owner_init_kernel(&ep->owner);
+	else
+		snode_owner_init(&ep->owner);
 	init_waitqueue_head(&ep->wait);
 	mutex_init(&ep->read_lock);
 	INIT_LIST_HEAD(&ep->vec_node);
@@ -559,6 +572,13 @@ err_free:
 	put_device(&sdev->dev);
 	kfree(ep);
 	return ERR_PTR(ret);
+}
+
+/* Allocate an endpoint of the current process and reserve an id for it. */
+struct snode_ep *snode_ep_create(struct snode_msg_dev *md, u32 id,
+				 u32 entries, u64 key)
+{
+	return __snode_ep_create(md, id, entries, key, false);
 }
 
 static int snode_ep_check(struct snode_msg_dev *md, struct snode_ep_alloc *cmd)
@@ -664,7 +684,8 @@ struct snode_ep *snode_ep_kernel_open(struct snode_msg_dev *md, u32 id,
 	struct snode_ep *ep;
 	int ret;
 
-	ep = snode_ep_create(md, id, entries, key);
+	/* the driver's, not the process that ran `ip link set up` */
+	ep = __snode_ep_create(md, id, entries, key, true);
 	if (IS_ERR(ep))
 		return ep;
 	ep->notify = notify;
@@ -770,6 +791,21 @@ u32 snode_ep_kernel_read(struct snode_ep *ep, struct snode_msg *msgs, u32 max)
 /* ---- listing and counters ------------------------------------------------- */
 
 /**
+ * snode_ep_gen() - the generation of the endpoint tables
+ * @sdev: snode device
+ *
+ * It changes whenever an endpoint of any NIC is created or destroyed, so
+ * an endpoint dump spanning the change is flagged NLM_F_DUMP_INTR.
+ *
+ * Context: Any context.
+ * Return: the generation.
+ */
+unsigned int snode_ep_gen(struct snode_dev *sdev)
+{
+	return atomic_read(&snode_ep_table_gen);
+}
+
+/**
  * snode_ep_list() - describe the endpoints of a device
  * @sdev: snode device
  * @entries: array of @max zeroed entries to fill, or NULL to count
@@ -783,7 +819,6 @@ u32 snode_ep_list(struct snode_dev *sdev, struct snode_obj_entry *entries,
 		  u32 max, const struct snode_viewer *viewer)
 {
 	struct snode_msg_dev *md = sdev->msg;
-	bool admin = capable(CAP_SYS_ADMIN);
 	u32 id, n = 0;
 
 	if (!md)
@@ -801,9 +836,9 @@ u32 snode_ep_list(struct snode_dev *sdev, struct snode_obj_entry *entries,
 		e->id = ep->id;
 		e->vector = ep->vec->vector;
 		e->entries = ep->entries;
-		if (ep->owner.pid == task_tgid(current))
+		if (snode_owner_is_viewer(&ep->owner, viewer))
 			e->flags |= SNODE_ENTRY_OWN;
-		if ((e->flags & SNODE_ENTRY_OWN) || admin) {
+		if (snode_owner_key_visible(&ep->owner, viewer)) {
 			e->flags |= SNODE_ENTRY_KEY;
 			e->key = ep->key;
 		}

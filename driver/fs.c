@@ -275,16 +275,35 @@ void snode_owner_put(struct snode_owner *owner)
 }
 
 /**
- * snode_owner_may_see() - may the current process see an object's secrets?
+ * snode_owner_is_viewer() - is the reader of a listing the object's owner?
  * @owner: the object's owner
+ * @viewer: the reader
  *
- * Keys are shown to the process that created the object and to
- * CAP_SYS_ADMIN.
+ * The reader's process created the object, and reads it on a socket its
+ * own uid opened (a socket handed over by another uid shows nothing as
+ * the reader's own).
  *
- * Context: Process context.
- * Return: true if the current process is the owner or an administrator.
+ * Context: Any context.
+ * Return: true if the object is the reader's own.
  */
-bool snode_owner_may_see(const struct snode_owner *owner)
+bool snode_owner_is_viewer(const struct snode_owner *owner,
+			   const struct snode_viewer *viewer)
 {
-	return owner->pid == task_tgid(current) || capable(CAP_SYS_ADMIN);
+	return viewer->pid && owner->pid == viewer->pid;
+}
+
+/**
+ * snode_owner_key_visible() - may the reader of a listing see a key?
+ * @owner: the object's owner
+ * @viewer: the reader
+ *
+ * Keys go to the owning process and to CAP_SYS_ADMIN (reader and socket).
+ *
+ * Context: Any context.
+ * Return: true if @viewer may see the key.
+ */
+bool snode_owner_key_visible(const struct snode_owner *owner,
+			     const struct snode_viewer *viewer)
+{
+	return viewer->keys || snode_owner_is_viewer(owner, viewer);
 }

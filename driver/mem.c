@@ -522,7 +522,7 @@ static bool snode_entry_owner(struct snode_mem_entry *e,
 			      const struct snode_owner *owner,
 			      const struct snode_viewer *viewer)
 {
-	if (owner->pid == task_tgid(current))
+	if (snode_owner_is_viewer(owner, viewer))
 		e->flags |= SNODE_ENTRY_OWN;
 	if (!snode_owner_visible(owner, viewer)) {
 		e->flags |= SNODE_ENTRY_HIDDEN;
@@ -534,9 +534,10 @@ static bool snode_entry_owner(struct snode_mem_entry *e,
 }
 
 static void snode_entry_key(struct snode_mem_entry *e,
-			    const struct snode_owner *owner, u64 key)
+			    const struct snode_owner *owner, u64 key,
+			    const struct snode_viewer *viewer)
 {
-	if (snode_owner_may_see(owner)) {
+	if (snode_owner_key_visible(owner, viewer)) {
 		e->key = key;
 		e->flags |= SNODE_ENTRY_KEY;
 	}
@@ -558,7 +559,7 @@ static void snode_entry_import(struct snode_mem_entry *e,
 		e->flags |= SNODE_ENTRY_ZERO_PAGE;
 	if (snode_entry_owner(e, &imp->owner, viewer))
 		e->offset = imp->offset;
-	snode_entry_key(e, &imp->owner, imp->key);
+	snode_entry_key(e, &imp->owner, imp->key, viewer);
 }
 
 /*
@@ -617,7 +618,7 @@ static u32 __snode_mem_list(struct snode_mem *mem, u32 type, u32 node_id,
 				e->flags |= SNODE_ENTRY_NODES;
 			if (snode_entry_owner(e, &exp->owner, viewer))
 				e->offset = exp->pool_offset;
-			snode_entry_key(e, &exp->owner, exp->key);
+			snode_entry_key(e, &exp->owner, exp->key, viewer);
 		}
 		break;
 	case SNODE_MEM_LIST_IMPORTS:

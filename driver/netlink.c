@@ -5,6 +5,10 @@
 
 #include <linux/cred.h>
 #include <linux/error-injection.h>
+#include <linux/file.h>
+#include <linux/jiffies.h>
+#include <linux/module.h>
+#include <linux/net.h>
 #include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/xarray.h>
@@ -22,9 +26,15 @@
  * netlink.c implements the "snode" generic-netlink family that
  * Documentation/netlink/specs/snode.yaml specifies: gets and dumps of
  * NICs, links, fabric nodes, windows, endpoints, DMA queues and counters
- * for every user (an object's owner and pool offsets only for the owning
- * uid and CAP_NET_ADMIN, keys only for the owning process and
- * CAP_SYS_ADMIN), link
+ * for CAP_NET_ADMIN and the members of group read_gid (a module
+ * parameter; every user while it is -1), an object's owner and pool
+ * offsets only for the owning uid and CAP_NET_ADMIN, keys only for the
+ * owning process and CAP_SYS_ADMIN, each judged on the socket's opener and
+ * the reader together (decision 0008). A reader without CAP_NET_ADMIN
+ * waits for the other such readers of the NIC before its request issues
+ * an admin command (PORT_QUERY, NODE_TOPO, STATS), so they hold at most
+ * one of the NIC's admin slots, and gets node tables and counters from
+ * what the driver read less than SNODE_NL_USER_CACHE ago. Link
  * operations for CAP_NET_ADMIN (GENL_ADMIN_PERM), and the "events"
  * multicast group (CAP_NET_ADMIN to join), whose notifications link.c
  * raises. The code is written by hand against
@@ -59,17 +69,113 @@ enum {
  */
 #define SNODE_NL_NTF_SIZE	512
 
+/* How old a node table or counters a reader without CAP_NET_ADMIN gets */
+#define SNODE_NL_USER_CACHE	HZ
+
+/*
+ * The group whose members (and CAP_NET_ADMIN) may read the family; -1:
+ * everybody. udev/60-snode.rules sets it to group snode's at load.
+ */
+static int snode_nl_read_gid = -1;
+module_param_named(read_gid, snode_nl_read_gid, int, 0644);
+MODULE_PARM_DESC(read_gid,
+		 "group whose members may read the snode netlink family besides CAP_NET_ADMIN (-1: every user, the default)");
+
 /**
  * struct snode_nl_dev - a NIC in the family
  * @sdev: the NIC
  * @users: one for the table, one per request using the NIC
  * @idle: completed when the last reference is dropped
+ * @user_lock: serialises the admin commands of readers without
+ *             CAP_NET_ADMIN; protects the members below
+ * @nodes_at: jiffies of the last node-table refresh for such a reader
+ * @stats_at: jiffies when @stats was read
+ * @stats_ok: @stats holds an answer
+ * @stats: the last counters read for such a reader
  */
 struct snode_nl_dev {
 	struct snode_dev *sdev;
 	refcount_t users;
 	struct completion idle;
+
+	/* one admin command at a time for readers without CAP_NET_ADMIN */
+	struct mutex user_lock;
+	unsigned long nodes_at;
+	unsigned long stats_at;
+	bool stats_ok;
+	struct snode_dev_stats stats;
 };
+
+/*
+ * May the sender of @skb read the family? Yes if read_gid is -1; else
+ * both the reader and the socket's opener must have CAP_NET_ADMIN or be
+ * in group read_gid (each may qualify either way), as netlink_capable()
+ * judges a capability on both, so a socket handed across users grants
+ * nothing.
+ */
+static int snode_nl_may_read(const struct sk_buff *skb,
+			     struct netlink_ext_ack *extack)
+{
+	int gid = READ_ONCE(snode_nl_read_gid);
+	struct socket *sock = NETLINK_CB(skb).sk->sk_socket;
+	const struct cred *old;
+	bool ok;
+	kgid_t g;
+
+	if (gid < 0)
+		return 0;
+	g = make_kgid(&init_user_ns, gid);
+	ok = capable(CAP_NET_ADMIN) || (gid_valid(g) && in_group_p(g));
+	if (ok) {
+		ok = sock && sock->file;
+		if (ok && !file_ns_capable(sock->file, &init_user_ns,
+					   CAP_NET_ADMIN)) {
+			/* the opener's groups, as file_ns_capable() its caps */
+			old = override_creds(sock->file->f_cred);
+			ok = gid_valid(g) && in_group_p(g);
+			revert_creds(old);
+		}
+	}
+	if (!ok) {
+		NL_SET_ERR_MSG(extack,
+			       "snode: reading needs CAP_NET_ADMIN or the snode group (module parameter read_gid)");
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* A dump's start: may its sender read? */
+static int snode_nl_dump_start(struct netlink_callback *cb)
+{
+	return snode_nl_may_read(cb->skb, cb->extack);
+}
+
+/* A reader whose admin commands wait for one another (no CAP_NET_ADMIN). */
+static bool snode_nl_user(const struct sk_buff *skb)
+{
+	return !netlink_capable(skb, CAP_NET_ADMIN);
+}
+
+/*
+ * Before a request of @skb's sender issues admin commands to @nd's NIC:
+ * a reader without CAP_NET_ADMIN waits for the other such readers. Returns
+ * whether it took @nd->user_lock (snode_nl_user_end()), or -EINTR.
+ */
+static int snode_nl_user_begin(struct snode_nl_dev *nd,
+			       const struct sk_buff *skb)
+{
+	if (!snode_nl_user(skb))
+		return 0;
+	if (mutex_lock_killable(&nd->user_lock))
+		return -EINTR;
+	return 1;
+}
+
+static void snode_nl_user_end(struct snode_nl_dev *nd, int locked)
+{
+	if (locked > 0)
+		mutex_unlock(&nd->user_lock);
+}
 
 /* protects snode_nl_devs: NICs in the family, &struct snode_nl_dev */
 static DEFINE_MUTEX(snode_nl_lock);
@@ -107,18 +213,36 @@ static struct snode_nl_dev *snode_nl_hold_next(unsigned long *index,
  * @pos: the port, node or table entry of that NIC to continue with
  * @table: window dumps: the table of snode_nl_window_tables[] listed
  * @refreshed: node dumps: the NIC's node table was read for this dump
+ * @snap: window, endpoint and queue dumps: the snapshot of the table being
+ *        listed, taken once per table and dump (kvfree()d when listed, or
+ *        by snode_nl_snap_done() if the dump ends early)
+ * @snap_n: entries in @snap
+ * @snap_dev: index of the NIC @snap is of
  */
 struct snode_nl_dump_ctx {
 	unsigned long index;
 	unsigned int pos;
 	unsigned int table;
 	bool refreshed;
+	void *snap;
+	u32 snap_n;
+	u32 snap_dev;
 };
 
 static struct snode_nl_dump_ctx *snode_nl_dump_ctx(struct netlink_callback *cb)
 {
 	BUILD_BUG_ON(sizeof(struct snode_nl_dump_ctx) > sizeof(cb->ctx));
 	return (struct snode_nl_dump_ctx *)cb->ctx;
+}
+
+/* A dump with a snapshot ends: free what it did not list. */
+static int snode_nl_snap_done(struct netlink_callback *cb)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+
+	kvfree(ctx->snap);
+	ctx->snap = NULL;
+	return 0;
 }
 
 /*
@@ -201,10 +325,11 @@ static int snode_nl_reply(struct sk_buff *skb, struct genl_info *info)
 /* ------------------------------------------------------------------ */
 /* devices                                                             */
 
-static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_dev *sdev,
-			     u32 portid, u32 seq, int flags,
-			     struct netlink_callback *cb)
+static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
+			     const struct sk_buff *req, u32 portid, u32 seq,
+			     int flags, struct netlink_callback *cb)
 {
+	struct snode_dev *sdev = nd->sdev;
 	bool throttled = false;
 	enum snode_state state;
 	struct snode_id id;
@@ -271,19 +396,26 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
-/* Puts one message about a NIC (dev-get, stats-get); cb only in dumps. */
-typedef int (*snode_nl_nic_fill_t)(struct sk_buff *skb, struct snode_dev *sdev,
-				   u32 portid, u32 seq, int flags,
+/*
+ * Puts one message about a NIC (dev-get, stats-get) for the request @req;
+ * cb only in dumps.
+ */
+typedef int (*snode_nl_nic_fill_t)(struct sk_buff *skb, struct snode_nl_dev *nd,
+				   const struct sk_buff *req, u32 portid,
+				   u32 seq, int flags,
 				   struct netlink_callback *cb);
 
 /* A get of one NIC, named by attribute @dev_attr: one message from @fill. */
-static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
-			     snode_nl_nic_fill_t fill)
+static int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
+			     int dev_attr, snode_nl_nic_fill_t fill)
 {
 	struct snode_nl_dev *nd;
 	struct sk_buff *msg;
 	int ret;
 
+	ret = snode_nl_may_read(skb, info->extack);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -292,7 +424,7 @@ static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
 	if (IS_ERR(nd)) {
 		ret = PTR_ERR(nd);
 	} else {
-		ret = fill(msg, nd->sdev, info->snd_portid, info->snd_seq, 0,
+		ret = fill(msg, nd, skb, info->snd_portid, info->snd_seq, 0,
 			   NULL);
 		snode_nl_put(nd);
 	}
@@ -304,21 +436,26 @@ static int snode_nl_nic_doit(struct genl_info *info, int dev_attr,
 }
 
 /*
- * A dump of one message per NIC from @fill; it ends with the first error
+ * A dump of one message per NIC from @fill, of every NIC or of the one
+ * that the filter attribute @dev_attr names; it ends with the first error
  * (a NIC that cannot answer a stats-get fails the dump: its NLMSG_DONE
  * carries the errno).
  */
 static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
-			       snode_nl_nic_fill_t fill)
+			       int dev_attr, snode_nl_nic_fill_t fill)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
 	struct snode_nl_dev *nd;
-	int ret = 0;
+	unsigned long last;
+	int ret;
 
+	ret = snode_nl_dump_filter(cb, dev_attr, &last);
+	if (ret)
+		return ret;
 	cb->seq = atomic_read(&snode_nl_dev_gen);
-	for (; (nd = snode_nl_hold_next(&ctx->index, ULONG_MAX));
+	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++) {
-		ret = fill(skb, nd->sdev, NETLINK_CB(cb->skb).portid,
+		ret = fill(skb, nd, cb->skb, NETLINK_CB(cb->skb).portid,
 			   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
 		if (ret) {
 			snode_nl_put(nd);
@@ -332,13 +469,14 @@ static int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 
 static int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return snode_nl_nic_doit(info, SNODE_A_DEV_INDEX, snode_nl_dev_fill);
+	return snode_nl_nic_doit(skb, info, SNODE_A_DEV_INDEX,
+				 snode_nl_dev_fill);
 }
 
 static int snode_nl_dev_get_dumpit(struct sk_buff *skb,
 				   struct netlink_callback *cb)
 {
-	return snode_nl_nic_dumpit(skb, cb, snode_nl_dev_fill);
+	return snode_nl_nic_dumpit(skb, cb, SNODE_A_DEV_INDEX, snode_nl_dev_fill);
 }
 
 static int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
@@ -486,10 +624,13 @@ static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	struct snode_nl_dev *nd;
 	struct snode_port p;
 	struct sk_buff *msg;
+	int ret, port, locked;
 	u64 threshold;
 	bool alarm;
-	int ret, port;
 
+	ret = snode_nl_may_read(skb, info->extack);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -504,14 +645,21 @@ static int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = port;
 		goto out;
 	}
+	locked = snode_nl_user_begin(nd, skb);
+	if (locked < 0) {
+		ret = locked;
+		goto out;
+	}
 	/* a get asks the NIC; if it cannot answer, say so */
 	snode_debug_delay(SNODE_DELAY_NL_DEVCMD);
 	ret = snode_link_port_get(nd->sdev, port, &p, &threshold, &alarm,
 				  &iso);
+	/* names are extra: a NIC that cannot give them lists ids only */
+	if (!ret)
+		snode_link_topo_refresh(nd->sdev);
+	snode_nl_user_end(nd, locked);
 	if (ret)
 		goto out;
-	/* names are extra: a NIC that cannot give them lists ids only */
-	snode_link_topo_refresh(nd->sdev);
 	ret = snode_nl_link_fill(msg, nd->sdev, port, &p, threshold, alarm,
 				 &iso, info->snd_portid, info->snd_seq, 0,
 				 NULL);
@@ -543,7 +691,13 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++) {
 		struct snode_dev *sdev = nd->sdev;
+		int locked = snode_nl_user_begin(nd, cb->skb);
 
+		if (locked < 0) {
+			ret = locked;
+			snode_nl_put(nd);
+			break;
+		}
 		if (!ctx->pos)
 			snode_link_topo_refresh(sdev);
 		for (; ctx->pos < sdev->link->nports; ctx->pos++) {
@@ -561,6 +715,7 @@ static int snode_nl_link_get_dumpit(struct sk_buff *skb,
 			if (ret)
 				break;
 		}
+		snode_nl_user_end(nd, locked);
 		if (ret) {
 			snode_nl_put(nd);
 			break;
@@ -762,6 +917,30 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/*
+ * Read @nd's node table from the NIC (NODE_TOPO, a 512 KiB answer) for the
+ * sender of @req. A reader without CAP_NET_ADMIN gets the table as the
+ * driver keeps it (events update it) if it was read less than
+ * SNODE_NL_USER_CACHE ago for such a reader.
+ */
+static int snode_nl_nodes_refresh(struct snode_nl_dev *nd,
+				  const struct sk_buff *req)
+{
+	int locked, ret = 0;
+
+	locked = snode_nl_user_begin(nd, req);
+	if (locked < 0)
+		return locked;
+	if (!locked || !nd->nodes_at ||
+	    time_after_eq(jiffies, nd->nodes_at + SNODE_NL_USER_CACHE)) {
+		ret = snode_link_nodes_refresh(nd->sdev);
+		if (!ret && locked)
+			nd->nodes_at = jiffies ?: 1;
+	}
+	snode_nl_user_end(nd, locked);
+	return ret;
+}
+
 static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct snode_link_node ln;
@@ -772,6 +951,9 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 id;
 	int ret;
 
+	ret = snode_nl_may_read(skb, info->extack);
+	if (ret)
+		return ret;
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return -ENOMEM;
@@ -793,7 +975,7 @@ static int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOENT;
 		goto out;
 	}
-	ret = snode_link_nodes_refresh(sdev);
+	ret = snode_nl_nodes_refresh(nd, skb);
 	if (ret)
 		goto out;
 	mutex_lock(&link->lock);
@@ -830,7 +1012,7 @@ static int snode_nl_node_get_dumpit(struct sk_buff *skb,
 		link = sdev->link;
 		if (!ctx->refreshed) {
 			/* the NIC is the source; a NIC being reset: the cache */
-			snode_link_nodes_refresh(sdev);
+			snode_nl_nodes_refresh(nd, cb->skb);
 			ctx->refreshed = true;
 			cb->seq = atomic_read(&snode_nl_node_gen);
 		}
@@ -886,7 +1068,10 @@ static void snode_nl_viewer(struct netlink_callback *cb,
 	viewer->uid = sock_i_uid(NETLINK_CB(cb->skb).sk);
 	if (!uid_eq(viewer->uid, current_euid()))
 		viewer->uid = INVALID_UID;
+	/* the reader's own objects, only on a socket of its own uid */
+	viewer->pid = uid_valid(viewer->uid) ? task_tgid(current) : NULL;
 	viewer->admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
+	viewer->keys = netlink_capable(cb->skb, CAP_SYS_ADMIN);
 }
 
 static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
@@ -980,21 +1165,36 @@ static int snode_nl_window_table(struct sk_buff *skb,
 				 struct snode_dev *sdev, unsigned int table)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_mem_entry *entries;
 	u32 type = snode_nl_window_tables[table].type;
+	struct snode_mem_entry *entries = ctx->snap;
 	struct snode_viewer viewer;
-	u32 n;
+	u32 n = ctx->snap_n;
 	int ret = 0;
 
-	snode_nl_viewer(cb, &viewer);
-	/* a snapshot per skb: the tables may change in between */
-	n = snode_mem_list(sdev, type, NULL, 0, &viewer);
-	if (ctx->pos >= n)
-		return 0;
-	entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL);
-	if (!entries)
-		return -ENOMEM;
-	n = min(n, snode_mem_list(sdev, type, entries, n, &viewer));
+	/*
+	 * One snapshot per table and dump, kept across skbs, so a dump costs
+	 * O(n) and holds the table's lock twice per table, not per skb; a
+	 * change since is reported by the generation (NLM_F_DUMP_INTR).
+	 */
+	/* the NIC left mid-dump: the dump goes on with the next one */
+	if (entries && ctx->snap_dev != sdev->index) {
+		snode_nl_snap_done(cb);
+		entries = NULL;
+	}
+	if (!entries) {
+		snode_nl_viewer(cb, &viewer);
+		n = snode_mem_list(sdev, type, NULL, 0, &viewer);
+		if (!n)
+			return 0;
+		entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL_ACCOUNT);
+		if (!entries)
+			return -ENOMEM;
+		n = min(n, snode_mem_list(sdev, type, entries, n, &viewer));
+		ctx->snap = entries;
+		ctx->snap_n = n;
+		ctx->snap_dev = sdev->index;
+		ctx->pos = 0;
+	}
 	for (; ctx->pos < n; ctx->pos++) {
 		ret = snode_nl_window_fill(skb, sdev,
 					   snode_nl_window_tables[table].kind,
@@ -1002,10 +1202,10 @@ static int snode_nl_window_table(struct sk_buff *skb,
 					   NETLINK_CB(cb->skb).portid,
 					   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
 		if (ret)
-			break;
+			return ret;
 	}
-	kvfree(entries);
-	return ret;
+	snode_nl_snap_done(cb);
+	return 0;
 }
 
 static int snode_nl_window_get_dumpit(struct sk_buff *skb,
@@ -1105,6 +1305,8 @@ static int snode_nl_queue_fill(struct sk_buff *skb, struct snode_dev *sdev,
  * @cmd: the command of its messages
  * @dev_attr: its dev-index attribute, the dump's filter
  * @list: snapshots the objects of a NIC (snode_ep_list() and the like)
+ * @gen: the generation of a NIC's table: it changes with every object
+ *       created or destroyed
  * @fill: puts the attributes of one object
  */
 struct snode_nl_obj_kind {
@@ -1112,6 +1314,7 @@ struct snode_nl_obj_kind {
 	int dev_attr;
 	u32 (*list)(struct snode_dev *sdev, struct snode_obj_entry *entries,
 		    u32 max, const struct snode_viewer *viewer);
+	unsigned int (*gen)(struct snode_dev *sdev);
 	int (*fill)(struct sk_buff *skb, struct snode_dev *sdev,
 		    const struct snode_obj_entry *e);
 };
@@ -1120,6 +1323,7 @@ static const struct snode_nl_obj_kind snode_nl_eps = {
 	.cmd = SNODE_NL_CMD_ENDPOINT_GET,
 	.dev_attr = SNODE_A_ENDPOINT_DEV_INDEX,
 	.list = snode_ep_list,
+	.gen = snode_ep_gen,
 	.fill = snode_nl_ep_fill,
 };
 
@@ -1127,6 +1331,7 @@ static const struct snode_nl_obj_kind snode_nl_queues = {
 	.cmd = SNODE_NL_CMD_QUEUE_GET,
 	.dev_attr = SNODE_A_QUEUE_DEV_INDEX,
 	.list = snode_dma_list_queues,
+	.gen = snode_dma_gen,
 	.fill = snode_nl_queue_fill,
 };
 
@@ -1137,43 +1342,69 @@ static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
 			      const struct snode_viewer *viewer)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_obj_entry *entries;
+	struct snode_obj_entry *entries = ctx->snap;
+	u32 n = ctx->snap_n;
 	void *hdr;
-	u32 n;
-	int ret = 0;
+	int ret;
 
-	/* a snapshot per skb: the tables may change in between */
-	n = kind->list(sdev, NULL, 0, viewer);
-	if (ctx->pos >= n)
-		return 0;
-	entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL);
-	if (!entries)
-		return -ENOMEM;
-	n = min(n, kind->list(sdev, entries, n, viewer));
+	/* one snapshot per NIC and dump, as for windows */
+	if (entries && ctx->snap_dev != sdev->index) {
+		snode_nl_snap_done(cb);
+		entries = NULL;
+	}
+	if (!entries) {
+		n = kind->list(sdev, NULL, 0, viewer);
+		if (!n)
+			return 0;
+		entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL_ACCOUNT);
+		if (!entries)
+			return -ENOMEM;
+		n = min(n, kind->list(sdev, entries, n, viewer));
+		ctx->snap = entries;
+		ctx->snap_n = n;
+		ctx->snap_dev = sdev->index;
+		ctx->pos = 0;
+	}
 	for (; ctx->pos < n; ctx->pos++) {
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
 				  cb->nlh->nlmsg_seq, &snode_nl_family,
 				  NLM_F_MULTI, kind->cmd);
-		if (!hdr) {
-			ret = -EMSGSIZE;
-			break;
-		}
+		if (!hdr)
+			return -EMSGSIZE;
 		genl_dump_check_consistent(cb, hdr);
 		ret = kind->fill(skb, sdev, &entries[ctx->pos]);
 		if (ret) {
 			genlmsg_cancel(skb, hdr);
-			break;
+			return ret;
 		}
 		genlmsg_end(skb, hdr);
 	}
-	kvfree(entries);
-	return ret;
+	snode_nl_snap_done(cb);
+	return 0;
+}
+
+/*
+ * The generation of the endpoint or queue tables a dump lists (every NIC
+ * up to @last), as snode_nl_window_gen() for windows.
+ */
+static unsigned int snode_nl_obj_gen(const struct snode_nl_obj_kind *kind,
+				     unsigned long last)
+{
+	unsigned int gen = atomic_read(&snode_nl_dev_gen);
+	struct snode_nl_dev *nd;
+	unsigned long index;
+
+	mutex_lock(&snode_nl_lock);
+	xa_for_each_range(&snode_nl_devs, index, nd, 0, last)
+		gen += kind->gen(nd->sdev);
+	mutex_unlock(&snode_nl_lock);
+	return gen;
 }
 
 /*
  * Dump the endpoints or DMA queues of every NIC, or of the one the filter
- * names. Each skb takes a new snapshot of the NIC it continues with; only
- * NIC arrivals and departures flag NLM_F_DUMP_INTR.
+ * names. A dump that spans the creation or destruction of one, or a NIC's
+ * arrival or departure, is flagged NLM_F_DUMP_INTR.
  */
 static int snode_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			     const struct snode_nl_obj_kind *kind)
@@ -1188,7 +1419,7 @@ static int snode_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	if (ret)
 		return ret;
 	snode_nl_viewer(cb, &viewer);
-	cb->seq = atomic_read(&snode_nl_dev_gen);
+	cb->seq = snode_nl_obj_gen(kind, last);
 	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++, ctx->pos = 0) {
 		ret = snode_nl_obj_table(skb, cb, nd->sdev, kind, &viewer);
@@ -1218,10 +1449,11 @@ static int snode_nl_queue_get_dumpit(struct sk_buff *skb,
 /* counters                                                            */
 
 /* Ask the NIC for its counters and put them; a negative errno if it fails. */
-static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_dev *sdev,
-			       u32 portid, u32 seq, int flags,
-			       struct netlink_callback *cb)
+static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
+			       const struct sk_buff *req, u32 portid, u32 seq,
+			       int flags, struct netlink_callback *cb)
 {
+	struct snode_dev *sdev = nd->sdev;
 	static const struct {
 		int attr;
 		size_t off;
@@ -1248,9 +1480,27 @@ static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	void *hdr;
 	int ret;
 
-	ret = snode_dev_stats(sdev, &st);
-	if (ret)
+	ret = snode_nl_user_begin(nd, req);
+	if (ret < 0)
 		return ret;
+	if (ret && nd->stats_ok &&
+	    time_before(jiffies, nd->stats_at + SNODE_NL_USER_CACHE)) {
+		/* another reader's answer, less than SNODE_NL_USER_CACHE old */
+		st = nd->stats;
+		snode_nl_user_end(nd, ret);
+	} else {
+		int locked = ret;
+
+		ret = snode_dev_stats(sdev, &st);
+		if (!ret && locked) {
+			nd->stats = st;
+			nd->stats_at = jiffies;
+			nd->stats_ok = true;
+		}
+		snode_nl_user_end(nd, locked);
+		if (ret)
+			return ret;
+	}
 	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
 			  SNODE_NL_CMD_STATS_GET);
 	if (!hdr)
@@ -1278,14 +1528,15 @@ nla_put_failure:
 
 static int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return snode_nl_nic_doit(info, SNODE_A_STATS_DEV_INDEX,
+	return snode_nl_nic_doit(skb, info, SNODE_A_STATS_DEV_INDEX,
 				 snode_nl_stats_fill);
 }
 
 static int snode_nl_stats_get_dumpit(struct sk_buff *skb,
 				     struct netlink_callback *cb)
 {
-	return snode_nl_nic_dumpit(skb, cb, snode_nl_stats_fill);
+	return snode_nl_nic_dumpit(skb, cb, SNODE_A_STATS_DEV_INDEX,
+				   snode_nl_stats_fill);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1596,6 +1847,7 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_DEV_GET,
 		.doit		= snode_nl_dev_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_dev_get_dumpit,
 		.policy		= snode_dev_get_nl_policy,
 		.maxattr	= SNODE_A_DEV_INDEX,
@@ -1610,6 +1862,7 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_LINK_GET,
 		.doit		= snode_nl_link_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_link_get_dumpit,
 		.policy		= snode_link_get_nl_policy,
 		.maxattr	= SNODE_A_LINK_PORT,
@@ -1638,31 +1891,39 @@ static const struct genl_ops snode_nl_ops[] = {
 	{
 		.cmd		= SNODE_NL_CMD_NODE_GET,
 		.doit		= snode_nl_node_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_node_get_dumpit,
 		.policy		= snode_node_get_nl_policy,
 		.maxattr	= SNODE_A_NODE_ID,
 	},
 	{
 		.cmd		= SNODE_NL_CMD_WINDOW_GET,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_window_get_dumpit,
+		.done		= snode_nl_snap_done,
 		.policy		= snode_window_get_nl_policy,
 		.maxattr	= SNODE_A_WINDOW_DEV_INDEX,
 	},
 	{
 		.cmd		= SNODE_NL_CMD_ENDPOINT_GET,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_endpoint_get_dumpit,
+		.done		= snode_nl_snap_done,
 		.policy		= snode_endpoint_get_nl_policy,
 		.maxattr	= SNODE_A_ENDPOINT_DEV_INDEX,
 	},
 	{
 		.cmd		= SNODE_NL_CMD_QUEUE_GET,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_queue_get_dumpit,
+		.done		= snode_nl_snap_done,
 		.policy		= snode_queue_get_nl_policy,
 		.maxattr	= SNODE_A_QUEUE_DEV_INDEX,
 	},
 	{
 		.cmd		= SNODE_NL_CMD_STATS_GET,
 		.doit		= snode_nl_stats_get_doit,
+		.start		= snode_nl_dump_start,
 		.dumpit		= snode_nl_stats_get_dumpit,
 		.policy		= snode_stats_get_nl_policy,
 		.maxattr	= SNODE_A_STATS_DEV_INDEX,
@@ -1707,6 +1968,7 @@ int snode_nl_dev_add(struct snode_dev *sdev)
 	nd->sdev = sdev;
 	refcount_set(&nd->users, 1);
 	init_completion(&nd->idle);
+	mutex_init(&nd->user_lock);
 
 	mutex_lock(&snode_nl_lock);
 	ret = xa_insert(&snode_nl_devs, sdev->index, nd, GFP_KERNEL);

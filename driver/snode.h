@@ -618,12 +618,18 @@ unsigned int snode_mem_gen(struct snode_dev *sdev);
 u64 snode_mem_pool_free(struct snode_dev *sdev);
 /**
  * struct snode_viewer - who reads a listing
- * @uid: the reader's effective uid
- * @admin: the reader has CAP_NET_ADMIN
+ * @uid: the reader's effective uid, or INVALID_UID if the socket it reads
+ *       from was opened by another uid
+ * @pid: the reader's process (its objects are its own), NULL if @uid is
+ *       invalid
+ * @admin: the reader and the socket's opener have CAP_NET_ADMIN
+ * @keys: the reader and the socket's opener have CAP_SYS_ADMIN
  */
 struct snode_viewer {
 	kuid_t uid;
+	struct pid *pid;
 	bool admin;
+	bool keys;
 };
 
 /* fs.c */
@@ -641,7 +647,10 @@ int snode_owner_charge(struct snode_owner *owner, struct snode_file *sfile,
 		       enum snode_quota_kind kind);
 bool snode_owner_visible(const struct snode_owner *owner,
 			 const struct snode_viewer *viewer);
-bool snode_owner_may_see(const struct snode_owner *owner);
+bool snode_owner_is_viewer(const struct snode_owner *owner,
+			   const struct snode_viewer *viewer);
+bool snode_owner_key_visible(const struct snode_owner *owner,
+			     const struct snode_viewer *viewer);
 
 u32 snode_mem_list(struct snode_dev *sdev, u32 type,
 		   struct snode_mem_entry *out, u32 max,
@@ -681,6 +690,7 @@ void __snode_msg_reset_prepare(struct snode_dev *sdev);
 void __snode_msg_reset_done(struct snode_dev *sdev);
 int snode_ioctl_ep_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_msg_send(struct snode_ucmd *ucmd);
+unsigned int snode_ep_gen(struct snode_dev *sdev);
 u32 snode_ep_list(struct snode_dev *sdev, struct snode_obj_entry *entries,
 		  u32 max, const struct snode_viewer *viewer);
 u64 snode_msg_send_retries(struct snode_dev *sdev);
@@ -690,6 +700,7 @@ int snode_dma_init(struct snode_dev *sdev);
 void snode_dma_free(struct snode_dev *sdev);
 void __snode_dma_start(struct snode_dev *sdev);
 void __snode_dma_stop(struct snode_dev *sdev, int err);
+unsigned int snode_dma_gen(struct snode_dev *sdev);
 u32 snode_dma_list_queues(struct snode_dev *sdev,
 			  struct snode_obj_entry *entries, u32 max,
 			  const struct snode_viewer *viewer);
@@ -739,5 +750,6 @@ enum snode_delay_point {
 void snode_debug_delay(enum snode_delay_point point);
 unsigned long snode_debug_dma_wait(void);
 bool snode_debug_skip_reset(void);
+bool snode_debug_dma_stop_stuck(void);
 
 #endif /* _SNODE_H_ */

@@ -256,6 +256,35 @@ TEST_F(core, info_size_nonzero_tail)
 	test_err_snode_info(E2BIG, &big.info);
 }
 
+/*
+ * A size above SNODE_IOCTL_SIZE_MAX is E2BIG before the kernel reads past
+ * the structure it knows, even if the tail is zero: the kernel would
+ * otherwise scan up to 4 GiB of the caller's memory for a non-zero byte.
+ */
+TEST_F(core, info_size_above_max)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	size_t len = SNODE_IOCTL_SIZE_MAX + pg;
+	struct snode_info *info;
+	uint8_t *p;
+
+	/* SNODE_IOCTL_SIZE_MAX zero bytes, then a page that faults */
+	p = mmap(NULL, len + pg, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	ASSERT_EQ(0, munmap(p + len, pg));
+	info = (void *)(p + pg);
+	info->size = SNODE_IOCTL_SIZE_MAX;
+	test_snode_info(info);
+	memset(info, 0, sizeof(*info));
+	info->size = SNODE_IOCTL_SIZE_MAX + 1;
+	test_err_snode_info(E2BIG, info);
+	/* the whole address space: never read */
+	info->size = UINT32_MAX;
+	test_err_snode_info(E2BIG, info);
+	munmap(p, len);
+}
+
 TEST_F(core, info_flags)
 {
 	struct snode_info info = {};

@@ -22,10 +22,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/snode.h>
 
 #include "kselftest_harness.h"
@@ -129,6 +132,53 @@ static long foll_pins_outstanding(void)
 	}
 	fclose(f);
 	return acquired < 0 || released < 0 ? LONG_MIN : acquired - released;
+}
+
+/* The caller's VmLck (mm->locked_vm) in KiB, or -1. */
+static long vm_locked_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/*
+ * Fault in @len bytes at @p with the byte @v, even pages first, then odd
+ * ones, so that no two neighbouring pages are physically adjacent: the
+ * DMA mapping then has a segment, and the copy a descriptor, per page,
+ * and a few MiB of copies are more than the ring's 255 descriptors.
+ */
+static void fill_scattered(uint8_t *p, size_t len, int v)
+{
+	size_t i;
+
+	madvise(p, len, MADV_NOHUGEPAGE);
+	for (i = 0; i < len; i += 2 * 4096)
+		memset(p + i, v, 4096);
+	for (i = 4096; i < len; i += 2 * 4096)
+		memset(p + i, v, 4096);
+}
+
+/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK then applies. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
+	return syscall(SYS_capset, &h, d);
 }
 
 /* Sizes that cross every boundary the driver and the device cut at. */
@@ -905,6 +955,213 @@ TEST_F(dma, exit_with_copies_in_flight)
 		usleep(100000);
 	}
 	EXPECT_GE(before, now);
+}
+
+/*
+ * The pages of a copy count against the submitter's RLIMIT_MEMLOCK (VmLck)
+ * while it is in flight: a copy beyond the limit fails with ENOMEM and pins
+ * nothing; copies within it succeed one after another, each uncharged when
+ * it finishes. The child drops CAP_IPC_LOCK, which would lift the limit.
+ */
+TEST_F(dma, memlock_charged)
+{
+	const char *what[] = {
+		"ok", "setup", "beyond the limit did not fail with ENOMEM",
+		"a failed copy left pages pinned", "a failed copy left VmLck charged",
+		"a copy within the limit failed", "a finished copy left VmLck charged",
+		"an async copy was not charged while in flight",
+	};
+	long pins = foll_pins_outstanding();
+	int status, ret;
+	pid_t pid;
+
+	if (pins == LONG_MIN)
+		SKIP(return, "no nr_foll_pin_* in /proc/vmstat");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { .rlim_cur = MB, .rlim_max = MB };
+		uint8_t *buf = buffer(4 * MB);
+		long base;
+		int i;
+
+		if (!buf || drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(1);
+		memset(buf, 3, 4 * MB);
+		base = vm_locked_kib();
+		if (base < 0)
+			_exit(1);
+		ret = sn_dma_copy(self->q, SNODE_DMA_TO_GLOBAL, self->rw, 0,
+				  buf, 2 * MB, NULL);
+		if (ret != -ENOMEM)
+			_exit(2);
+		if (foll_pins_outstanding() != pins)
+			_exit(3);
+		if (vm_locked_kib() != base)
+			_exit(4);
+		/* 3/4 of the limit, four times: each must be uncharged */
+		for (i = 0; i < 4; i++) {
+			ret = sn_dma_copy(self->q, i % 2 ? SNODE_DMA_FROM_GLOBAL :
+					  SNODE_DMA_TO_GLOBAL, self->rw, 0, buf,
+					  3 * MB / 4, NULL);
+			if (ret)
+				_exit(5);
+			if (vm_locked_kib() != base)
+				_exit(6);
+		}
+		/* within the limit again, asynchronously: charged in flight */
+		{
+			struct snode_dma_req r = req(SNODE_DMA_TO_GLOBAL,
+						     self->rw, 0, buf, MB, 1);
+			struct snode_dma_cpl c;
+			long inflight;
+
+			if (_dma_submit(self->q, &r, 1, 0) != 1)
+				_exit(5);
+			inflight = vm_locked_kib();
+			if (read(self->q, &c, sizeof(c)) != sizeof(c) ||
+			    c.status)
+				_exit(5);
+			if (inflight != base + 1024 && inflight != base)
+				_exit(7);
+			if (vm_locked_kib() != base)
+				_exit(6);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ret = WEXITSTATUS(status);
+	if (ret < (int)(sizeof(what) / sizeof(what[0])))
+		TH_LOG("child: %s", what[ret]);
+	EXPECT_EQ(0, ret);
+}
+
+/*
+ * Closing a queue cancels its copies that wait for room on the engine
+ * (status -ECANCELED in the trace) and releases their pages at once;
+ * copies on the engine finish. Nothing stays pinned or charged.
+ */
+TEST_F(dma, close_cancels_copies)
+{
+	long before = foll_pins_outstanding(), now = -1;
+	struct snode_dma_req r[8];
+	uint8_t *buf = buffer(64 * MB);
+	char *trace;
+	int q, i, ret;
+
+	if (before == LONG_MIN)
+		SKIP(return, "no nr_foll_pin_* in /proc/vmstat");
+	ASSERT_NE(NULL, buf);
+	/* many descriptors: copies wait for room on the ring */
+	fill_scattered(buf, 64 * MB, 5);
+	ret = trace_start();
+	if (ret == -ENOENT)
+		SKIP(return, "this kernel has no event tracing");
+	ASSERT_EQ(0, ret);
+	q = sn_dma_open(self->fd, 0, 0);
+	ASSERT_LE(0, q);
+	/* 8 MiB is 2048 descriptors: the ring holds 255 */
+	for (i = 0; i < 8; i++)
+		r[i] = req(SNODE_DMA_TO_GLOBAL, self->rw, 0, buf + i * 8 * MB,
+			   8 * MB, 0xca0 + i);
+	ASSERT_EQ(8, _dma_submit(q, r, 8, 0));
+	close(q);
+	for (i = 0; i < 100; i++) {
+		now = foll_pins_outstanding();
+		if (now <= before)
+			break;
+		usleep(100000);
+	}
+	EXPECT_GE(before, now);
+	EXPECT_EQ(0, vm_locked_kib());
+	trace = trace_stop();
+	ASSERT_NE(NULL, trace);
+	EXPECT_NE(NULL, trace_find(trace, 3, "snode_dma_complete: ",
+				   "user_data 0xca7 ", "status -125 bytes 0"))
+		TH_LOG("trace:\n%.3000s", trace);
+	free(trace);
+	munmap(buf, 64 * MB + 2 * 4096);
+}
+
+/* Wait up to 10 s for the pins outstanding to fall to @want; the last count. */
+static long pins_settle(long want)
+{
+	long now = foll_pins_outstanding();
+	int i;
+
+	for (i = 0; i < 100 && now > want; i++) {
+		usleep(100000);
+		now = foll_pins_outstanding();
+	}
+	return now;
+}
+
+#define STUCK	"/sys/kernel/debug/snode/dma_stop_stuck"
+
+/*
+ * A reset whose engine does not stop (debugfs dma_stop_stuck) keeps only
+ * the copies with descriptors in the ring pinned; the copies waiting for
+ * room fail with ECONNRESET and release their pages at once. The next
+ * reset, whose engine stops, releases the parked ones: nothing leaks.
+ */
+TEST_F(dma, reset_engine_did_not_stop)
+{
+	const size_t len = 8 * MB, pages = len / 4096;
+	long before = foll_pins_outstanding(), now;
+	char bdf[64], reset[128];
+	struct snode_dma_req r[8];
+	struct snode_dma_cpl c[8];
+	uint8_t *buf;
+	int i, n, got = 0, failed = 0;
+
+	if (before == LONG_MIN)
+		SKIP(return, "no nr_foll_pin_* in /proc/vmstat");
+	if (access(STUCK, W_OK))
+		SKIP(return, "no %s", STUCK);
+	ASSERT_EQ(0, snode_bdf(0, bdf, sizeof(bdf)));
+	snprintf(reset, sizeof(reset), "/sys/bus/pci/devices/%s/reset", bdf);
+	if (access(reset, W_OK))
+		SKIP(return, "%s is missing: the function cannot be reset", reset);
+	buf = buffer(8 * len);
+	ASSERT_NE(NULL, buf);
+	fill_scattered(buf, 8 * len, 9);
+	for (i = 0; i < 8; i++)
+		r[i] = req(SNODE_DMA_TO_GLOBAL, self->rw, 0, buf + i * len,
+			   len, 0x5700 + i);
+	ASSERT_EQ(8, _dma_submit(self->q, r, 8, 0));
+	ASSERT_EQ(0, write_file(STUCK, "1"));
+	ASSERT_EQ(0, write_file(reset, "1"));
+	/*
+	 * Only the copies the ring's 255 descriptors belong to stay: one, or
+	 * two where the first had fewer than 255 left (pages that happened
+	 * to be adjacent share a descriptor).
+	 */
+	now = pins_settle(before + 2 * pages);
+	EXPECT_GE(before + (long)(2 * pages), now);
+	TH_LOG("pinned after the stuck reset: %ld pages", now - before);
+	/* the ones released completed with ECONNRESET */
+	while (got < 8) {
+		struct pollfd p = { .fd = self->q, .events = POLLIN };
+
+		if (poll(&p, 1, 2000) != 1)
+			break;
+		n = read(self->q, c + got, (8 - got) * sizeof(c[0]));
+		ASSERT_LT(0, n);
+		got += n / sizeof(c[0]);
+	}
+	for (i = 0; i < got; i++) {
+		failed += c[i].status == -ECONNRESET;
+		/* or it was done before the reset */
+		EXPECT_TRUE(c[i].status == -ECONNRESET || !c[i].status);
+	}
+	EXPECT_LE(6, failed);
+	/* a reset that stops the engine releases the parked copies */
+	ASSERT_EQ(0, write_file(reset, "1"));
+	now = pins_settle(before);
+	EXPECT_GE(before, now);
+	write_file(STUCK, "0");
+	munmap(buf, 8 * len + 2 * 4096);
 }
 
 /* without /dev/snode0 snode_test.h's snode_require_device() skipped it all */

@@ -570,6 +570,102 @@ TEST_F(nl, unprivileged_reads_but_cannot_change)
 	EXPECT_EQ(0, WEXITSTATUS(status));
 }
 
+#define READ_GID_PARAM	"/sys/module/snode/parameters/read_gid"
+#define SNODE_GID	900	/* group "snode" in the guests' /etc/group */
+
+/* Become uid UNPRIV_UID, in group snode if @member: 0 or -1. */
+static int become(bool member)
+{
+	gid_t g = SNODE_GID;
+
+	return setgroups(member ? 1 : 0, &g) || setgid(UNPRIV_UID) ||
+	       setuid(UNPRIV_UID) ? -1 : 0;
+}
+
+/* A stats-get of NIC @dev on @nl into @st. */
+static int stats_on(struct nl *nl, uint32_t dev, struct stats_arg *st)
+{
+	struct req r;
+
+	req_init(&r, nl->family, SNODE_NL_CMD_STATS_GET, 0);
+	req_u32(&r, SNODE_A_STATS_DEV_INDEX, dev);
+	return nl_do(nl, &r, BUF_LEN, stats_cb, st);
+}
+
+/*
+ * With read_gid set, reading needs CAP_NET_ADMIN or the group: an outsider
+ * gets EPERM for gets and dumps, a member reads, and a member reading
+ * through a socket an outsider opened gets EPERM. A member's stats-gets
+ * within a second share one STATS command (the NIC's admin_cmds counter,
+ * which counts every command, does not move between them).
+ */
+TEST_F(nl, reads_for_group_members_only)
+{
+	uint32_t dev = self->dev.index;
+	int status, i;
+	char old[32];
+	pid_t pid;
+
+	if (read_file(READ_GID_PARAM, old, sizeof(old)) <= 0)
+		SKIP(return, "no %s", READ_GID_PARAM);
+	ASSERT_EQ(0, write_file(READ_GID_PARAM, "900"));
+	for (i = 0; i < 3; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (!pid) {
+			struct stats_arg a, b;
+			struct link_ent l;
+			struct nl nl = self->nl;
+
+			if (i == 2) {
+				/* an outsider's socket, then a member reads */
+				if (setgroups(0, NULL) || setegid(UNPRIV_UID) ||
+				    seteuid(UNPRIV_UID) || nl_open(&nl) ||
+				    seteuid(0))
+					_exit(10);
+				nl.family = self->nl.family;
+			}
+			if (become(i != 0))
+				_exit(10);
+			if (i != 1) {
+				if (dump(&nl, SNODE_NL_CMD_DEV_GET, BUF_LEN,
+					 dev_cb, self->t) != -EPERM)
+					_exit(11);
+				if (dump(&nl, SNODE_NL_CMD_NODE_GET, BUF_LEN,
+					 node_cb, self->t) != -EPERM)
+					_exit(12);
+				if (link_get(&nl, dev, 0, &l) != -EPERM)
+					_exit(13);
+				if (stats_on(&nl, dev, &a) != -EPERM)
+					_exit(14);
+				_exit(0);
+			}
+			if (dump(&nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb,
+				 self->t) || !self->t->n)
+				_exit(21);
+			if (link_get(&nl, dev, 0, &l))
+				_exit(22);
+			if (stats_on(&nl, dev, &a) || stats_on(&nl, dev, &b))
+				_exit(23);
+			if (a.v[SNODE_A_STATS_ADMIN_CMDS] !=
+			    b.v[SNODE_A_STATS_ADMIN_CMDS])
+				_exit(24);
+			_exit(0);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		EXPECT_TRUE(WIFEXITED(status));
+		EXPECT_EQ(0, WEXITSTATUS(status))
+			TH_LOG("%s: step %d failed",
+			       i == 0 ? "outsider" : i == 1 ? "member" :
+			       "member on an outsider's socket",
+			       WEXITSTATUS(status));
+	}
+	/* root, without the group */
+	EXPECT_EQ(0, dump(&self->nl, SNODE_NL_CMD_DEV_GET, BUF_LEN, dev_cb,
+			  self->t));
+	EXPECT_EQ(0, write_file(READ_GID_PARAM, "-1"));
+}
+
 struct window_arg {
 	unsigned int n;
 	bool found;
@@ -738,6 +834,96 @@ TEST_F(nl, window_dump_hides_other_users_owners)
 	close(fd);
 }
 
+/* Endpoints (@ep) or DMA queues of NIC @dev dumped on @nl into @e. */
+static int obj_dump_on(struct nl *nl, uint32_t dev, bool ep,
+		       struct obj_ent *e, uint32_t max, uint32_t *n)
+{
+	struct list_arg l = {
+		.type = ep ? OBJ_LIST_ENDPOINTS : OBJ_LIST_DMA_QUEUES,
+		.e = e,
+		.max = max,
+	};
+	struct req r;
+	int ret;
+
+	req_init(&r, nl->family, ep ? SNODE_NL_CMD_ENDPOINT_GET :
+				      SNODE_NL_CMD_QUEUE_GET, NLM_F_DUMP);
+	req_u32(&r, ep ? SNODE_A_ENDPOINT_DEV_INDEX : SNODE_A_QUEUE_DEV_INDEX,
+		dev);
+	ret = nl_do(nl, &r, BUF_LEN, obj_ent_cb, &l);
+	*n = l.n;
+	return ret;
+}
+
+/*
+ * Own objects and keys are judged from the socket's opener and the reader
+ * together: root reading through a socket an unprivileged uid opened sees
+ * its own endpoint and DMA queue as another user's (hidden, not its own,
+ * no key), never both own and hidden; through its own socket, as its own.
+ */
+TEST_F(nl, own_and_keys_judged_by_socket_too)
+{
+	struct snode_ep_alloc ep = {
+		.size = sizeof(ep),
+		.flags = SNODE_EP_RANDOM_KEY,
+		.entries = 64,
+	};
+	struct snode_dma_open dq = { .size = sizeof(dq) };
+	struct obj_ent e[64];
+	struct nl other;
+	uint32_t n, i, kind;
+	char path[64];
+	int fd, mine;
+
+	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ioctl(fd, SNODE_IOCTL_EP_ALLOC, &ep));
+	ASSERT_EQ(0, ioctl(fd, SNODE_IOCTL_DMA_OPEN, &dq));
+	/* a socket opened by another uid, then read by root */
+	ASSERT_EQ(0, seteuid(UNPRIV_UID));
+	ASSERT_EQ(0, nl_open(&other));
+	ASSERT_EQ(0, seteuid(0));
+	other.family = self->nl.family;
+
+	for (kind = 0; kind < 2; kind++) {
+		uint32_t id = kind ? (uint32_t)-1 : ep.out_id;
+
+		ASSERT_EQ(0, obj_dump_on(&other, self->dev.index, !kind, e,
+					 64, &n));
+		ASSERT_GE(64, n);
+		for (i = 0, mine = 0; i < n; i++) {
+			EXPECT_FALSE((e[i].flags & OBJ_ENT_OWN) &&
+				     (e[i].flags & OBJ_ENT_HIDDEN));
+			EXPECT_EQ(0, e[i].flags & OBJ_ENT_KEY);
+			EXPECT_EQ(0, e[i].flags & OBJ_ENT_OWN);
+			EXPECT_NE(getpid(), e[i].pid);
+			if (kind ? !!(e[i].flags & OBJ_ENT_HIDDEN) :
+				   e[i].id == id)
+				mine++;
+		}
+		EXPECT_LE(1, mine);
+		ASSERT_EQ(0, obj_dump_on(&self->nl, self->dev.index, !kind, e,
+					 64, &n));
+		for (i = 0, mine = 0; i < n; i++) {
+			if (!(e[i].flags & OBJ_ENT_OWN))
+				continue;
+			mine++;
+			EXPECT_EQ(0, e[i].flags & OBJ_ENT_HIDDEN);
+			EXPECT_EQ(getpid(), e[i].pid);
+			if (!kind) {
+				EXPECT_NE(0, e[i].flags & OBJ_ENT_KEY);
+				EXPECT_EQ(ep.out_key, e[i].key);
+			}
+		}
+		EXPECT_LE(1, mine);
+	}
+	close(other.fd);
+	close(dq.out_fd);
+	close(ep.out_fd);
+	close(fd);
+}
+
 /* ---- the family is never serialised by one NIC ------------------------- */
 
 /*
@@ -860,6 +1046,118 @@ TEST_F(nl, window_dump_flags_change)
 	close(small.fd);
 	for (i = 0; i < DUMP_IMPORTS - 1; i++)
 		close(fds[i]);
+	close(fd);
+}
+
+/* Count the messages of a dump. */
+static int count_cb(const struct msg *m, void *arg)
+{
+	(*(unsigned int *)arg)++;
+	return 0;
+}
+
+/*
+ * dev-get and stats-get dumps list only the NIC their dev-index filter
+ * names, and fail with ENODEV for a NIC that does not exist.
+ */
+TEST_F(nl, nic_dumps_honour_filter)
+{
+	static const struct {
+		uint8_t cmd;
+		uint16_t attr;
+	} ops[] = {
+		{ SNODE_NL_CMD_DEV_GET, SNODE_A_DEV_INDEX },
+		{ SNODE_NL_CMD_STATS_GET, SNODE_A_STATS_DEV_INDEX },
+	};
+	unsigned int i, n;
+	struct req r;
+
+	for (i = 0; i < ARRAY_SIZE(ops); i++) {
+		n = 0;
+		req_init(&r, self->nl.family, ops[i].cmd, NLM_F_DUMP);
+		req_u32(&r, ops[i].attr, self->dev.index);
+		EXPECT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, count_cb, &n));
+		EXPECT_EQ(1, n) TH_LOG("cmd %u: %u NICs for one", ops[i].cmd, n);
+		n = 0;
+		req_init(&r, self->nl.family, ops[i].cmd, NLM_F_DUMP);
+		req_u32(&r, ops[i].attr, 4000);
+		EXPECT_EQ(-ENODEV, nl_do(&self->nl, &r, BUF_LEN, count_cb, &n));
+		EXPECT_EQ(0, n);
+	}
+}
+
+#define DUMP_QUEUES	100
+#define DUMP_EPS	44
+
+/*
+ * Endpoint and DMA-queue dumps over several buffers report
+ * NLM_F_DUMP_INTR when an object is destroyed mid-dump, and not without.
+ */
+TEST_F(nl, obj_dumps_flag_change)
+{
+	struct snode_ep_alloc ep = { .size = sizeof(ep), .entries = 64 };
+	struct snode_dma_open dq = { .size = sizeof(dq) };
+	int qfd[DUMP_QUEUES], efd[DUMP_EPS];
+	struct intr_arg a = { .close_fd = -1 };
+	int fd, fd2, i, kind, tries;
+	char path[64];
+	struct nl small;
+	struct req r;
+
+	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
+	fd = open(path, O_RDWR);
+	ASSERT_LE(0, fd);
+	fd2 = open(path, O_RDWR);	/* max_endpoints is 32 per file */
+	ASSERT_LE(0, fd2);
+	for (i = 0; i < DUMP_QUEUES; i++) {
+		/* max_dma_queues is 64 per file */
+		ASSERT_EQ(0, ioctl(i % 2 ? fd2 : fd, SNODE_IOCTL_DMA_OPEN, &dq));
+		qfd[i] = dq.out_fd;
+	}
+	for (i = 0; i < DUMP_EPS; i++) {
+		ASSERT_EQ(0, ioctl(i % 2 ? fd2 : fd, SNODE_IOCTL_EP_ALLOC, &ep))
+			TH_LOG("endpoint %d: %s", i, strerror(errno));
+		efd[i] = ep.out_fd;
+	}
+	ASSERT_EQ(0, nl_open(&small));
+	small.family = self->nl.family;
+	for (kind = 0; kind < 2; kind++) {
+		uint8_t cmd = kind ? SNODE_NL_CMD_QUEUE_GET :
+				     SNODE_NL_CMD_ENDPOINT_GET;
+		uint16_t attr = kind ? SNODE_A_QUEUE_DEV_INDEX :
+				       SNODE_A_ENDPOINT_DEV_INDEX;
+
+		for (tries = 0; tries < 5; tries++) {
+			req_init(&r, small.family, cmd, NLM_F_DUMP);
+			req_u32(&r, attr, self->dev.index);
+			a.n = 0;
+			ASSERT_EQ(0, nl_do(&small, &r, 4096, intr_cb, &a));
+			if (!small.intr)
+				break;
+		}
+		EXPECT_FALSE(small.intr);
+		EXPECT_LE(kind ? DUMP_QUEUES : DUMP_EPS, a.n);
+		TH_LOG("cmd %u: %u objects in %u buffers", cmd, a.n,
+		       small.recvs);
+		/* the queues take three; the endpoints (at most 63) may fit */
+		if (kind) {
+			EXPECT_LT(2, small.recvs);
+		} else if (small.recvs <= 2) {
+			continue;
+		}
+		a.close_fd = kind ? qfd[DUMP_QUEUES - 1] : efd[DUMP_EPS - 1];
+		req_init(&r, small.family, cmd, NLM_F_DUMP);
+		req_u32(&r, attr, self->dev.index);
+		ASSERT_EQ(0, nl_do(&small, &r, 4096, intr_cb, &a));
+		EXPECT_TRUE(small.intr);
+	}
+	close(small.fd);
+	/* the last of each was closed by the dump, or is closed here */
+	for (i = 0; i < DUMP_QUEUES - 1; i++)
+		close(qfd[i]);
+	for (i = 0; i < DUMP_EPS; i++)
+		close(efd[i]);
+	close(fd2);
 	close(fd);
 }
 

@@ -81,6 +81,14 @@ for node in 0 1; do
 	check "$KERNEL: node $node: ip link set up, ip addr add $(ip_of "$node")/24" [ $? -eq 0 ]
 done
 check "$KERNEL: node 0: carrier on" until_ok 10 carrier_is 0 1
+# The interface's endpoint is the driver's, not the shell's that ran
+# `ip link set up`: comm [snode], no pid.
+out=$(gexec 0 "snodectl -j msg list")
+echo "$out" >>"$LOG/msg-list.json"
+check "$KERNEL: node 0: the interface's endpoint is listed as the driver's (comm [snode], no pid)" pycheck '
+eps = [e for x in json.loads(sys.argv[1])["devices"] for e in x["endpoints"]]
+print(eps, file=sys.stderr)
+sys.exit(0 if eps and all(e.get("comm") == "[snode]" and "pid" not in e for e in eps) else 1)' "$out"
 
 for pair in "0 1" "1 0"; do
 	set -- $pair

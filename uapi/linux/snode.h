@@ -10,6 +10,8 @@
 #include <linux/types.h>
 
 #define SNODE_TYPE 'N'
+/* The largest ``size`` an ioctl accepts (see the general ioctl format) */
+#define SNODE_IOCTL_SIZE_MAX 4096
 
 /**
  * DOC: General ioctl format
@@ -24,7 +26,8 @@
  * - The kernel reads ``size`` bytes. Bytes the kernel does not know must be
  *   zero; a non-zero byte past the structure the kernel knows fails with
  *   E2BIG. A size smaller than the smallest structure the kernel accepts for
- *   the command fails with EINVAL.
+ *   the command fails with EINVAL; a size above SNODE_IOCTL_SIZE_MAX (4096)
+ *   fails with E2BIG without being read, as bpf(2) bounds its attribute.
  * - ``flags`` follows ``size``; unknown flags fail with EOPNOTSUPP.
  *   Members named ``__reserved`` must be zero, else EOPNOTSUPP.
  * - Members prefixed ``out_`` are written by the kernel; on success the
@@ -35,7 +38,8 @@
  * Error numbers have fixed meanings for every ioctl:
  *
  * - ENOTTY: unknown ioctl number
- * - E2BIG: a non-zero byte past the structure the kernel knows
+ * - E2BIG: a non-zero byte past the structure the kernel knows, or
+ *   ``size`` above SNODE_IOCTL_SIZE_MAX
  * - EOPNOTSUPP: an unknown flag is set or a reserved member is non-zero
  * - EINVAL: ``size`` too small, or a member has a value out of range
  * - EFAULT: the argument or a pointer inside it is not accessible
@@ -588,8 +592,11 @@ struct snode_msg_send {
  * SNODE_IOCTL_DMA_SUBMIT on it submits a batch of copies, each naming a
  * buffer of the process and a range of an import's window. The import's
  * permission applies: a copy into a read-only import is refused. The
- * process's pages stay pinned until the copy completes, also if the
- * process exits first.
+ * process's pages stay pinned until the copy completes and count against
+ * its RLIMIT_MEMLOCK meanwhile (unless it has CAP_IPC_LOCK), as vfio's
+ * pins do. Closing the queue (or exiting) cancels the copies that have not
+ * reached the NIC yet: they complete with ECANCELED, release their pages
+ * at once and report nowhere; those on the NIC finish first.
  *
  * Each copy completes with one struct snode_dma_cpl, read() from the queue
  * descriptor in whole records; the descriptor polls readable (EPOLLIN)
@@ -627,6 +634,8 @@ struct snode_msg_send {
  * - EFAULT: the buffer is not mapped, or not writable for a copy into it
  * - EBUSY: the queue holds as many copies and unread completions as its
  *   depth; read completions first
+ * - ENOMEM: the copy's pages would take the caller's locked memory (VmLck)
+ *   beyond RLIMIT_MEMLOCK; nothing was pinned
  */
 
 /* Bytes one copy moves at most; the kernel splits it to the NIC's limit */

@@ -58,8 +58,8 @@ enum snode_node_state {
 };
 
 /**
- * enum snode_revoke_reason - Why a window was revoked, here and in the ioctls
- *   (an import's IMPORT_STATUS and memory listing). Reasons 1 to 4 are the
+ * enum snode_revoke_reason - Why a window was revoked, here (window dumps and
+ *   events) and in an import's IMPORT_STATUS ioctl. Reasons 1 to 4 are the
  *   NIC's own, the others the driver's.
  * @SNODE_REVOKE_REASON_NONE: Not revoked.
  * @SNODE_REVOKE_REASON_UNEXPORT: The exporter withdrew the export, freed the
@@ -112,8 +112,8 @@ enum snode_window_kind {
 };
 
 /**
- * enum snode_window_state - As the global-memory listings report it (window
- *   dumps, the memory listing ioctl, an import's IMPORT_STATUS).
+ * enum snode_window_state - As window dumps and an import's IMPORT_STATUS
+ *   ioctl report it.
  * @SNODE_WINDOW_STATE_ACTIVE: In use (an import - not revoked).
  * @SNODE_WINDOW_STATE_REVOKED: An import whose window the fabric or the driver
  *   revoked.
