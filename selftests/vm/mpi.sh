@@ -14,7 +14,10 @@
 # (oob tcp, snode0 only); the data goes through pml cm, mtl ofi and the
 # snode provider, with btl self only, so nothing else can carry it.
 #   - a 2-rank job: mpi_test's checks (point-to-point including 1 MiB
-#     with every byte verified, allreduce, alltoall, bcast, barrier), one
+#     with every byte verified; MPI_Probe, MPI_Iprobe, MPI_Mprobe,
+#     MPI_Improbe with MPI_Mrecv, eager and rendezvous sizes, and an
+#     MPI_ANY_SOURCE probe on a split communicator, which the provider
+#     builds on FI_PEEK and FI_CLAIM; allreduce, alltoall, bcast, barrier), one
 #     test each; its latency, bandwidth and allreduce bus bandwidth
 #     printed (never asserted)
 #   - a 4-rank job, the same checks (large messages: 8 x 128 KiB), with
@@ -108,7 +111,7 @@ relay() {	# relay PREFIX FILE
 	RELAYED=$k
 }
 # mpi_test has this many checks (main() in selftests/mpi_test.c)
-NCHECKS=7
+NCHECKS=13
 
 # counters NODE: "MSGS DMA_BYTES IP_TX_BYTES" of the node's snode0
 counters() {
