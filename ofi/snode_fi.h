@@ -173,9 +173,16 @@ struct sfi_av {
 	int refs;
 };
 
+struct sfi_eq_ev;
 struct sfi_eq {
 	struct fid_eq eq_fid;
 	struct sfi_fabric *fabric;
+	pthread_mutex_t lock;		/* protects the queue and fd_set */
+	pthread_cond_t cond;		/* an event was written */
+	struct sfi_eq_ev *head, **tail;
+	enum fi_wait_obj wait_obj;
+	int writable;			/* opened with FI_WRITE */
+	int fd, fd_set;			/* FI_WAIT_FD: eventfd, and readable */
 };
 
 struct sfi_mr {

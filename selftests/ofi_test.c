@@ -4,8 +4,10 @@
  * API only, as any libfabric program uses it (selftests/vm/ofi.sh).
  *
  *   ofi_test hints
- *       fi_getinfo with unsupported hints gives -FI_ENODATA, supported
- *       hints give the snode provider with the attributes asked for
+ *       fi_getinfo with unsupported hints gives -FI_ENODATA and a warning
+ *       that says why, supported hints give the snode provider with the
+ *       attributes asked for; an event queue with FI_WAIT_FD: its
+ *       descriptor, fi_eq_write, fi_eq_sread with and without an event
  *   ofi_test pair a|b DIR [ITERS]
  *       one side of a two-node test: writes its address to DIR/ROLE.addr,
  *       waits up to 120 s for the peer's in DIR/peer.addr (the harness
@@ -44,6 +46,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +58,7 @@
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
@@ -126,6 +130,59 @@ static int getinfo_log(struct fi_info *h, char *buf, size_t len)
 	if (tmp)
 		fclose(tmp);
 	return ret;
+}
+
+static double now_us(void);
+
+/* fi_eq(3): an event queue with a wait object, fi_eq_write, fi_eq_sread */
+static void eq_checks(void)
+{
+	struct fi_eq_attr attr = { .wait_obj = FI_WAIT_FD, .flags = FI_WRITE };
+	struct fi_eq_entry in = { .context = &attr, .data = 0x5eed }, out;
+	struct fi_info *h = hints_new(), *fi = NULL;
+	struct fid_fabric *fabric;
+	struct fid_eq *eq;
+	uint32_t event = 0;
+	struct pollfd p;
+	double t0;
+	ssize_t r;
+	int fd = -1;
+
+	if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &fi) ||
+	    fi_fabric(fi->fabric_attr, &fabric, NULL)) {
+		check(0, "eq: a fabric to open an event queue on");
+		fi_freeinfo(h);
+		return;
+	}
+	fi_freeinfo(h);
+	r = fi_eq_open(fabric, &attr, &eq, NULL);
+	check(!r, "eq: fi_eq_open with FI_WAIT_FD and FI_WRITE (%zd %s)", r,
+	      fi_strerror(-r));
+	if (r)
+		goto out;
+	r = fi_control(&eq->fid, FI_GETWAIT, &fd);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	check(!r && fd >= 0 && poll(&p, 1, 0) == 0,
+	      "eq: FI_GETWAIT gives a descriptor, not readable while empty (%zd, fd %d)",
+	      r, fd);
+	t0 = now_us();
+	r = fi_eq_sread(eq, &event, &out, sizeof(out), 200, 0);
+	check(r == -FI_EAGAIN && now_us() - t0 >= 150e3,
+	      "eq: fi_eq_sread on an empty queue waits its 200 ms, -FI_EAGAIN (%zd after %.0f ms)",
+	      r, (now_us() - t0) / 1e3);
+	r = fi_eq_write(eq, FI_NOTIFY, &in, sizeof(in), 0);
+	check(r == sizeof(in) && poll(&p, 1, 0) == 1,
+	      "eq: fi_eq_write of an FI_NOTIFY event, the descriptor polls readable (%zd)", r);
+	memset(&out, 0, sizeof(out));
+	r = fi_eq_sread(eq, &event, &out, sizeof(out), 1000, 0);
+	check(r == sizeof(out) && event == FI_NOTIFY && out.context == &attr &&
+	      out.data == 0x5eed && poll(&p, 1, 0) == 0,
+	      "eq: fi_eq_sread returns it (event, context, data), the descriptor is quiet again (%zd)",
+	      r);
+	fi_close(&eq->fid);
+out:
+	fi_close(&fabric->fid);
+	fi_freeinfo(fi);
 }
 
 static int do_hints(void)
@@ -200,6 +257,7 @@ static int do_hints(void)
 	ret = getinfo_log(h, log, sizeof(log));
 	check(ret == -FI_ENODATA && strstr(log, "endpoint type other than FI_EP_RDM"),
 	      "FI_EP_MSG refused: the provider's warning names the endpoint type");
+	eq_checks();
 	NODATA("iov_limit 64", h->tx_attr->iov_limit = 64);
 	NODATA("domain nosuch", h->domain_attr->name = strdup("nosuch"));
 	NODATA("fabric nosuch", h->fabric_attr->name = strdup("nosuch"));
