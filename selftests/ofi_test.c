@@ -247,11 +247,15 @@ static int do_hints(void)
 	h = hints_new();
 	h->domain_attr->data_progress = FI_PROGRESS_AUTO;
 	ret = getinfo_log(h, log, sizeof(log));
-	check(ret == -FI_ENODATA && strstr(log, "snode") &&
-	      strstr(log, "automatic data progress"),
-	      "FI_PROGRESS_AUTO refused: the provider's warning says why (FI_LOG_LEVEL=warn): %.*s",
-	      (int)strcspn(strstr(log, "snode") ? strstr(log, "snode") : log, "\n"),
-	      strstr(log, "snode") ? strstr(log, "snode") : log);
+	{
+		const char *w = strstr(log, "automatic data progress");
+
+		while (w && w > log && w[-1] != '\n')
+			w--;	/* the whole line */
+		check(ret == -FI_ENODATA && w && strstr(w, "snode"),
+		      "FI_PROGRESS_AUTO refused: the provider's warning says why (FI_LOG_LEVEL=warn): %.*s",
+		      w ? (int)strcspn(w, "\n") : 0, w ? w : "");
+	}
 	h = hints_new();
 	h->ep_attr->type = FI_EP_MSG;
 	ret = getinfo_log(h, log, sizeof(log));
