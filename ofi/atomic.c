@@ -144,7 +144,8 @@ void sfi_atomic_handle(struct sfi_ep *ep, const struct snode_msg *m)
 	memcpy(&compare, m->payload + 32, 8);
 	memcpy(&from.key, m->payload + 40, 8);
 	mr = sfi_mr_find(ep->domain, key);
-	if (!size || !sfi_at_op_ok(m->payload[1], op))
+	if (m->payload[1] > SFI_AT_COMPARE || !size ||
+	    !sfi_at_op_ok(m->payload[1], op))
 		status = -EOPNOTSUPP;
 	else if (!mr || !(mr->access & FI_REMOTE_WRITE) ||
 		 (m->payload[1] != SFI_AT_WRITE &&
@@ -176,8 +177,10 @@ void sfi_atomic_resp(struct sfi_ep *ep, const struct snode_msg *m)
 	op = sfi_op_find(ep, m, 1, id);
 	if (!op || op->kind != SFI_K_ATOMIC)
 		return;
-	if (!status && op->iov_count)	/* the fetched value */
-		memcpy(op->iov[0].iov_base, m->payload + 16, op->iov[0].iov_len);
+	status = sfi_peer_status(m, status);
+	if (!status && op->iov_count)	/* the fetched value, our own size */
+		memcpy(op->iov[0].iov_base, m->payload + 16,
+		       op->iov[0].iov_len < 8 ? op->iov[0].iov_len : 8);
 	sfi_op_end(ep, op, status);
 }
 

@@ -198,10 +198,13 @@ static void sfi_list_append(struct sfi_rx **head, struct sfi_rx *rx)
 	*head = rx;
 }
 
-/* what an unexpected message costs against unexp_max */
+/*
+ * what an unexpected message costs against unexp_max: the memory it holds
+ * (its buffer grows with the bytes that arrive, sfi_asm_bytes())
+ */
 static size_t sfi_unexp_cost(const struct sfi_rx *u)
 {
-	return sizeof(*u) + (u->rdv ? 0 : u->len);
+	return sizeof(*u) + (u->rdv ? 0 : u->cap);
 }
 
 static void sfi_unexp_free(struct sfi_ep *ep, struct sfi_rx *u)
@@ -271,10 +274,37 @@ static void sfi_asm_bytes(struct sfi_ep *ep, struct sfi_asm *a,
 
 	if (n > a->len - a->got)
 		n = a->len - a->got;	/* a confused sender: ignore the rest */
-	if (a->rx)
+	if (a->rx) {
 		iov_scatter(a->rx->iov, a->rx->iov_count, a->got, p, n);
-	else
-		memcpy((char *)a->unexp->buf + a->got, p, n);
+	} else {
+		struct sfi_rx *u = a->unexp;
+
+		/*
+		 * The buffer grows with the bytes that really arrive: a header
+		 * that announces max_msg_size bytes costs the sender as many
+		 * fragments as it costs us memory.
+		 */
+		if (a->got + n > u->cap) {
+			size_t cap = u->cap * 2 > a->got + n ? u->cap * 2 :
+				     a->got + n;
+			void *b;
+
+			if (cap > a->len)
+				cap = a->len;
+			b = realloc(u->buf, cap);
+			if (!b) {
+				FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+					"no memory for an unexpected message; dropped\n");
+				sfi_asm_abort(ep, a);
+				sfi_asm_remove(ep, a);
+				return;
+			}
+			ep->unexp_bytes += cap - u->cap;
+			u->buf = b;
+			u->cap = cap;
+		}
+		memcpy((char *)u->buf + a->got, p, n);
+	}
 	a->got += n;
 	if (a->got < a->len)
 		return;
@@ -314,6 +344,18 @@ static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
 	sfi_rdv_parse(m, 16, &rs);
 	rs.pipe = !!(m->payload[1] & SFI_F_PIPE);
 	from.key = rs.key;	/* where DONE goes */
+	/*
+	 * A slot no region can hold, or a message no sender may send: the
+	 * receive it matches fails with FI_EIO, the sender is told, nothing
+	 * is read.
+	 */
+	if (len > sfi_params.max_msg_size || sfi_rdv_src_check(&rs, len)) {
+		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+			"RTS from node %u endpoint %u: %u bytes at slot offset %u%s: malformed; the receive it matches fails\n",
+			m->src_node, m->src_ep, len, rs.off,
+			rs.pipe ? " (pipelined)" : "");
+		rs.bad = 1;
+	}
 	rx = sfi_take_posted(ep, tagged, tag, &from);
 	if (rx) {
 		int r = sfi_rdv_pull(ep, &rs, rx->iov, rx->iov_count,
@@ -352,7 +394,7 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 	for (a = ep->asms; a; a = a->next)
 		if (a->node == m->src_node && a->ep == m->src_ep)
 			break;
-	if (m->len < 1)
+	if (m->len < 1 || m->len > SNODE_MSG_MAX_LEN)
 		return;
 	if (m->payload[0] == SFI_OP_RTS) {
 		sfi_handle_rts(ep, m);
@@ -420,7 +462,9 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 	if (!a->rx) {
 		struct sfi_rx *u = calloc(1, sizeof(*u));
 
-		if (!u || !(u->buf = malloc(len ? len : 1))) {
+		if (u)
+			u->cap = len < 4096 ? len : 4096;
+		if (!u || !(u->buf = malloc(u->cap ? u->cap : 1))) {
 			free(u);
 			free(a);
 			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
@@ -631,6 +675,143 @@ out:
 	return ret;
 }
 
+/* --- FI_PEEK, FI_CLAIM, FI_DISCARD (fi_tagged(3)) -------------------------- */
+/* drop an unexpected message unread: a rendezvous sender is told it is done */
+static void sfi_unexp_discard(struct sfi_ep *ep, struct sfi_rx *u)
+{
+	if (u->rdv)
+		sfi_rdv_done(ep, &u->from, u->rs.off, 0);
+	sfi_unexp_free(ep, u);
+}
+
+/* a completion for a peek or a discard, about message u (NULL: none) */
+static void sfi_peek_done(struct sfi_ep *ep, void *context,
+			  const struct sfi_rx *u, size_t len, int err)
+{
+	struct fi_cq_err_entry e = {
+		.op_context = context,
+		.flags = FI_RECV | FI_TAGGED,
+		.err = err,
+	};
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+
+	if (u) {
+		e.flags |= u->has_data ? FI_REMOTE_CQ_DATA : 0;
+		e.len = len;
+		e.tag = u->tag;
+		e.data = u->has_data ? u->data : 0;
+		if (ep->av && (ep->caps & FI_SOURCE))
+			src = sfi_av_reverse(ep->av, u->from.node, u->from.id);
+	}
+	if (ep->rx_cq)
+		sfi_cq_push(ep->rx_cq, &e, src);
+}
+
+/*
+ * FI_PEEK: the oldest unexpected message that a receive with these
+ * arguments would take. Found, its length, tag, data and source complete
+ * the peek (and FI_CLAIM sets it aside for the FI_CLAIM receive with the
+ * same context, FI_DISCARD drops it); else an error entry FI_ENOMSG. A
+ * message still arriving counts as not there yet: the next peek finds it,
+ * and none behind it is reported out of order.
+ */
+static ssize_t sfi_peek(struct sfi_ep *ep, fi_addr_t src, uint64_t tag,
+			uint64_t ignore, void *context, uint64_t flags)
+{
+	struct sfi_rx **pp, *u = NULL;
+	ssize_t ret = 0;
+
+	pthread_mutex_lock(&ep->domain->lock);
+	if (!ep->enabled) {
+		ret = -FI_EOPBADSTATE;
+		goto out;
+	}
+	if (src != FI_ADDR_UNSPEC && (ep->caps & FI_DIRECTED_RECV)) {
+		struct sfi_addr a;
+
+		if (sfi_av_lookup_addr(ep->av, src, &a)) {
+			ret = -FI_EINVAL;
+			goto out;
+		}
+	}
+	sfi_ep_progress(ep);
+	for (pp = &ep->unexp[1]; *pp; pp = &(*pp)->next)
+		if (sfi_src_match(ep, src, &(*pp)->from) &&
+		    sfi_tag_match(tag, ignore, (*pp)->tag)) {
+			u = *pp;
+			break;
+		}
+	if (!u || u->got < u->len) {
+		sfi_peek_done(ep, context, NULL, 0, FI_ENOMSG);
+		goto out;
+	}
+	sfi_peek_done(ep, context, u, u->len, 0);
+	if (!(flags & (FI_CLAIM | FI_DISCARD)))
+		goto out;
+	*pp = u->next;
+	if (flags & FI_DISCARD) {
+		sfi_unexp_discard(ep, u);
+		goto out;
+	}
+	/* fi_context's words are the provider's while the operation lasts */
+	u->context = context;
+	((struct fi_context *)context)->internal[0] = u;
+	u->next = ep->claimed;
+	ep->claimed = u;
+out:
+	pthread_mutex_unlock(&ep->domain->lock);
+	return ret;
+}
+
+/*
+ * FI_CLAIM without FI_PEEK: receive (or with FI_DISCARD drop) the message
+ * an earlier FI_PEEK | FI_CLAIM with this context set aside; its tag and
+ * source arguments are ignored. -FI_EINVAL if the context claimed none.
+ */
+static ssize_t sfi_claimed_recv(struct sfi_ep *ep, const struct iovec *iov,
+				size_t count, void *context, uint64_t flags)
+{
+	struct sfi_rx **pp, *u = NULL, *rx;
+	ssize_t ret = 0;
+
+	rx = calloc(1, sizeof(*rx));
+	if (!rx)
+		return -FI_ENOMEM;
+	pthread_mutex_lock(&ep->domain->lock);
+	for (pp = &ep->claimed; *pp; pp = &(*pp)->next)
+		if ((*pp)->context == context &&
+		    ((struct fi_context *)context)->internal[0] == *pp) {
+			u = *pp;
+			break;
+		}
+	if (!u) {
+		free(rx);
+		ret = -FI_EINVAL;
+		goto out;
+	}
+	*pp = u->next;
+	((struct fi_context *)context)->internal[0] = NULL;
+	if (flags & FI_DISCARD) {
+		free(rx);
+		sfi_peek_done(ep, context, u, 0, 0);
+		sfi_unexp_discard(ep, u);
+		goto out;
+	}
+	rx->tagged = 1;
+	rx->context = context;
+	rx->tag = u->tag;
+	rx->src = FI_ADDR_UNSPEC;
+	rx->flags = flags;
+	if (count)
+		memcpy(rx->iov, iov, count * sizeof(*iov));
+	rx->iov_count = count;
+	rx->iov_len = sfi_iov_total(iov, count);
+	sfi_unexp_deliver(ep, u, rx, 0);
+out:
+	pthread_mutex_unlock(&ep->domain->lock);
+	return ret;
+}
+
 /* --- receiving ---------------------------------------------------------------- */
 static ssize_t sfi_recv(struct sfi_ep *ep, const struct iovec *iov, size_t count,
 			fi_addr_t src, int tagged, uint64_t tag, uint64_t ignore,
@@ -641,8 +822,18 @@ static ssize_t sfi_recv(struct sfi_ep *ep, const struct iovec *iov, size_t count
 
 	if (count > SFI_IOV_LIMIT || (count && !iov))
 		return -FI_EINVAL;
-	if (flags & (FI_MULTI_RECV | FI_PEEK | FI_CLAIM | FI_DISCARD))
+	if (flags & FI_MULTI_RECV)
 		return -FI_EBADFLAGS;
+	if (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) {
+		/* fi_tagged(3) only; a claim names its message by context */
+		if (!tagged || !(flags & (FI_PEEK | FI_CLAIM)))
+			return -FI_EBADFLAGS;
+		if ((flags & FI_CLAIM) && !context)
+			return -FI_EINVAL;
+		if (flags & FI_PEEK)
+			return sfi_peek(ep, src, tag, ignore, context, flags);
+		return sfi_claimed_recv(ep, iov, count, context, flags);
+	}
 	rx = calloc(1, sizeof(*rx));
 	if (!rx)
 		return -FI_ENOMEM;
@@ -1078,6 +1269,7 @@ static int sfi_ep_close(struct fid *fid)
 	sfi_free_list(ep->posted[1]);
 	sfi_free_list(ep->unexp[0]);
 	sfi_free_list(ep->unexp[1]);
+	sfi_free_list(ep->claimed);
 	sfi_rdv_close(ep);
 	if (ep->tx_cq) {
 		sfi_detach(ep->tx_cq->eps, &ep->tx_cq->neps, ep);

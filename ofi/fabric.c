@@ -3,15 +3,18 @@
  * fabric.c - fabric, event queue, domain and memory registration objects,
  * and the stubs for operations the provider does not implement.
  *
- * The event queue exists because programs (fi_pingpong) open one on every
- * fabric; an RDM endpoint over snode has no connection events, so it never
- * holds one.
+ * The event queue exists because programs (fi_pingpong, fabtests) open
+ * one on every fabric; an RDM endpoint over snode has no connection events,
+ * so it holds only what the application writes into it.
  */
 #include <errno.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/eventfd.h>
 
 #include "snode_fi.h"
 
@@ -32,30 +35,166 @@ int sfi_no_ops_open(struct fid *fid, const char *name, uint64_t flags,
 }
 
 /* --- event queue -------------------------------------------------------- */
-static ssize_t sfi_eq_read(struct fid_eq *eq, uint32_t *event, void *buf,
+/*
+ * An RDM endpoint over snode has no connection events, so the queue holds
+ * only what the application writes into it (attr->flags FI_WRITE,
+ * fi_eq_write) and the waits of fi_eq_sread; with FI_WAIT_FD its
+ * descriptor (fi_control FI_GETWAIT) is an eventfd, readable while an
+ * event waits.
+ */
+struct sfi_eq_ev {
+	struct sfi_eq_ev *next;
+	uint32_t event;
+	int err;		/* an error event: none so far */
+	size_t len;
+	unsigned char data[];
+};
+
+static struct sfi_eq *to_eq(struct fid_eq *f)
+{
+	return container_of(f, struct sfi_eq, eq_fid);
+}
+
+/* under eq->lock: the descriptor's readiness follows the queue */
+static void sfi_eq_fd_sync(struct sfi_eq *eq)
+{
+	uint64_t v = 1;
+
+	if (eq->fd < 0)
+		return;
+	if (eq->head && !eq->fd_set) {
+		if (write(eq->fd, &v, sizeof(v)) == sizeof(v))
+			eq->fd_set = 1;
+	} else if (!eq->head && eq->fd_set) {
+		if (read(eq->fd, &v, sizeof(v)) == sizeof(v))
+			eq->fd_set = 0;
+	}
+}
+
+/* the next event if it is (not) an error one: copied to buf, maybe popped */
+static ssize_t __sfi_eq_take(struct sfi_eq *eq, int err, uint32_t *event,
+			     void *buf, size_t len, uint64_t flags)
+{
+	struct sfi_eq_ev *ev = eq->head;
+	size_t n;
+
+	if (!ev)
+		return -FI_EAGAIN;
+	if (ev->err != err)
+		return err ? -FI_EAGAIN : -FI_EAVAIL;
+	n = ev->len < len ? ev->len : len;
+	if (event)
+		*event = ev->event;
+	if (buf && n)
+		memcpy(buf, ev->data, n);
+	if (!(flags & FI_PEEK)) {
+		eq->head = ev->next;
+		if (!eq->head)
+			eq->tail = &eq->head;
+		free(ev);
+		sfi_eq_fd_sync(eq);
+	}
+	return n;
+}
+
+static ssize_t sfi_eq_read(struct fid_eq *f, uint32_t *event, void *buf,
 			   size_t len, uint64_t flags)
 {
-	return -FI_EAGAIN;
+	struct sfi_eq *eq = to_eq(f);
+	ssize_t ret;
+
+	if (flags & ~(uint64_t)FI_PEEK)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&eq->lock);
+	ret = __sfi_eq_take(eq, 0, event, buf, len, flags);
+	pthread_mutex_unlock(&eq->lock);
+	return ret;
 }
 
-static ssize_t sfi_eq_readerr(struct fid_eq *eq, struct fi_eq_err_entry *buf,
+static ssize_t sfi_eq_readerr(struct fid_eq *f, struct fi_eq_err_entry *buf,
 			      uint64_t flags)
 {
-	return -FI_EAGAIN;
+	struct sfi_eq *eq = to_eq(f);
+	struct fi_eq_err_entry e;
+	ssize_t ret;
+
+	if (!buf)
+		return -FI_EINVAL;
+	pthread_mutex_lock(&eq->lock);
+	ret = __sfi_eq_take(eq, 1, NULL, &e, sizeof(e), flags);
+	pthread_mutex_unlock(&eq->lock);
+	if (ret < 0)
+		return ret;
+	/* the caller's err_data buffer is its own: no provider data */
+	e.err_data = buf->err_data;
+	e.err_data_size = 0;
+	*buf = e;
+	return sizeof(*buf);
 }
 
-static ssize_t sfi_eq_write(struct fid_eq *eq, uint32_t event, const void *buf,
+static ssize_t sfi_eq_write(struct fid_eq *f, uint32_t event, const void *buf,
 			    size_t len, uint64_t flags)
 {
-	return -FI_ENOSYS;
+	struct sfi_eq *eq = to_eq(f);
+	struct sfi_eq_ev *ev;
+
+	if (!eq->writable)
+		return -FI_EOPNOTSUPP;	/* opened without FI_WRITE */
+	if ((len && !buf) || len > 65536 || flags)
+		return -FI_EINVAL;
+	ev = malloc(sizeof(*ev) + len);
+	if (!ev)
+		return -FI_ENOMEM;
+	ev->next = NULL;
+	ev->event = event;
+	ev->err = 0;	/* the provider itself raises none */
+	ev->len = len;
+	if (len)
+		memcpy(ev->data, buf, len);
+	pthread_mutex_lock(&eq->lock);
+	*eq->tail = ev;
+	eq->tail = &ev->next;
+	sfi_eq_fd_sync(eq);
+	pthread_cond_broadcast(&eq->cond);
+	pthread_mutex_unlock(&eq->lock);
+	return len;
 }
 
-static ssize_t sfi_eq_sread(struct fid_eq *eq, uint32_t *event, void *buf,
+static ssize_t sfi_eq_sread(struct fid_eq *f, uint32_t *event, void *buf,
 			    size_t len, int timeout, uint64_t flags)
 {
-	if (timeout > 0)
-		poll(NULL, 0, timeout);
-	return -FI_EAGAIN;
+	struct sfi_eq *eq = to_eq(f);
+	struct timespec end;
+	ssize_t ret;
+
+	if (flags & ~(uint64_t)FI_PEEK)
+		return -FI_EINVAL;
+	if (eq->wait_obj == FI_WAIT_NONE)
+		return -FI_EINVAL;	/* fi_eq(3): no wait object, no sread */
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	if (timeout > 0) {
+		end.tv_sec += timeout / 1000;
+		end.tv_nsec += (long)(timeout % 1000) * 1000000L;
+		if (end.tv_nsec >= 1000000000L) {
+			end.tv_sec++;
+			end.tv_nsec -= 1000000000L;
+		}
+	}
+	pthread_mutex_lock(&eq->lock);
+	for (;;) {
+		ret = __sfi_eq_take(eq, 0, event, buf, len, flags);
+		if (ret != -FI_EAGAIN || !timeout)
+			break;
+		if (timeout < 0)
+			pthread_cond_wait(&eq->cond, &eq->lock);
+		else if (pthread_cond_timedwait(&eq->cond, &eq->lock, &end) ==
+			 ETIMEDOUT) {
+			ret = __sfi_eq_take(eq, 0, event, buf, len, flags);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&eq->lock);
+	return ret;
 }
 
 /* prov_errno is the errno of the failed snode operation */
@@ -87,7 +226,31 @@ static struct fi_ops_eq sfi_eq_ops = {
 
 static int sfi_eq_close(struct fid *fid)
 {
-	free(container_of(fid, struct sfi_eq, eq_fid.fid));
+	struct sfi_eq *eq = container_of(fid, struct sfi_eq, eq_fid.fid);
+
+	while (eq->head) {
+		struct sfi_eq_ev *ev = eq->head;
+
+		eq->head = ev->next;
+		free(ev);
+	}
+	if (eq->fd >= 0)
+		close(eq->fd);
+	pthread_cond_destroy(&eq->cond);
+	pthread_mutex_destroy(&eq->lock);
+	free(eq);
+	return 0;
+}
+
+static int sfi_eq_control(struct fid *fid, int command, void *arg)
+{
+	struct sfi_eq *eq = container_of(fid, struct sfi_eq, eq_fid.fid);
+
+	if (command != FI_GETWAIT)
+		return -FI_ENOSYS;
+	if (eq->fd < 0 || !arg)
+		return -FI_ENODATA;	/* no descriptor to wait on */
+	*(int *)arg = eq->fd;
 	return 0;
 }
 
@@ -95,28 +258,54 @@ static struct fi_ops sfi_eq_fi_ops = {
 	.size = sizeof(struct fi_ops),
 	.close = sfi_eq_close,
 	.bind = sfi_no_bind,
-	.control = sfi_no_control,
+	.control = sfi_eq_control,
 	.ops_open = sfi_no_ops_open,
 };
 
 static int sfi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
-		       struct fid_eq **eq, void *context)
+		       struct fid_eq **eq_fid, void *context)
 {
-	struct sfi_eq *e;
+	struct sfi_eq *eq;
+	pthread_condattr_t ca;
 
-	if (!attr || attr->flags)
+	if (!attr || (attr->flags & ~(uint64_t)FI_WRITE))
 		return -FI_EINVAL;
-	if (attr->wait_obj != FI_WAIT_NONE && attr->wait_obj != FI_WAIT_UNSPEC)
+	switch (attr->wait_obj) {
+	case FI_WAIT_NONE:
+	case FI_WAIT_UNSPEC:
+	case FI_WAIT_FD:
+		break;
+	default:
+		FI_WARN(&sfi_prov, FI_LOG_EQ,
+			"fi_eq_open: wait object %d: only FI_WAIT_NONE, FI_WAIT_UNSPEC and FI_WAIT_FD\n",
+			attr->wait_obj);
 		return -FI_ENOSYS;
-	e = calloc(1, sizeof(*e));
-	if (!e)
+	}
+	eq = calloc(1, sizeof(*eq));
+	if (!eq)
 		return -FI_ENOMEM;
-	e->fabric = container_of(fabric, struct sfi_fabric, fabric_fid);
-	e->eq_fid.fid.fclass = FI_CLASS_EQ;
-	e->eq_fid.fid.context = context;
-	e->eq_fid.fid.ops = &sfi_eq_fi_ops;
-	e->eq_fid.ops = &sfi_eq_ops;
-	*eq = &e->eq_fid;
+	eq->fd = -1;
+	if (attr->wait_obj == FI_WAIT_FD) {
+		eq->fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (eq->fd < 0) {
+			free(eq);
+			return -FI_ENOMEM;
+		}
+	}
+	eq->wait_obj = attr->wait_obj;
+	eq->writable = !!(attr->flags & FI_WRITE);
+	eq->tail = &eq->head;
+	pthread_mutex_init(&eq->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&eq->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	eq->fabric = container_of(fabric, struct sfi_fabric, fabric_fid);
+	eq->eq_fid.fid.fclass = FI_CLASS_EQ;
+	eq->eq_fid.fid.context = context;
+	eq->eq_fid.fid.ops = &sfi_eq_fi_ops;
+	eq->eq_fid.ops = &sfi_eq_ops;
+	*eq_fid = &eq->eq_fid;
 	return 0;
 }
 

@@ -167,14 +167,16 @@ static struct fi_info *sfi_info_new(const struct fi_info *hints,
 	return fi;
 }
 
-/* hints the provider cannot meet; FI_INFO says which */
+/* hints the provider cannot meet; a warning says which */
 static int sfi_hints_ok(const struct fi_info *h, struct snode_dev *dev,
 			uint32_t fabric_id)
 {
 	char name[64];
 
 #define SFI_NO(why) do { \
-		FI_INFO(&sfi_prov, FI_LOG_CORE, "hints: %s\n", why); \
+		FI_WARN(&sfi_prov, FI_LOG_CORE, \
+			"%s: hints ask for %s: not offered (fi_snode(7))\n", \
+			snode_dev_get_name(dev), why); \
 		return 0; \
 	} while (0)
 	if (!h)
@@ -268,8 +270,12 @@ static int sfi_getinfo(uint32_t version, const char *node, const char *service,
 		struct sfi_addr *a = flags & FI_SOURCE ? &src : &dst;
 
 		/* only our own address form names an endpoint */
-		if (!node || sfi_addr_from_str(node, strlen(node) + 1, a))
+		if (!node || sfi_addr_from_str(node, strlen(node) + 1, a)) {
+			FI_WARN(&sfi_prov, FI_LOG_CORE,
+				"node \"%s\", service \"%s\": not an fi_snode:// address\n",
+				node ? node : "", service ? service : "");
 			return -FI_ENODATA;
+		}
 		if (flags & FI_SOURCE)
 			have_src = 1;
 		else
@@ -277,14 +283,20 @@ static int sfi_getinfo(uint32_t version, const char *node, const char *service,
 	}
 	if (hints && hints->src_addr) {
 		if (hints->addr_format != FI_ADDR_STR ||
-		    sfi_addr_from_str(hints->src_addr, hints->src_addrlen, &src))
+		    sfi_addr_from_str(hints->src_addr, hints->src_addrlen, &src)) {
+			FI_WARN(&sfi_prov, FI_LOG_CORE,
+				"hints: src_addr is not an FI_ADDR_STR fi_snode:// address\n");
 			return -FI_ENODATA;
+		}
 		have_src = 1;
 	}
 	if (hints && hints->dest_addr) {
 		if (hints->addr_format != FI_ADDR_STR ||
-		    sfi_addr_from_str(hints->dest_addr, hints->dest_addrlen, &dst))
+		    sfi_addr_from_str(hints->dest_addr, hints->dest_addrlen, &dst)) {
+			FI_WARN(&sfi_prov, FI_LOG_CORE,
+				"hints: dest_addr is not an FI_ADDR_STR fi_snode:// address\n");
 			return -FI_ENODATA;
+		}
 		have_dst = 1;
 	}
 
@@ -296,13 +308,21 @@ static int sfi_getinfo(uint32_t version, const char *node, const char *service,
 
 		if (snode_dev_get_status(dev, &st, sizeof(st)) < 0)
 			continue;
-		if (st.node_id == SNODE_NODE_ID_NONE)
-			continue;	/* not attached: nothing to reach */
+		if (st.node_id == SNODE_NODE_ID_NONE) {
+			FI_WARN(&sfi_prov, FI_LOG_CORE,
+				"%s: not attached to a fabric: not offered\n",
+				snode_dev_get_name(dev));
+			continue;	/* nothing to reach */
+		}
 		if (!sfi_hints_ok(hints, dev, st.fabric_id))
 			continue;
 		if (have_src && (src.fabric != st.fabric_id ||
-				 src.ep.node != st.node_id))
+				 src.ep.node != st.node_id)) {
+			FI_WARN(&sfi_prov, FI_LOG_CORE,
+				"%s: the source address names fabric %u node %u, not this NIC's\n",
+				snode_dev_get_name(dev), src.fabric, src.ep.node);
 			continue;
+		}
 		fi = sfi_info_new(hints, dev, &st);
 		if (!fi) {
 			ret = -FI_ENOMEM;

@@ -39,10 +39,11 @@ $(OFI_PROV): $(OFI_OBJS) $(LIBSNODE_A)
 		-Wl,--no-undefined -o $@ $(OFI_OBJS) $(LIBSNODE_A) \
 		$(LIBSNODE_LIBS) $(OFI_LIBS)
 
-$(OFI_TEST): $(TOP)/selftests/ofi_test.c
+# linked with the static libsnode too: its hostile peer crafts raw messages
+$(OFI_TEST): $(TOP)/selftests/ofi_test.c $(LIBSNODE_A) $(TOP)/libsnode/libsnode.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(shell $(PKG_CONFIG) --cflags libfabric 2>/dev/null) \
-		$(USER_LDFLAGS) -o $@ $< $(OFI_LIBS)
+		$(USER_LDFLAGS) -o $@ $< $(LIBSNODE_A) $(LIBSNODE_LIBS) $(OFI_LIBS)
 
 $(OFI_STAGE)/%: $(OFI_DIR)/%
 	install -D -m 0755 $< $@

@@ -42,6 +42,8 @@
 #define SFI_SLOT_ALIGN	64
 #define SFI_PROBE_MS	1000
 #define SFI_MAX_IMPORTS	32
+/* no bounce region is larger (FI_SNODE_RDV_POOL's bound, page-rounded) */
+#define SFI_REGION_MAX	(1ULL << 31)
 
 /* --- this endpoint's bounce region ---------------------------------------- */
 static int sfi_bounce_get(struct sfi_ep *ep)
@@ -152,6 +154,12 @@ void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op)
 			*pp = op->next;
 			break;
 		}
+	/*
+	 * Every node that knows the endpoint's key can read the region: what
+	 * a finished transfer left there must not wait for the next one.
+	 */
+	if (op->slot && ep->rdv.map)
+		memset((char *)ep->rdv.map + op->off, 0, op->slot);
 	free(op);
 }
 
@@ -221,6 +229,21 @@ struct sfi_op *sfi_op_find(struct sfi_ep *ep, const struct snode_msg *m,
 			return op;
 	}
 	return NULL;
+}
+
+/*
+ * A status a peer answered with (0 or -errno): anything else is a
+ * confused or hostile peer, and the operation fails with EIO rather than
+ * with a number that no errno table knows (or that negating overflows).
+ */
+int sfi_peer_status(const struct snode_msg *m, int32_t status)
+{
+	if (status <= 0 && status >= -4095)
+		return status;
+	FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+		"status %d from node %u endpoint %u is no -errno; taken as EIO\n",
+		status, m->src_node, m->src_ep);
+	return -EIO;
 }
 
 /* --- control messages ------------------------------------------------------- */
@@ -306,9 +329,30 @@ void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
 {
 	rs->node = m->src_node;
 	rs->pipe = 0;
+	rs->bad = 0;
 	memcpy(&rs->off, m->payload + pos, 4);
 	memcpy(&rs->export_id, m->payload + pos + 4, 4);
 	memcpy(&rs->key, m->payload + pos + 8, 8);
+}
+
+/*
+ * 0 if len bytes at the slot rs names (behind its ready word if pipelined)
+ * can lie inside a bounce region, else -EPROTO: computed in 64 bits, as
+ * a slot offset near 4 GiB plus the word's 64 bytes wraps 32, and no
+ * region is larger than FI_SNODE_RDV_POOL's bound. The import then checks
+ * the rest against the region the peer really exported.
+ */
+int sfi_rdv_src_check(const struct sfi_rdv_src *rs, uint64_t len)
+{
+	uint64_t end;
+
+	if (rs->pipe && rs->off % sizeof(uint64_t))
+		return -EPROTO;		/* the ready word is read atomically */
+	if (__builtin_add_overflow((uint64_t)rs->off,
+				   rs->pipe ? SFI_SLOT_ALIGN : 0, &end) ||
+	    __builtin_add_overflow(end, len, &end) || end > SFI_REGION_MAX)
+		return -EPROTO;
+	return 0;
 }
 
 /* --- imports of peers' bounce regions --------------------------------------- */
@@ -422,15 +466,15 @@ static int sfi_imp_active(struct sfi_imp *imp)
  * A pipelined slot (SFI_F_PIPE): the sender stores how many bytes it has
  * copied into the ready word at the slot's start as it goes. Wait until
  * it is past pos and return it (at most len), or a negative errno: the
- * region went away (it then reads zeros), or the sender stopped copying
- * for SFI_READY_MS.
+ * region went away (it then reads zeros), or the deadline give_up (set
+ * once per pull, so that a sender trickling a byte at a time cannot keep
+ * the receiver waiting chunk after chunk) passed.
  */
 #define SFI_READY_MS	10000
-static int64_t sfi_ready_wait(struct sfi_imp *imp, uint32_t off, size_t pos,
-			      size_t len)
+static int64_t sfi_ready_wait(struct sfi_imp *imp, uint64_t off, size_t pos,
+			      size_t len, int64_t give_up)
 {
 	const uint64_t *word = (const uint64_t *)((char *)imp->map + off);
-	int64_t give_up = 0;
 	unsigned int spins = 0;
 	uint64_t ready;
 	int ret;
@@ -444,9 +488,7 @@ static int64_t sfi_ready_wait(struct sfi_imp *imp, uint32_t off, size_t pos,
 		ret = sfi_imp_active(imp);
 		if (ret)
 			return ret;
-		if (!give_up)
-			give_up = sfi_ms() + SFI_READY_MS;
-		else if (sfi_ms() > give_up)
+		if (sfi_ms() > give_up)
 			return -ETIMEDOUT;
 	}
 }
@@ -459,7 +501,8 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		 const struct iovec *iov, size_t count, size_t len)
 {
 	int dma = sfi_params.rdv_dma_min && len >= sfi_params.rdv_dma_min;
-	uint32_t data = rs->off + (rs->pipe ? SFI_SLOT_ALIGN : 0);
+	uint64_t data = (uint64_t)rs->off + (rs->pipe ? SFI_SLOT_ALIGN : 0);
+	int64_t give_up = sfi_ms() + SFI_READY_MS;
 	struct sfi_imp *imp = NULL;
 	size_t i, pos = 0;
 	int64_t ready;
@@ -467,14 +510,24 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 
 	if (!len)
 		return 0;
-	ret = sfi_imp_get(ep, rs, (uint64_t)data + len, &imp);
+	if (rs->bad || sfi_rdv_src_check(rs, len)) {
+		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+			"node %u names %zu bytes at slot offset %u%s of its region: beyond any region; dropped\n",
+			rs->node, len, rs->off, rs->pipe ? " (pipelined)" : "");
+		return -FI_EIO;
+	}
+	ret = sfi_imp_get(ep, rs, data + len, &imp);
 	if (ret)
 		return ret;
+	if (imp->length < data + len) {	/* sfi_imp_get() imports that much */
+		ret = -EPROTO;
+		goto err;
+	}
 	if (rs->pipe && dma) {	/* the engine copies the whole message */
 		ret = sfi_imp_map(imp);
 		if (ret)
 			goto err;
-		ready = sfi_ready_wait(imp, rs->off, len - 1, len);
+		ready = sfi_ready_wait(imp, rs->off, len - 1, len, give_up);
 		if (ready < 0) {
 			ret = ready;
 			goto err;
@@ -503,7 +556,8 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 	if (ret)
 		goto err;
 	while (pos < len) {	/* what the sender has copied so far */
-		ready = rs->pipe ? sfi_ready_wait(imp, rs->off, pos, len) :
+		ready = rs->pipe ?
+			sfi_ready_wait(imp, rs->off, pos, len, give_up) :
 			(int64_t)len;
 		if (ready < 0) {
 			ret = ready;
@@ -598,6 +652,7 @@ static void sfi_read_resp(struct sfi_ep *ep, const struct snode_msg *m)
 	if (m->len < 28)
 		return;
 	memcpy(&status, m->payload + 4, 4);
+	status = sfi_peer_status(m, status);
 	memcpy(&id, m->payload + 8, 4);
 	sfi_rdv_parse(m, 12, &rs);
 	from.key = rs.key;
@@ -629,7 +684,7 @@ void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m)
 		memcpy(&off, m->payload + 8, 4);
 		op = sfi_op_find(ep, m, 0, off);
 		if (op)
-			sfi_op_end(ep, op, status);
+			sfi_op_end(ep, op, sfi_peer_status(m, status));
 		return;
 	case SFI_OP_READ_RESP:
 		sfi_read_resp(ep, m);

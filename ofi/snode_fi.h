@@ -173,9 +173,16 @@ struct sfi_av {
 	int refs;
 };
 
+struct sfi_eq_ev;
 struct sfi_eq {
 	struct fid_eq eq_fid;
 	struct sfi_fabric *fabric;
+	pthread_mutex_t lock;		/* protects the queue and fd_set */
+	pthread_cond_t cond;		/* an event was written */
+	struct sfi_eq_ev *head, **tail;
+	enum fi_wait_obj wait_obj;
+	int writable;			/* opened with FI_WRITE */
+	int fd, fd_set;			/* FI_WAIT_FD: eventfd, and readable */
 };
 
 struct sfi_mr {
@@ -194,6 +201,7 @@ struct sfi_rdv_src {
 	uint64_t key;
 	uint32_t off;
 	int pipe;	/* a ready word heads the slot: pull while it is filled */
+	int bad;	/* malformed (sfi_rdv_src_check()): never pulled */
 };
 
 /* a posted receive, or a message that arrived before one (unexpected) */
@@ -208,7 +216,7 @@ struct sfi_rx {
 	size_t iov_count, iov_len;
 	/* an unexpected message: its bytes in buf */
 	void *buf;
-	size_t len, got;
+	size_t len, got, cap;		/* cap: bytes of buf */
 	uint64_t data;
 	int has_data;
 	struct snode_ep_addr from;
@@ -245,6 +253,7 @@ struct sfi_ep {
 	int want_addr;
 	struct sfi_rx *posted[2];	/* [tagged] */
 	struct sfi_rx *unexp[2];
+	struct sfi_rx *claimed;		/* FI_PEEK | FI_CLAIM: by context */
 	struct sfi_asm *asms;
 	size_t rx_size;
 	size_t nposted;
@@ -305,6 +314,8 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		 const struct iovec *iov, size_t count, size_t len);
 void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
 		   struct sfi_rdv_src *rs);
+int sfi_rdv_src_check(const struct sfi_rdv_src *rs, uint64_t len);
+int sfi_peer_status(const struct snode_msg *m, int32_t status);
 void sfi_rdv_done(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		  uint32_t off, int status);
 void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m);

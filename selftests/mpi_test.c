@@ -193,6 +193,212 @@ static void check_large(size_t large, int repeat)
 	free(rx);
 }
 
+/*
+ * Probes (built by OpenMPI's mtl ofi on fi_trecvmsg FI_PEEK, FI_CLAIM):
+ * each rank sends to the next one and probes what the previous one sent,
+ * eager and rendezvous sizes.
+ */
+static void check_probe(void)
+{
+	static const size_t sizes[] = { 100, 65536 };
+	bool good = true, none = true;
+	unsigned int k;
+
+	for (k = 0; k < 2; k++) {
+		size_t n = sizes[k] + (size_t)rank;
+		uint8_t *tx = xmalloc(n), *rx = NULL;
+		MPI_Request req;
+		MPI_Status st;
+		int count = -1, flag = 0, tag = 600 + (int)k;
+
+		/* nothing sent yet on this tag: MPI_Iprobe says so */
+		MPI_Iprobe(prev_rank(), tag, MPI_COMM_WORLD, &flag, &st);
+		if (flag)
+			none = false;
+		MPI_Barrier(MPI_COMM_WORLD);
+		fill(tx, n, rank, 600 + k);
+		MPI_Isend(tx, (int)n, MPI_BYTE, next_rank(), tag, MPI_COMM_WORLD, &req);
+		p2p_sent += n;
+		MPI_Probe(prev_rank(), tag, MPI_COMM_WORLD, &st);
+		MPI_Get_count(&st, MPI_BYTE, &count);
+		if (count >= 0 && st.MPI_SOURCE == prev_rank() && st.MPI_TAG == tag) {
+			rx = xmalloc((size_t)count);
+			MPI_Recv(rx, count, MPI_BYTE, prev_rank(), tag, MPI_COMM_WORLD,
+				 MPI_STATUS_IGNORE);
+		}
+		if (!rx || count != (int)(sizes[k] + (size_t)prev_rank()) ||
+		    verify(rx, (size_t)count, prev_rank(), 600 + k) >= 0) {
+			fprintf(stderr, "rank %d: MPI_Probe %zu: count %d source %d tag %d\n",
+				rank, sizes[k], count, st.MPI_SOURCE, st.MPI_TAG);
+			if (!rx)
+				MPI_Recv(NULL, 0, MPI_BYTE, prev_rank(), tag, MPI_COMM_WORLD,
+					 MPI_STATUS_IGNORE);
+			good = false;
+		}
+		MPI_Wait(&req, MPI_STATUS_IGNORE);
+		free(tx);
+		free(rx);
+	}
+	result(none, "probe: MPI_Iprobe before anything was sent finds nothing");
+	result(good, "probe: MPI_Probe gives source, tag and count of %zu- and %zu-byte messages (eager, rendezvous), MPI_Recv then gets them intact",
+	       sizes[0], sizes[1]);
+}
+
+/* MPI_Iprobe polled until it finds a rendezvous-size message */
+static void check_iprobe(void)
+{
+	size_t n = 262144;
+	uint8_t *tx = xmalloc(n), *rx = xmalloc(n);
+	bool good = true;
+	MPI_Request req;
+	MPI_Status st;
+	int flag = 0, count = -1;
+	double end;
+
+	fill(tx, n, rank, 610);
+	MPI_Isend(tx, (int)n, MPI_BYTE, next_rank(), 610, MPI_COMM_WORLD, &req);
+	p2p_sent += n;
+	end = MPI_Wtime() + 60;
+	while (!flag && MPI_Wtime() < end)
+		MPI_Iprobe(MPI_ANY_SOURCE, 610, MPI_COMM_WORLD, &flag, &st);
+	if (flag)
+		MPI_Get_count(&st, MPI_BYTE, &count);
+	MPI_Recv(rx, (int)n, MPI_BYTE, prev_rank(), 610, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	if (!flag || st.MPI_SOURCE != prev_rank() || count != (int)n ||
+	    verify(rx, n, prev_rank(), 610) >= 0) {
+		fprintf(stderr, "rank %d: MPI_Iprobe: flag %d source %d count %d\n",
+			rank, flag, flag ? st.MPI_SOURCE : -1, count);
+		good = false;
+	}
+	MPI_Wait(&req, MPI_STATUS_IGNORE);
+	result(good, "probe: MPI_Iprobe(MPI_ANY_SOURCE) polled until it finds a %zu-byte message, with its source and count",
+	       n);
+	free(tx);
+	free(rx);
+}
+
+/*
+ * MPI_Mprobe and MPI_Improbe take a message out of matching: the two
+ * messages of one tag from the previous rank are matched in order, the
+ * second by an MPI_Recv posted after the first was claimed.
+ */
+static void check_mprobe(void)
+{
+	static const size_t sizes[] = { 40000, 300 };
+	bool good = true;
+	int im;
+
+	for (im = 0; im < 2; im++) {
+		int tag = 620 + im;
+		MPI_Request req[2];
+		MPI_Message msg = MPI_MESSAGE_NULL;
+		MPI_Status st;
+		uint8_t *tx[2], *rx[2];
+		int count[2] = { -1, -1 }, flag = 0, k;
+		double end = MPI_Wtime() + 60;
+
+		for (k = 0; k < 2; k++) {
+			tx[k] = xmalloc(sizes[k]);
+			rx[k] = xmalloc(sizes[k]);
+			fill(tx[k], sizes[k], rank, 620 + 2 * im + k);
+			MPI_Isend(tx[k], (int)sizes[k], MPI_BYTE, next_rank(), tag,
+				  MPI_COMM_WORLD, &req[k]);
+			p2p_sent += sizes[k];
+		}
+		if (im) {
+			while (!flag && MPI_Wtime() < end)
+				MPI_Improbe(prev_rank(), tag, MPI_COMM_WORLD, &flag, &msg, &st);
+		} else {
+			MPI_Mprobe(prev_rank(), tag, MPI_COMM_WORLD, &msg, &st);
+			flag = 1;
+		}
+		if (flag) {
+			MPI_Get_count(&st, MPI_BYTE, &count[0]);
+			/* the second message, received while the first is claimed */
+			MPI_Recv(rx[1], (int)sizes[1], MPI_BYTE, prev_rank(), tag,
+				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+			MPI_Mrecv(rx[0], (int)sizes[0], MPI_BYTE, &msg, &st);
+			MPI_Get_count(&st, MPI_BYTE, &count[1]);
+		}
+		if (!flag || count[0] != (int)sizes[0] || count[1] != (int)sizes[0] ||
+		    msg != MPI_MESSAGE_NULL ||
+		    verify(rx[0], sizes[0], prev_rank(), 620 + 2 * im) >= 0 ||
+		    verify(rx[1], sizes[1], prev_rank(), 620 + 2 * im + 1) >= 0) {
+			fprintf(stderr, "rank %d: %s: flag %d counts %d %d\n", rank,
+				im ? "MPI_Improbe" : "MPI_Mprobe", flag, count[0], count[1]);
+			good = false;
+		}
+		MPI_Waitall(2, req, MPI_STATUSES_IGNORE);
+		for (k = 0; k < 2; k++) {
+			free(tx[k]);
+			free(rx[k]);
+		}
+		result(good, "probe: %s claims the first of two messages of a tag (%zu bytes, rendezvous), MPI_Recv gets the second, MPI_Mrecv the claimed one, both intact",
+		       im ? "MPI_Improbe" : "MPI_Mprobe", sizes[0]);
+	}
+}
+
+/*
+ * MPI_ANY_SOURCE probes on a split communicator: every rank sends one
+ * message to world rank 0 on MPI_COMM_WORLD, then one to the first rank
+ * of its half (even or odd ranks) on the half's communicator, same tag.
+ * The halves' first ranks probe with MPI_ANY_SOURCE on their half and
+ * must see only the half's messages, with sources in the half's ranks.
+ */
+static void check_probe_split(void)
+{
+	int srank, ssize, r, count;
+	uint8_t buf[64];
+	bool good = true;
+	MPI_Comm half;
+	MPI_Status st;
+
+	MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+	MPI_Comm_rank(half, &srank);
+	MPI_Comm_size(half, &ssize);
+	if (rank) {
+		fill(buf, sizeof(buf), rank, 630);
+		MPI_Send(buf, (int)sizeof(buf), MPI_BYTE, 0, 630, MPI_COMM_WORLD);
+		p2p_sent += sizeof(buf);
+	}
+	MPI_Barrier(MPI_COMM_WORLD);	/* the world's messages wait at rank 0 */
+	if (srank) {
+		fill(buf, sizeof(buf), rank, 631);
+		MPI_Send(buf, (int)sizeof(buf), MPI_BYTE, 0, 630, half);
+		p2p_sent += sizeof(buf);
+	} else {
+		for (r = 1; r < ssize; r++) {
+			MPI_Probe(MPI_ANY_SOURCE, 630, half, &st);
+			MPI_Get_count(&st, MPI_BYTE, &count);
+			if (st.MPI_SOURCE < 1 || st.MPI_SOURCE >= ssize ||
+			    count != (int)sizeof(buf)) {
+				fprintf(stderr, "rank %d: split probe: source %d count %d\n",
+					rank, st.MPI_SOURCE, count);
+				good = false;
+				break;
+			}
+			MPI_Recv(buf, (int)sizeof(buf), MPI_BYTE, st.MPI_SOURCE, 630, half,
+				 MPI_STATUS_IGNORE);
+			/* half rank s is world rank 2 s + (rank % 2) */
+			if (verify(buf, sizeof(buf), 2 * st.MPI_SOURCE + rank % 2, 631) >= 0) {
+				fprintf(stderr, "rank %d: split probe: a message not of the half\n",
+					rank);
+				good = false;
+			}
+		}
+	}
+	if (!rank) {
+		for (r = 1; r < nranks; r++) {
+			MPI_Recv(buf, (int)sizeof(buf), MPI_BYTE, MPI_ANY_SOURCE, 630,
+				 MPI_COMM_WORLD, &st);
+			if (verify(buf, sizeof(buf), st.MPI_SOURCE, 630) >= 0)
+				good = false;
+		}
+	}
+	MPI_Comm_free(&half);
+	result(good, "probe: MPI_Probe(MPI_ANY_SOURCE) on a split communicator sees its half's messages only, sources in the half's ranks");
+}
+
 static void check_allreduce(void)
 {
 	enum { N = 10000 };
@@ -450,6 +656,10 @@ int main(int argc, char **argv)
 	check_ring_small();
 	check_any_source();
 	check_large(large, repeat);
+	check_probe();
+	check_iprobe();
+	check_mprobe();
+	check_probe_split();
 	check_allreduce();
 	check_alltoall();
 	check_bcast();

@@ -4,8 +4,10 @@
  * API only, as any libfabric program uses it (selftests/vm/ofi.sh).
  *
  *   ofi_test hints
- *       fi_getinfo with unsupported hints gives -FI_ENODATA, supported
- *       hints give the snode provider with the attributes asked for
+ *       fi_getinfo with unsupported hints gives -FI_ENODATA and a warning
+ *       that says why, supported hints give the snode provider with the
+ *       attributes asked for; an event queue with FI_WAIT_FD: its
+ *       descriptor, fi_eq_write, fi_eq_sread with and without an event
  *   ofi_test pair a|b DIR [ITERS]
  *       one side of a two-node test: writes its address to DIR/ROLE.addr,
  *       waits up to 120 s for the peer's in DIR/peer.addr (the harness
@@ -19,11 +21,32 @@
  *       to an endpoint that does not exist, measures small-message round
  *       trips, message and RMA bandwidth, and last lets b die in the middle
  *       of two rendezvous: a's send and receive end with error entries.
+ *       Probes (fi_trecvmsg FI_PEEK, FI_CLAIM, FI_DISCARD, fi_tagged(3)):
+ *       a peek that finds nothing gets FI_ENOMSG, one that finds an eager
+ *       or a rendezvous message its length, tag and source and leaves it
+ *       there, a claimed message goes to the FI_CLAIM receive with the
+ *       same context, a discarded one is gone and its sender completes.
+ *   ofi_test victim DIR
+ *       posts tagged receives, publishes DIR/a.addr and waits for a
+ *       hostile peer (below): each malformed rendezvous must end its
+ *       receive with an error entry, and the good messages behind them
+ *       must arrive intact; a crash or a hang fails
+ *   ofi_test hostile DIR
+ *       the hostile peer, through libsnode's raw messages: reads the
+ *       victim's address from DIR/peer.addr and sends crafted RTS
+ *       (a slot offset near 4 GiB whose +64 wraps 32 bits, lengths beyond
+ *       max_msg_size and beyond its real region, a misaligned ready
+ *       word), answers with impossible statuses, an atomic of an unknown
+ *       kind, an eager header announcing max_msg_size bytes that never
+ *       come, then two good eager messages; checks that the victim
+ *       answers every bad RTS with a failed DONE
  *
  * Every check prints "ok - NAME" or "not ok - NAME"; the exit status is 1
  * if any failed. The harness turns the lines into its own TAP lines.
  */
+#include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,9 +58,11 @@
 #include <rdma/fi_cm.h>
 #include <rdma/fi_domain.h>
 #include <rdma/fi_endpoint.h>
+#include <rdma/fi_eq.h>
 #include <rdma/fi_errno.h>
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
+#include <libsnode.h>
 
 static int failures;
 
@@ -82,11 +107,92 @@ static int getinfo(struct fi_info *h, struct fi_info **out)
 	return ret;
 }
 
+/* getinfo() with what it writes to stderr (libfabric's log) into buf */
+static int getinfo_log(struct fi_info *h, char *buf, size_t len)
+{
+	FILE *tmp = tmpfile();
+	int saved = dup(2), ret;
+	size_t n = 0;
+
+	fflush(stderr);
+	if (tmp && saved >= 0)
+		dup2(fileno(tmp), 2);
+	ret = getinfo(h, NULL);
+	fflush(stderr);
+	if (tmp && saved >= 0) {
+		dup2(saved, 2);
+		rewind(tmp);
+		n = fread(buf, 1, len - 1, tmp);
+	}
+	buf[n] = 0;
+	if (saved >= 0)
+		close(saved);
+	if (tmp)
+		fclose(tmp);
+	return ret;
+}
+
+static double now_us(void);
+
+/* fi_eq(3): an event queue with a wait object, fi_eq_write, fi_eq_sread */
+static void eq_checks(void)
+{
+	struct fi_eq_attr attr = { .wait_obj = FI_WAIT_FD, .flags = FI_WRITE };
+	struct fi_eq_entry in = { .context = &attr, .data = 0x5eed }, out;
+	struct fi_info *h = hints_new(), *fi = NULL;
+	struct fid_fabric *fabric;
+	struct fid_eq *eq;
+	uint32_t event = 0;
+	struct pollfd p;
+	double t0;
+	ssize_t r;
+	int fd = -1;
+
+	if (fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &fi) ||
+	    fi_fabric(fi->fabric_attr, &fabric, NULL)) {
+		check(0, "eq: a fabric to open an event queue on");
+		fi_freeinfo(h);
+		return;
+	}
+	fi_freeinfo(h);
+	r = fi_eq_open(fabric, &attr, &eq, NULL);
+	check(!r, "eq: fi_eq_open with FI_WAIT_FD and FI_WRITE (%zd %s)", r,
+	      fi_strerror(-r));
+	if (r)
+		goto out;
+	r = fi_control(&eq->fid, FI_GETWAIT, &fd);
+	p = (struct pollfd){ .fd = fd, .events = POLLIN };
+	check(!r && fd >= 0 && poll(&p, 1, 0) == 0,
+	      "eq: FI_GETWAIT gives a descriptor, not readable while empty (%zd, fd %d)",
+	      r, fd);
+	t0 = now_us();
+	r = fi_eq_sread(eq, &event, &out, sizeof(out), 200, 0);
+	check(r == -FI_EAGAIN && now_us() - t0 >= 150e3,
+	      "eq: fi_eq_sread on an empty queue waits its 200 ms, -FI_EAGAIN (%zd after %.0f ms)",
+	      r, (now_us() - t0) / 1e3);
+	r = fi_eq_write(eq, FI_NOTIFY, &in, sizeof(in), 0);
+	check(r == sizeof(in) && poll(&p, 1, 0) == 1,
+	      "eq: fi_eq_write of an FI_NOTIFY event, the descriptor polls readable (%zd)", r);
+	memset(&out, 0, sizeof(out));
+	r = fi_eq_sread(eq, &event, &out, sizeof(out), 1000, 0);
+	check(r == sizeof(out) && event == FI_NOTIFY && out.context == &attr &&
+	      out.data == 0x5eed && poll(&p, 1, 0) == 0,
+	      "eq: fi_eq_sread returns it (event, context, data), the descriptor is quiet again (%zd)",
+	      r);
+	fi_close(&eq->fid);
+out:
+	fi_close(&fabric->fid);
+	fi_freeinfo(fi);
+}
+
 static int do_hints(void)
 {
 	struct fi_info *h, *fi;
+	char log[8192];
 	int ret;
 
+	/* before libfabric's first call, which reads it: warnings on stderr */
+	setenv("FI_LOG_LEVEL", "warn", 0);
 	h = hints_new();
 	ret = getinfo(h, &fi);
 	check(ret == 0 && fi, "FI_EP_RDM, FI_MSG | FI_TAGGED: found (%s)",
@@ -137,6 +243,25 @@ static int do_hints(void)
 	NODATA("FI_SOCKADDR_IN", h->addr_format = FI_SOCKADDR_IN);
 	NODATA("max_msg_size 1 TiB", h->ep_attr->max_msg_size = 1ULL << 40);
 	NODATA("FI_PROGRESS_AUTO", h->domain_attr->data_progress = FI_PROGRESS_AUTO);
+	/* fi_getinfo(3) leaves why to the provider's log: it must say */
+	h = hints_new();
+	h->domain_attr->data_progress = FI_PROGRESS_AUTO;
+	ret = getinfo_log(h, log, sizeof(log));
+	{
+		const char *w = strstr(log, "automatic data progress");
+
+		while (w && w > log && w[-1] != '\n')
+			w--;	/* the whole line */
+		check(ret == -FI_ENODATA && w && strstr(w, "snode"),
+		      "FI_PROGRESS_AUTO refused: the provider's warning says why (FI_LOG_LEVEL=warn): %.*s",
+		      w ? (int)strcspn(w, "\n") : 0, w ? w : "");
+	}
+	h = hints_new();
+	h->ep_attr->type = FI_EP_MSG;
+	ret = getinfo_log(h, log, sizeof(log));
+	check(ret == -FI_ENODATA && strstr(log, "endpoint type other than FI_EP_RDM"),
+	      "FI_EP_MSG refused: the provider's warning names the endpoint type");
+	eq_checks();
 	NODATA("iov_limit 64", h->tx_attr->iov_limit = 64);
 	NODATA("domain nosuch", h->domain_attr->name = strdup("nosuch"));
 	NODATA("fabric nosuch", h->fabric_attr->name = strdup("nosuch"));
@@ -756,10 +881,18 @@ static void bad_destination(struct ctx *c, const char *peer_addr)
 		      fi_strerror(-r));
 	} else {
 		int ok = wait_cq(c->txcq, &e, NULL, &err);
+		char pbuf[128] = "";
 
 		check(!ok && err.err && err.op_context == b,
 		      "bad destination: error completion (%s)",
 		      ok ? "none" : fi_strerror(err.err));
+		/* fi_cq(3): prov_errno, turned into text by fi_cq_strerror */
+		if (!ok)
+			fi_cq_strerror(c->txcq, err.prov_errno, err.err_data,
+				       pbuf, sizeof(pbuf));
+		check(!ok && err.prov_errno == ENXIO && strlen(pbuf) > 0,
+		      "bad destination: fi_cq_readerr carries prov_errno %d (ENXIO: no such endpoint), fi_cq_strerror says \"%s\"",
+		      ok ? 0 : err.prov_errno, pbuf);
 	}
 	r = fi_tsend(c->ep, b, sizeof(b), NULL, 12345, 9, b);
 	check(r == -FI_EINVAL, "fi_addr not in the AV: -FI_EINVAL (%zd)", r);
@@ -788,6 +921,8 @@ static int read_file(const char *path, char *buf, size_t len, int wait_s)
 	}
 	return -1;
 }
+
+static void probes(struct ctx *c);
 
 static int do_pair(int a, const char *dir, int iters)
 {
@@ -850,6 +985,7 @@ static int do_pair(int a, const char *dir, int iters)
 	unexpected(&c, "b->a", 0);
 	c.a = !c.a;
 	barrier(&c);
+	probes(&c);
 	rma(&c);
 	barrier(&c);
 	atomics(&c);
@@ -869,6 +1005,374 @@ static int do_pair(int a, const char *dir, int iters)
 	return failures ? 1 : 0;
 }
 
+/* --- probes: FI_PEEK, FI_CLAIM, FI_DISCARD (fi_tagged(3)) ---------------- */
+/* fi_trecvmsg with flags; returns what the call returned */
+static ssize_t trecvmsg(struct ctx *c, void *buf, size_t len, uint64_t tag,
+			void *context, uint64_t flags)
+{
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct fi_msg_tagged msg = {
+		.msg_iov = buf ? &iov : NULL,
+		.iov_count = buf ? 1 : 0,
+		.addr = FI_ADDR_UNSPEC,
+		.tag = tag,
+		.ignore = 0,
+		.context = context,
+	};
+
+	return fi_trecvmsg(c->ep, &msg, flags);
+}
+
+/* peek for tag until found or 30 s: 1 found (e, src filled), 0 not */
+static int peek_until(struct ctx *c, uint64_t tag, struct fi_context *ctx,
+		      uint64_t flags, struct fi_cq_tagged_entry *e,
+		      fi_addr_t *src)
+{
+	struct fi_cq_err_entry err;
+	double end = now_us() + 30e6;
+
+	while (now_us() < end) {
+		ssize_t r = trecvmsg(c, NULL, 0, tag, ctx, FI_PEEK | flags);
+
+		if (r) {
+			printf("# peek: fi_trecvmsg %zd (%s)\n", r, fi_strerror(-r));
+			return 0;
+		}
+		if (wait_cq(c->rxcq, e, src, &err))
+			return e->op_context == ctx;
+		if (err.err != FI_ENOMSG || err.op_context != ctx) {
+			printf("# peek: error entry %d (%s)\n", err.err,
+			       fi_strerror(err.err));
+			return 0;
+		}
+		usleep(1000);
+	}
+	return 0;
+}
+
+/* a peek that must find nothing: an FI_ENOMSG error entry */
+static void peek_none(struct ctx *c, uint64_t tag, const char *what)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_context ctx;
+	ssize_t r = trecvmsg(c, NULL, 0, tag, &ctx, FI_PEEK);
+	int ok = !r && !wait_cq(c->rxcq, &e, NULL, &err);
+
+	check(ok && err.err == FI_ENOMSG && err.op_context == &ctx,
+	      "probe: %s: FI_ENOMSG error entry with the peek's context (%zd, %s)",
+	      what, r, ok ? fi_strerror(err.err) : "no error entry");
+}
+
+/*
+ * a sends four tagged messages b has not asked for: 100 bytes (0xe1) and
+ * 1 MiB (0xe2), 200 bytes (0xe3) and 1 MiB (0xe4); b probes them.
+ */
+#define PR_BIG	(1 << 20)
+static void probes(struct ctx *c)
+{
+	static const size_t len[4] = { 100, PR_BIG, 200, PR_BIG };
+	unsigned char *buf[4];
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	struct fi_context ctx[4];
+	fi_addr_t src;
+	int i, ok, n_ok = 0;
+	ssize_t r;
+
+	for (i = 0; i < 4; i++)
+		buf[i] = calloc(1, len[i]);
+	if (c->a) {
+		barrier(c);	/* b's peek for nothing comes first */
+		for (i = 0; i < 4; i++) {
+			fill(buf[i], len[i], 900 + i);
+			post_send(c, 1, buf[i], len[i], 0xe1 + i, buf[i]);
+		}
+		for (i = 0; i < 4; i++)
+			n_ok += wait_cq(c->txcq, &e, NULL, &err);
+		check(n_ok == 4,
+		      "probe: the four probed sends completed without error (claimed, received or discarded)");
+		goto out;
+	}
+	peek_none(c, 0xe1, "nothing sent yet");
+	r = trecvmsg(c, NULL, 0, 0xe1, NULL, FI_PEEK | FI_CLAIM);
+	check(r == -FI_EINVAL, "probe: FI_CLAIM without a context: -FI_EINVAL (%zd)", r);
+	r = fi_recvmsg(c->ep, &(struct fi_msg){ .context = &ctx[0],
+					     .addr = FI_ADDR_UNSPEC },
+		       FI_PEEK);
+	check(r == -FI_EBADFLAGS, "probe: FI_PEEK on fi_recvmsg (untagged): -FI_EBADFLAGS (%zd)", r);
+	barrier(c);
+
+	/* an eager message: found, found again, claimed, received */
+	src = FI_ADDR_NOTAVAIL;
+	ok = peek_until(c, 0xe1, &ctx[0], 0, &e, &src);
+	check(ok && e.len == 100 && e.tag == 0xe1 && (e.flags & FI_RECV) &&
+	      (e.flags & FI_TAGGED) && src == c->peer,
+	      "probe: peek finds the 100-byte message: len %zu, tag 0x%" PRIx64 ", source %s",
+	      ok ? (size_t)e.len : 0, ok ? e.tag : 0,
+	      src == c->peer ? "the peer" : "wrong");
+	ok = peek_until(c, 0xe1, &ctx[0], FI_CLAIM, &e, &src);
+	check(ok && e.len == 100,
+	      "probe: a second peek finds it again (not consumed), FI_CLAIM claims it");
+	peek_none(c, 0xe1, "a claimed message is no longer found");
+	r = trecvmsg(c, buf[0], len[0], 0, &ctx[0], FI_CLAIM);
+	ok = !r && wait_cq(c->rxcq, &e, &src, &err);
+	check(ok && e.op_context == &ctx[0] && e.len == 100 && e.tag == 0xe1 &&
+	      verify(buf[0], len[0], 900),
+	      "probe: the FI_CLAIM receive with the peek's context gets its 100 bytes intact (%zd)", r);
+	r = trecvmsg(c, buf[0], len[0], 0, &ctx[0], FI_CLAIM);
+	check(r == -FI_EINVAL, "probe: a second FI_CLAIM receive of the same context: -FI_EINVAL (%zd)", r);
+
+	/* a rendezvous: claimed, received */
+	ok = peek_until(c, 0xe2, &ctx[1], FI_CLAIM, &e, &src);
+	check(ok && e.len == PR_BIG && e.tag == 0xe2 && src == c->peer,
+	      "probe: peek + claim of a rendezvous-size message: len %zu",
+	      ok ? (size_t)e.len : 0);
+	r = trecvmsg(c, buf[1], len[1], 0, &ctx[1], FI_CLAIM);
+	ok = !r && wait_cq(c->rxcq, &e, &src, &err);
+	check(ok && e.op_context == &ctx[1] && e.len == PR_BIG &&
+	      verify(buf[1], len[1], 901),
+	      "probe: its FI_CLAIM receive gets 1 MiB intact (%s)",
+	      ok ? "ok" : r ? fi_strerror(-r) : fi_strerror(err.err));
+
+	/* FI_PEEK | FI_DISCARD: found, and gone */
+	ok = peek_until(c, 0xe3, &ctx[2], FI_DISCARD, &e, &src);
+	check(ok && e.len == 200 && e.tag == 0xe3,
+	      "probe: peek + discard finds the 200-byte message");
+	peek_none(c, 0xe3, "a discarded message is gone");
+
+	/* FI_CLAIM | FI_DISCARD of a claimed rendezvous */
+	ok = peek_until(c, 0xe4, &ctx[3], FI_CLAIM, &e, &src);
+	check(ok && e.len == PR_BIG, "probe: peek + claim of a second rendezvous message");
+	r = trecvmsg(c, NULL, 0, 0, &ctx[3], FI_CLAIM | FI_DISCARD);
+	ok = !r && wait_cq(c->rxcq, &e, NULL, &err);
+	check(ok && e.op_context == &ctx[3],
+	      "probe: FI_CLAIM | FI_DISCARD completes with the claim's context (%zd)", r);
+	peek_none(c, 0xe4, "a claimed, discarded message is gone");
+out:
+	for (i = 0; i < 4; i++)
+		free(buf[i]);
+	barrier(c);
+}
+
+/* --- a hostile peer ------------------------------------------------------- */
+#define H_KEY		0x4057113ab1e5eedULL
+#define H_REGION	(1 << 20)
+
+/* tags of the victim's receives, one per crafted RTS, and the good ones */
+static const struct {
+	uint64_t tag;
+	uint32_t off, len;
+	int pipe;
+	const char *what;
+} h_rts[] = {
+	{ 0xbad1, 0xffffffc0, 4096, 1,
+	  "pipelined RTS, slot offset 0xffffffc0 (+64 wraps 32 bits)" },
+	{ 0xbad2, 0, 0xffffffff, 0, "RTS of 4 GiB - 1 (beyond max_msg_size)" },
+	{ 0xbad3, 0xfffff000, 0x2000, 0, "RTS at 0xfffff000 + 8 KiB (wraps 32 bits)" },
+	{ 0xbad4, H_REGION - 64, 4096, 0, "RTS past the end of the peer's region" },
+	{ 0xbad5, 3, 100, 1, "pipelined RTS, misaligned ready word" },
+};
+#define H_NRTS	(sizeof(h_rts) / sizeof(h_rts[0]))
+#define H_GOOD1	0x600d1
+#define H_GOOD2	0x600d2
+
+static int victim(const char *dir)
+{
+	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
+	struct fi_av_attr ava = { .type = FI_AV_TABLE };
+	struct fi_info *h = hints_new();
+	static unsigned char bufs[H_NRTS][65536];
+	char good1[64] = "", good2[64] = "";
+	struct ctx c = { .a = 1 };
+	char name[64], path[512], tmp[520];
+	size_t len = sizeof(name), i;
+	unsigned int seen = 0, k;
+	FILE *f;
+
+	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
+	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
+	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
+	TRY(fi_av_open(c.domain, &ava, &c.av, NULL));
+	TRY(fi_cq_open(c.domain, &cqa, &c.txcq, NULL));
+	TRY(fi_cq_open(c.domain, &cqa, &c.rxcq, NULL));
+	TRY(fi_endpoint(c.domain, c.fi, &c.ep, NULL));
+	TRY(fi_ep_bind(c.ep, &c.av->fid, 0));
+	TRY(fi_ep_bind(c.ep, &c.txcq->fid, FI_TRANSMIT));
+	TRY(fi_ep_bind(c.ep, &c.rxcq->fid, FI_RECV));
+	TRY(fi_enable(c.ep));
+	TRY(fi_getname(&c.ep->fid, name, &len));
+	for (i = 0; i < H_NRTS; i++)
+		post_recv(&c, 1, bufs[i], sizeof(bufs[i]), h_rts[i].tag, bufs[i]);
+	post_recv(&c, 1, good1, sizeof(good1), H_GOOD1, good1);
+	post_recv(&c, 1, good2, sizeof(good2), H_GOOD2, good2);
+	snprintf(path, sizeof(path), "%s/a.addr", dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	if (!f || fprintf(f, "%s\n", name) < 0 || fclose(f) || rename(tmp, path)) {
+		printf("not ok - cannot write %s\n", path);
+		return 1;
+	}
+	for (k = 0; k < H_NRTS + 2; k++) {
+		struct fi_cq_tagged_entry e;
+		struct fi_cq_err_entry err;
+		int ok = wait_cq(c.rxcq, &e, NULL, &err);
+		void *ctx = ok ? e.op_context : err.op_context;
+
+		for (i = 0; i < H_NRTS; i++)
+			if (ctx == bufs[i]) {
+				check(!ok && err.err,
+				      "hostile peer: %s: the receive ends with an error entry (%s)",
+				      h_rts[i].what,
+				      ok ? "none" : fi_strerror(err.err));
+				seen |= 1u << i;
+			}
+		if (ctx == good1 || ctx == good2)
+			check(ok && !strcmp(ctx, ctx == good1 ? "still here" :
+					    "and well"),
+			      "hostile peer: the good message 0x%x behind the bad ones arrives intact (%s)",
+			      ctx == good1 ? H_GOOD1 : H_GOOD2,
+			      ok ? (char *)ctx : fi_strerror(err.err));
+	}
+	check(seen == (1u << H_NRTS) - 1,
+	      "hostile peer: every malformed RTS ended its receive");
+	printf("# victim: %d failed\n", failures);
+	return failures ? 1 : 0;
+}
+
+/* one raw snode message of len bytes to the victim */
+static void h_send(struct snode_ep *sep, const struct snode_ep_addr *dst,
+		   const void *m, size_t len, const char *what)
+{
+	int r = snode_ep_send(sep, dst, m, len, 0, 5000);
+
+	if (r < 0)
+		printf("# hostile: send of %s: %s\n", what, strerror(-r));
+}
+
+static void h_eager(struct snode_ep *sep, const struct snode_ep_addr *dst,
+		    uint64_t tag, uint32_t len, const char *text)
+{
+	uint8_t m[SNODE_MSG_MAX_LEN] = { 1, 1 };	/* first, tagged */
+	size_t n = text ? strlen(text) + 1 : 0;
+
+	memcpy(m + 4, &len, 4);
+	memcpy(m + 8, &tag, 8);
+	memcpy(m + 16, text ? text : "", n);
+	h_send(sep, dst, m, 16 + n, "an eager header");
+}
+
+static int hostile(const char *dir)
+{
+	struct snode_ep_addr dst;
+	struct snode_ctx *sctx;
+	struct snode_dev *dev;
+	struct snode_ep *sep;
+	struct snode_mem *mem;
+	struct snode_handle hd;
+	char peer[128], path[512];
+	unsigned int f, seen = 0;
+	uint8_t m[SNODE_MSG_MAX_LEN];
+	int32_t st;
+	uint32_t u;
+	void *map;
+	size_t i;
+	double end;
+
+	snprintf(path, sizeof(path), "%s/peer.addr", dir);
+	if (read_file(path, peer, sizeof(peer), 120) ||
+	    sscanf(peer, "fi_snode://%u:%u:%u:%" SCNx64, &f, &dst.node,
+		   &dst.id, &dst.key) != 4) {
+		printf("not ok - hostile: no victim address in %s\n", path);
+		return 1;
+	}
+	TRY(snode_new(&sctx));
+	dev = snode_dev_get_first(sctx);
+	if (!dev) {
+		printf("not ok - hostile: no snode device\n");
+		return 1;
+	}
+	/* a real region under the key the RTS name: the victim imports it */
+	TRY(snode_ep_new(dev, SNODE_EP_ANY, 64, 0, H_KEY, &sep));
+	TRY(snode_mem_alloc(dev, H_REGION, &mem));
+	TRY(snode_mem_map(mem, &map));
+	memset(map, 0x5a, H_REGION);
+	TRY(snode_export(mem, 0, H_REGION, 0, H_KEY, NULL, 0, &hd));
+
+	for (i = 0; i < H_NRTS; i++) {
+		memset(m, 0, sizeof(m));
+		m[0] = 3;				/* RTS */
+		m[1] = 1 | (h_rts[i].pipe ? 4 : 0);	/* tagged, pipelined */
+		memcpy(m + 4, &h_rts[i].len, 4);
+		memcpy(m + 8, &h_rts[i].tag, 8);
+		memcpy(m + 16, &h_rts[i].off, 4);
+		memcpy(m + 20, &hd.export_id, 4);
+		memcpy(m + 24, &hd.key, 8);
+		h_send(sep, &dst, m, 40, h_rts[i].what);
+	}
+	/* answers to nothing, with statuses no errno has */
+	memset(m, 0, sizeof(m));
+	m[0] = 4;		/* DONE, slot 0, status INT32_MIN */
+	st = INT32_MIN;
+	memcpy(m + 4, &st, 4);
+	h_send(sep, &dst, m, 12, "a DONE");
+	m[0] = 8;		/* READ_RESP, status INT32_MAX */
+	st = INT32_MAX;
+	memcpy(m + 4, &st, 4);
+	h_send(sep, &dst, m, 28, "a READ_RESP");
+	m[0] = 10;		/* ATOMIC_RESP */
+	h_send(sep, &dst, m, 24, "an ATOMIC_RESP");
+	memset(m, 0, sizeof(m));
+	m[0] = 9;		/* ATOMIC of kind 200 */
+	m[1] = 200;
+	m[2] = FI_UINT64;
+	m[3] = FI_SUM;
+	memcpy(m + 40, &hd.key, 8);
+	h_send(sep, &dst, m, 48, "an ATOMIC");
+	memset(m, 0, sizeof(m));
+	m[0] = 7;		/* READ of 4 GiB - 1 at an unknown key */
+	u = 0xffffffff;
+	memcpy(m + 4, &u, 4);
+	memcpy(m + 28, &hd.key, 8);
+	h_send(sep, &dst, m, 36, "a READ");
+	memset(m, 0, sizeof(m));
+	m[0] = 2;		/* a continuation of nothing */
+	h_send(sep, &dst, m, 48, "a continuation");
+	h_eager(sep, &dst, 0xbad6, 0xffffffff, NULL);	/* beyond max_msg_size */
+	h_eager(sep, &dst, 0xbad7, 16 << 20, NULL);	/* 16 MiB that never come */
+	h_eager(sep, &dst, H_GOOD1, 11, "still here");	/* ends 0xbad7 */
+	h_eager(sep, &dst, H_GOOD2, 9, "and well");
+
+	/* the victim answers every bad RTS: a DONE with a failed status */
+	end = now_us() + 60e6;
+	while (seen != (1u << H_NRTS) - 1 && now_us() < end) {
+		struct snode_msg msg;
+		int n = snode_ep_recv(sep, &msg, 1, 1000);
+
+		if (n != 1 || msg.len < 12 || msg.payload[0] != 4)
+			continue;
+		memcpy(&st, msg.payload + 4, 4);
+		memcpy(&u, msg.payload + 8, 4);
+		for (i = 0; i < H_NRTS; i++)
+			if (u == h_rts[i].off && !(seen & (1u << i))) {
+				check(st < 0,
+				      "hostile: %s: the victim answers DONE with an error (%d)",
+				      h_rts[i].what, st);
+				seen |= 1u << i;
+				break;
+			}
+	}
+	check(seen == (1u << H_NRTS) - 1,
+	      "hostile: the victim answered every RTS within 60 s");
+	snode_unexport(dev, &hd);
+	snode_mem_unmap(mem);
+	snode_mem_free(mem);
+	snode_ep_free(sep);
+	snode_unref(sctx);
+	printf("# hostile: %d failed\n", failures);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -878,6 +1382,10 @@ int main(int argc, char **argv)
 	    (!strcmp(argv[2], "a") || !strcmp(argv[2], "b")))
 		return do_pair(argv[2][0] == 'a', argv[3],
 			       argc == 5 ? atoi(argv[4]) : 200);
-	fprintf(stderr, "usage: ofi_test hints | pair a|b DIR [ITERS]\n");
+	if (argc == 3 && !strcmp(argv[1], "victim"))
+		return victim(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "hostile"))
+		return hostile(argv[2]);
+	fprintf(stderr, "usage: ofi_test hints | pair a|b DIR [ITERS] | victim DIR | hostile DIR\n");
 	return 2;
 }

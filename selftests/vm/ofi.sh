@@ -4,7 +4,7 @@
 # ofi.sh - the libfabric provider "snode" (ofi/, fi_snode(7)) under
 # Debian's own libfabric on two emulated nodes.
 #
-# Usage: selftests/vm/ofi.sh 6.1|6.12 [all|core|rest]
+# Usage: selftests/vm/ofi.sh 6.1|6.12 [all|core|rest|hostile]
 #
 # Boots two VM nodes with Debian's libfabric-bin staged (snode-vm
 # --package) and the provider at /usr/lib/snode/ofi, found through
@@ -26,6 +26,13 @@
 #     are copied in many small chunks (node 0's in 64 KiB ones); node 0
 #     runs with FI_SNODE_IDLE_WAIT_US=200, so its idle CQ reads sleep;
 #     each check of both sides is one test
+#   - probes between the two nodes (ofi_test pair): fi_trecvmsg with
+#     FI_PEEK, FI_CLAIM and FI_DISCARD on eager and rendezvous messages
+#   - a hostile peer: node 1 sends crafted rendezvous announcements and
+#     answers (ofi_test hostile, raw libsnode messages) at a real receiver
+#     on node 0 (ofi_test victim): it must survive, fail each matching
+#     receive with an error entry, log why (FI_LOG_LEVEL=warn), answer the
+#     sender, and still receive the good messages behind them
 #   - Debian's fi_pingpong -e rdm, msg and tagged, within node 0 (its TCP
 #     out-of-band exchange over the guest's loopback)
 #   - the ofi round trip and 64 KiB bandwidth, printed next to snode-perf
@@ -57,11 +64,12 @@ PART=${2:-all}
 case "$PART" in
 all|core) NAME=ofi ;;
 rest) NAME=ofi-rest ;;
-*) echo "usage: $0 6.1|6.12 [all|core|rest]" >&2; exit 2 ;;
+hostile) NAME=ofi-hostile ;;	# the hostile peer alone, to reproduce
+*) echo "usage: $0 6.1|6.12 [all|core|rest|hostile]" >&2; exit 2 ;;
 esac
 [ -z "${OFI_BENCH:-}" ] || { PART=all; NAME=ofi-bench; }
-vm_suite "$NAME" "6.1|6.12" "${1:-}" "[all|core|rest]"
-# part P...: this run includes one of parts P (fi_info, hints, pair, pp1:
+vm_suite "$NAME" "6.1|6.12" "${1:-}" "[all|core|rest|hostile]"
+# part P...: this run includes one of parts P (fi_info, hints, pair, hostile, pp1:
 # fi_pingpong within a node, pp2: between two nodes, numbers)
 part() {
 	local p
@@ -71,7 +79,7 @@ part() {
 			continue
 		fi
 		case "$PART:$p" in
-		all:* | core:fi_info | core:pp2 | rest:hints | rest:pair | rest:pp1) return 0 ;;
+		all:* | core:fi_info | core:pp2 | rest:hints | rest:pair | rest:hostile | rest:pp1 | hostile:hostile) return 0 ;;
 		esac
 	done
 	return 1
@@ -167,6 +175,36 @@ relay "$KERNEL: node 0 (a): " "$LOG/pair-a"
 relay "$KERNEL: node 1 (b): " "$LOG/pair-b"
 check "$KERNEL: ofi_test pair finished, exit status 0 on both (a ${rc_a:-none}, b ${rc_b:-none})" \
 	[ "${rc_a:-x}${rc_b:-x}" = 00 ]
+fi
+
+# --- a hostile peer --------------------------------------------------------------
+if part hostile; then
+gexec 0 "rm -rf /tmp/hos; mkdir -p /tmp/hos
+	($ENV FI_LOG_LEVEL=warn $OFI/ofi_test victim /tmp/hos >/tmp/hos/out 2>&1
+	 echo \$? >/tmp/hos/rc) </dev/null >/dev/null 2>&1 &" >>"$LOG/exec" 2>&1
+addr_v=
+for _ in $(seq 60); do
+	addr_v=$(gexec 0 "cat /tmp/hos/a.addr 2>/dev/null")
+	[ -n "$addr_v" ] && break
+	sleep 1
+done
+check "$KERNEL: hostile peer: the victim published its address ($addr_v)" [ -n "$addr_v" ]
+gexec 1 "rm -rf /tmp/hos; mkdir -p /tmp/hos; echo '$addr_v' >/tmp/hos/peer.addr" >>"$LOG/exec" 2>&1
+gexec_t 1 120 "$OFI/ofi_test hostile /tmp/hos" >"$LOG/hostile" 2>&1
+rc_h=$?
+rc_v=
+for _ in $(seq 60); do
+	rc_v=$(gexec 0 "cat /tmp/hos/rc 2>/dev/null")
+	[ -n "$rc_v" ] && break
+	sleep 1
+done
+gexec 0 "cat /tmp/hos/out" >"$LOG/victim" 2>&1
+relay "$KERNEL: node 0 (victim): " "$LOG/victim"
+relay "$KERNEL: node 1 (hostile): " "$LOG/hostile"
+check "$KERNEL: hostile peer: the victim survived and exited 0 (${rc_v:-no exit status: crashed or hung}), the hostile side exited 0 ($rc_h)" \
+	bash -c '[ "$1" = 0 ] && [ "$2" = 0 ]' _ "${rc_v:-x}" "$rc_h"
+check "$KERNEL: hostile peer: the victim logged why it dropped the malformed RTS (FI_LOG_LEVEL=warn)" \
+	grep -q "malformed" "$LOG/victim"
 fi
 
 # --- Debian's fi_pingpong within one node ----------------------------------------
