@@ -9,6 +9,7 @@
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
 #include "qemu/bswap.h"
+#include "qemu/cutils.h"
 #include "hw/pci/pci.h"
 #include "exec/memory.h"
 #include "exec/cpu-common.h"
@@ -466,7 +467,7 @@ static uint16_t snode_export_host(SnodeNicState *s, const SnodeAdminCmd *c,
     g_autofree SnodeHostExtent *ext = NULL;
     g_autofree struct snode_fm_seg *seg = NULL;
     uint64_t sum = 0;
-    uint32_t i, nseg;
+    uint32_t i, nseg = 0;
     uint16_t st;
 
     ext = g_new(SnodeHostExtent, n);
