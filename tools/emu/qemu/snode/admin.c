@@ -538,15 +538,16 @@ static uint16_t snode_cmd_export_set(SnodeNicState *s, const SnodeAdminCmd *c,
     if (!host && (off >= s->pool_size || len > s->pool_size - off)) {
         return SNODE_ST_OUT_OF_RANGE;
     }
-    e = &s->exp[id];
-    if (e->state != EXP_FREE) {
-        return SNODE_ST_BUSY;
-    }
     if (host) {
+        /* the list's INVALID_FIELD and OUT_OF_RANGE come before BUSY */
         st = snode_export_host(s, c, n, len, &es, &es_len);
         if (st) {
             return st;
         }
+    }
+    e = &s->exp[id];
+    if (e->state != EXP_FREE) {
+        return SNODE_ST_BUSY;
     }
     if (!s->attached) {
         return SNODE_ST_NOT_ATTACHED;
