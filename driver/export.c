@@ -13,7 +13,8 @@
 /**
  * DOC: Exports
  *
- * An export makes a range of a pool allocation importable under an export
+ * An export makes a range of a pool allocation, or of its owner's own
+ * memory (a host export, hostmem.c), importable under an export
  * id (the lowest free one, so ids are predictable on a fresh device) and a
  * 64-bit key, read-only or read-write, by every node or by a set of them.
  * &snode_mem.exports mirrors the device's export table; the entry of an
@@ -46,6 +47,7 @@ void snode_export_free(struct snode_export *exp)
 {
 	if (exp->alloc)
 		snode_alloc_put(exp->alloc);
+	snode_hostmem_free(exp->host);
 	bitmap_free(exp->nodemask);
 	snode_owner_put(&exp->owner);
 	kfree(exp);
@@ -68,22 +70,37 @@ static int __snode_export_set(struct snode_mem *mem, struct snode_export *exp)
 		},
 		.dir = DMA_TO_DEVICE,
 	};
-	u32 *arr, i, words, flags = SNODE_PERM_READ;
-	__le32 *mask = NULL;
+	u32 *arr, i, words = 0, flags = SNODE_PERM_READ;
+	size_t ext_len = 0;
+	__le32 *mask;
+	void *buf;
 	int ret;
 
 	lockdep_assert_held(&sdev->rwsem);
 
 	if (exp->flags & SNODE_EXPORT_WRITE)
 		flags |= SNODE_PERM_WRITE;
-	if (exp->nodemask) {
-		/* the device reads a little-endian bitmap, bit n = node n */
+	if (exp->host) {
+		/* the in buffer: the extent list, then the nodemask */
+		ext_len = exp->host->nr_ext * sizeof(*exp->host->ext);
+		flags |= SNODE_EXPORT_SET_HOST;
+		req.cmd.export_set.extents = cpu_to_le32(exp->host->nr_ext);
+	}
+	if (exp->nodemask)
 		words = BITS_TO_U32(mem->max_nodes);
+	if (!ext_len && !words)
+		goto exec;
+	buf = kvzalloc(ext_len + words * sizeof(*mask), GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (ext_len)
+		memcpy(buf, exp->host->ext, ext_len);
+	if (words) {
+		/* the device reads a little-endian bitmap, bit n = node n */
+		mask = buf + ext_len;
 		arr = kcalloc(words, sizeof(*arr), GFP_KERNEL);
-		mask = kcalloc(words, sizeof(*mask), GFP_KERNEL);
-		if (!arr || !mask) {
-			kfree(arr);
-			kfree(mask);
+		if (!arr) {
+			kvfree(buf);
 			return -ENOMEM;
 		}
 		bitmap_to_arr32(arr, exp->nodemask, mem->max_nodes);
@@ -91,12 +108,14 @@ static int __snode_export_set(struct snode_mem *mem, struct snode_export *exp)
 			mask[i] = cpu_to_le32(arr[i]);
 		kfree(arr);
 		flags |= SNODE_EXPORT_SET_NODEMASK;
-		req.data = mask;
-		req.len = words * sizeof(*mask);
 	}
+	req.data = buf;
+	req.len = ext_len + words * sizeof(*mask);
+exec:
 	req.cmd.export_set.flags = cpu_to_le32(flags);
 	ret = __snode_admin_exec(sdev, &req);
-	kfree(mask);
+	if (req.len)
+		kvfree(req.data);
 	return ret;
 }
 
@@ -242,9 +261,34 @@ err_free:
 	return ret;
 }
 
+/*
+ * SNODE_EXPORT_HOST: pin [@cmd->offset, +@cmd->length) of the caller's
+ * memory for @exp. Context: no lock held (takes mmap_lock).
+ */
+static int snode_export_host_pin(struct snode_mem *mem,
+				 const struct snode_mem_export *cmd,
+				 struct snode_export *exp)
+{
+	struct snode_hostmem *hm;
+
+	if (cmd->alloc || cmd->offset + cmd->length < cmd->offset ||
+	    cmd->length >= SNODE_GA_OFFSET_MAX)
+		return -EINVAL;
+	hm = snode_hostmem_pin(mem, cmd->offset, cmd->length,
+			       cmd->flags & SNODE_EXPORT_WRITE);
+	if (IS_ERR(hm))
+		return PTR_ERR(hm);
+	hm->uaddr = cmd->offset;
+	exp->host = hm;
+	return 0;
+}
+
 /**
  * snode_ioctl_mem_export() - SNODE_IOCTL_MEM_EXPORT: export a range
  * @ucmd: the call; &struct snode_mem_export
+ *
+ * A range of a pool allocation, or with SNODE_EXPORT_HOST a range of the
+ * caller's own memory (hostmem.c).
  *
  * Context: Process context, sleeps while the fabric answers.
  * Return: 0 or a negative errno, as <linux/snode.h> documents.
@@ -254,15 +298,17 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	struct snode_mem_export *cmd = ucmd->cmd;
 	struct snode_mem_file *mfile = ucmd->sfile->mem;
 	struct snode_mem *mem = mfile->mem;
+	bool host = cmd->flags & SNODE_EXPORT_HOST;
 	struct snode_export *exp;
 	struct snode_alloc *alloc;
 	u32 node_id;
 	int ret;
 
 	if (cmd->flags & ~(SNODE_EXPORT_WRITE | SNODE_EXPORT_RANDOM_KEY |
-			   SNODE_EXPORT_NODES) || cmd->__reserved)
+			   SNODE_EXPORT_NODES | SNODE_EXPORT_HOST) ||
+	    cmd->__reserved)
 		return -EOPNOTSUPP;
-	if (!mem->export_entries)
+	if (!mem->export_entries || (host && !mem->max_host_extents))
 		return -EOPNOTSUPP;
 	if (!cmd->length || !PAGE_ALIGNED(cmd->length) ||
 	    !PAGE_ALIGNED(cmd->offset) ||
@@ -283,20 +329,27 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	ret = snode_export_nodes(mem, cmd, &exp->nodemask);
 	if (ret)
 		goto err_free;
+	if (host) {
+		ret = snode_export_host_pin(mem, cmd, exp);
+		if (ret)
+			goto err_free;
+	}
 
 	mutex_lock(&mfile->ops_lock);
-	alloc = snode_alloc_get(mfile, cmd->alloc);
-	if (!alloc) {
-		ret = -ENOENT;
-		goto err_unlock_ops;
+	if (!host) {
+		alloc = snode_alloc_get(mfile, cmd->alloc);
+		if (!alloc) {
+			ret = -ENOENT;
+			goto err_unlock_ops;
+		}
+		exp->alloc = alloc;
+		if (cmd->offset >= alloc->length ||
+		    cmd->length > alloc->length - cmd->offset) {
+			ret = -EINVAL;
+			goto err_unlock_ops;
+		}
+		exp->pool_offset = alloc->offset + cmd->offset;
 	}
-	exp->alloc = alloc;
-	if (cmd->offset >= alloc->length ||
-	    cmd->length > alloc->length - cmd->offset) {
-		ret = -EINVAL;
-		goto err_unlock_ops;
-	}
-	exp->pool_offset = alloc->offset + cmd->offset;
 
 	ret = snode_export_add(mem, exp, mfile, &node_id);
 	if (ret) {

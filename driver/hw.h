@@ -38,7 +38,7 @@
 #define   SNODE_FW_MINOR_MASK		GENMASK(23, 16)
 #define   SNODE_FW_PATCH_MASK		GENMASK(15, 0)
 #define SNODE_CAP_OFFSET		0x00c
-#define   SNODE_CAP_MASK		GENMASK(7, 0)
+#define   SNODE_CAP_MASK		GENMASK(8, 0)
 #define   SNODE_CAP_ATT			BIT(0)
 #define   SNODE_CAP_EXPORT		BIT(1)
 #define   SNODE_CAP_DMA			BIT(2)
@@ -47,6 +47,7 @@
 #define   SNODE_CAP_COHERENT		BIT(5)
 #define   SNODE_CAP_FLR			BIT(6)
 #define   SNODE_CAP_EV_TOPO		BIT(7)
+#define   SNODE_CAP_HOST_EXPORT		BIT(8)
 #define SNODE_NODE_ID_OFFSET		0x010
 #define SNODE_FABRIC_ID_OFFSET		0x014
 #define SNODE_LIMITS0_OFFSET		0x018
@@ -237,6 +238,7 @@ struct snode_cmd_export_set {
 	__le32 length_hi;
 	__le32 key_lo;
 	__le32 key_hi;
+	__le32 extents;		/* SNODE_EXPORT_SET_HOST: list entries */
 };
 
 struct snode_cmd_export_clear {
@@ -381,7 +383,8 @@ static_assert(offsetof(struct snode_admin_cmd, att_set.key_lo) == 52);
 static_assert(offsetof(struct snode_admin_cmd, att_set.export_offset) == 60);
 static_assert(SNODE_CMD_WORDS(snode_cmd_att_clear) == 1);
 static_assert(SNODE_CMD_WORDS(snode_cmd_att_query) == 1);
-static_assert(SNODE_CMD_WORDS(snode_cmd_export_set) == 8);
+static_assert(SNODE_CMD_WORDS(snode_cmd_export_set) == 9);
+static_assert(offsetof(struct snode_admin_cmd, export_set.extents) == 52);
 static_assert(offsetof(struct snode_admin_cmd, export_set.pool_offset_lo) == 28);
 static_assert(offsetof(struct snode_admin_cmd, export_set.key_lo) == 44);
 static_assert(SNODE_CMD_WORDS(snode_cmd_export_clear) == 1);
@@ -471,7 +474,8 @@ struct snode_identify {
 	__le32 max_dma_len;
 	char serial[32];
 	char fw_name[32];
-	u8 rsvd1[136];
+	__le32 max_host_extents;
+	u8 rsvd1[132];
 };
 
 enum snode_event_type {
@@ -539,6 +543,18 @@ struct snode_event_window_revoked {
 #define SNODE_PERM_READ			BIT(0)
 #define SNODE_PERM_WRITE		BIT(1)
 #define SNODE_EXPORT_SET_NODEMASK	BIT(2)
+#define SNODE_EXPORT_SET_HOST		BIT(3)
+
+/*
+ * EXPORT_SET with HOST: the in buffer holds the extent list (cdw8
+ * entries), then the nodemask if NODEMASK is set.
+ */
+struct snode_host_extent {
+	__le64 addr;		/* bus address, 4 KiB aligned */
+	__le64 len;		/* bytes, a multiple of 4 KiB, > 0 */
+};
+
+static_assert(sizeof(struct snode_host_extent) == 16);
 
 /* ATT_SET: cdw10 is the offset inside the export in 4 KiB units */
 #define SNODE_ATT_EXPORT_OFFSET_SHIFT	12

@@ -762,11 +762,20 @@ static int snode_mem_exports_show(struct seq_file *s, void *unused)
 
 		if (!exp)
 			continue;
-		seq_printf(s, "export %u state %u %s pool 0x%llx length 0x%llx key 0x%016llx nodes %s",
-			   exp->id, exp->state,
-			   exp->flags & SNODE_EXPORT_WRITE ? "rw" : "r",
-			   exp->pool_offset, exp->length, exp->key,
-			   exp->nodemask ? "some" : "all");
+		if (exp->host)
+			seq_printf(s, "export %u state %u %s host extents %u pinned %llu length 0x%llx key 0x%016llx nodes %s",
+				   exp->id, exp->state,
+				   exp->flags & SNODE_EXPORT_WRITE ? "rw" : "r",
+				   exp->host->nr_ext,
+				   (u64)exp->host->nr_pages << PAGE_SHIFT,
+				   exp->length, exp->key,
+				   exp->nodemask ? "some" : "all");
+		else
+			seq_printf(s, "export %u state %u %s pool 0x%llx length 0x%llx key 0x%016llx nodes %s",
+				   exp->id, exp->state,
+				   exp->flags & SNODE_EXPORT_WRITE ? "rw" : "r",
+				   exp->pool_offset, exp->length, exp->key,
+				   exp->nodemask ? "some" : "all");
 		snode_seq_owner(s, &exp->owner);
 	}
 	mutex_unlock(&mem->lock);
@@ -1114,6 +1123,7 @@ int snode_mem_init(struct snode_dev *sdev)
 						    id.pool_size, PAGE_SIZE,
 						    "pool");
 		mem->export_entries = id.export_entries;
+		mem->max_host_extents = snode_hostmem_max_extents(&id);
 	}
 	if ((id.caps & SNODE_CAP_ATT) && id.att_entries) {
 		mem->ap_phys = sdev->aperture.start;
@@ -1123,8 +1133,10 @@ int snode_mem_init(struct snode_dev *sdev)
 						  "aperture");
 		mem->att_entries = id.att_entries;
 	}
-	if (!mem->pool_size)
+	if (!mem->pool_size) {
 		mem->export_entries = 0;
+		mem->max_host_extents = 0;
+	}
 	if (!mem->ap_size)
 		mem->att_entries = 0;
 

@@ -12,6 +12,7 @@
 #include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/rwsem.h>
+#include <linux/scatterlist.h>
 #include <linux/sched.h>
 #include <linux/wait.h>
 
@@ -53,9 +54,46 @@ struct snode_alloc {
 };
 
 /**
+ * struct snode_hostmem - the pinned pages of a host export (hostmem.c)
+ * @dev: the device the pages are DMA-mapped for (a reference)
+ * @mm: the owner's mm (mmgrab()), charged for @nr_pages
+ * @pages: the pinned pages, @nr_pinned of @nr_pages
+ * @nr_pages: pages of the range
+ * @nr_pinned: pages pinned so far
+ * @charged: @nr_pages are charged to @mm's locked_vm
+ * @writable: pinned for peers' stores (unpinned dirty)
+ * @mapped: @sgt is DMA-mapped
+ * @dir: its direction
+ * @sgt: the pages, physically contiguous runs merged
+ * @ext: the extent list EXPORT_SET carries, @nr_ext entries
+ * @nr_ext: extents
+ * @uaddr: the range's start in the owner's address space (for listings)
+ *
+ * Immutable once pinned; freed with the export.
+ */
+struct snode_hostmem {
+	struct device *dev;
+	struct mm_struct *mm;
+	struct page **pages;
+	unsigned long nr_pages;
+	unsigned long nr_pinned;
+	bool charged;
+	bool writable;
+	bool mapped;
+	enum dma_data_direction dir;
+	struct sg_table sgt;
+	struct snode_host_extent *ext;
+	u32 nr_ext;
+	u64 uaddr;
+};
+
+/**
  * struct snode_export - an entry of the device's export table
  * @alloc: the exported allocation; the export holds a reference, so the
- *         pool range is not reused while the device may still grant it
+ *         pool range is not reused while the device may still grant it;
+ *         NULL for a host export
+ * @host: a host export's pinned pages, NULL for a pool export; freed with
+ *        the export, so never before the device dropped the entry
  * @mfile: the owning file; NULL once orphaned, or for the kernel's
  * @kernel: owned by the kernel (snode_kexport()) until orphaned
  * @file_node: entry in &snode_mem_file.exports while @mfile is set
@@ -77,6 +115,7 @@ struct snode_alloc {
  */
 struct snode_export {
 	struct snode_alloc *alloc;
+	struct snode_hostmem *host;
 	struct snode_mem_file *mfile;
 	bool kernel;
 	struct list_head file_node;
@@ -212,6 +251,7 @@ struct snode_mem_file {
  * @ap_size: aperture bytes
  * @att_entries: ATT entries
  * @export_entries: export table entries
+ * @max_host_extents: extents of one host export, 0: none (hostmem.c)
  * @max_nodes: node ids are below this
  * @coherent: CAP.COHERENT: map write-back, else write-combining
  * @pool_va: kernel mapping of the pool, for zeroing (write-back)
@@ -250,6 +290,7 @@ struct snode_mem {
 	u64 ap_size;
 	u32 att_entries;
 	u32 export_entries;
+	u32 max_host_extents;
 	u32 max_nodes;
 	bool coherent;
 	void *pool_va;
@@ -311,6 +352,12 @@ void snode_export_free(struct snode_export *exp);
 struct snode_export *snode_kexport(struct snode_alloc *alloc, u64 offset,
 				   u64 length, u32 node);
 void snode_kunexport(struct snode_export *exp);
+
+/* hostmem.c */
+u32 snode_hostmem_max_extents(const struct snode_id *id);
+struct snode_hostmem *snode_hostmem_pin(struct snode_mem *mem, u64 uaddr,
+					u64 length, bool writable);
+void snode_hostmem_free(struct snode_hostmem *hm);
 
 /* import.c */
 void snode_imports_revoke_all(struct snode_mem *mem, u32 reason);

@@ -157,6 +157,7 @@ static void snode_id_decode(struct snode_id *id, const struct snode_identify *ra
 	id->export_entries = le16_to_cpu(raw->export_entries);
 	id->endpoints = le16_to_cpu(raw->endpoints);
 	id->max_dma_len = le32_to_cpu(raw->max_dma_len);
+	id->max_host_extents = le32_to_cpu(raw->max_host_extents);
 	id->aperture_size = le64_to_cpu(raw->aperture_size);
 	id->pool_size = le64_to_cpu(raw->pool_size);
 	/* the device NUL pads but need not terminate a full field */

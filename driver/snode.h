@@ -72,6 +72,7 @@ enum snode_state {
  * @export_entries: responder export entries
  * @endpoints: message endpoints
  * @max_dma_len: largest DMA descriptor, bytes
+ * @max_host_extents: extents of one host export, 0: no host exports
  * @aperture_size: BAR2 aperture size, bytes
  * @pool_size: BAR4 pool size, bytes
  * @serial: serial number, NUL terminated
@@ -90,6 +91,7 @@ struct snode_id {
 	u16 export_entries;
 	u16 endpoints;
 	u32 max_dma_len;
+	u32 max_host_extents;
 	u64 aperture_size;
 	u64 pool_size;
 	char serial[33];

@@ -356,6 +356,9 @@ int snode_handle_from_str(const char *str, struct snode_handle *handle);
 int snode_export(struct snode_mem *mem, uint64_t offset, uint64_t length,
 		 unsigned int flags, uint64_t key, const uint32_t *nodes,
 		 unsigned int nr_nodes, struct snode_handle *handle);
+int snode_export_mem(struct snode_dev *dev, void *addr, uint64_t length,
+		     unsigned int flags, uint64_t key, const uint32_t *nodes,
+		     unsigned int nr_nodes, struct snode_handle *handle);
 int snode_unexport(struct snode_dev *dev, const struct snode_handle *handle);
 
 struct snode_import;

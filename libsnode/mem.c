@@ -148,6 +148,36 @@ SNODE_EXPORT int snode_export(struct snode_mem *mem, uint64_t offset,
 	return 0;
 }
 
+SNODE_EXPORT int snode_export_mem(struct snode_dev *dev, void *addr,
+				  uint64_t length, unsigned int flags,
+				  uint64_t key, const uint32_t *nodes,
+				  unsigned int nr_nodes,
+				  struct snode_handle *handle)
+{
+	struct snode_mem_export cmd = {
+		.size = sizeof(cmd),
+		.flags = flags | SNODE_EXPORT_HOST,
+		.offset = (uintptr_t)addr,
+		.length = length,
+		.key = key,
+		.nodes = (uintptr_t)nodes,
+		.nr_nodes = nr_nodes,
+	};
+	int ret;
+
+	if (!dev || !handle || (flags & (SNODE_EXPORT_HOST | SNODE_EXPORT_NODES)))
+		return -EINVAL;
+	if (nodes && nr_nodes)
+		cmd.flags |= SNODE_EXPORT_NODES;
+	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_EXPORT, &cmd);
+	if (ret < 0)
+		return ret;
+	handle->node = cmd.out_node;
+	handle->export_id = cmd.out_export_id;
+	handle->key = cmd.out_key;
+	return 0;
+}
+
 SNODE_EXPORT int snode_unexport(struct snode_dev *dev,
 				const struct snode_handle *handle)
 {

@@ -20,6 +20,11 @@
  *	import export ID of every node FIRST..LAST, check each one's pattern,
  *	then import one more and expect ENOSPC; print "scale N ok" and
  *	"full ENOSPC"
+ *   mem_peer hbench LEN malloc|huge
+ *	measure a host export of LEN bytes of this process's memory: the
+ *	export (pin) and import (map, first touch) times, then reading and
+ *	writing it through the window against the same memory directly;
+ *	print "hbench KIND LEN export_ms E import_ms I read_win MBs ..."
  *   mem_peer stat
  *	print the pool size and free bytes and the import, export and ATT
  *	counts: "pool SIZE free FREE imports I exports E att A"
@@ -38,6 +43,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <linux/snode.h>
@@ -273,6 +279,94 @@ static int cmd_scale(int argc, char **argv)
 	return fd == -ENOSPC ? 0 : 1;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* MB/s of reading (sum) or writing every word of @p, best of three */
+static double stream(volatile uint64_t *p, uint64_t len, bool write)
+{
+	double best = 0, t;
+	uint64_t i, sum = 0;
+	int r;
+
+	for (r = 0; r < 3; r++) {
+		t = now_s();
+		if (write)
+			for (i = 0; i < len / 8; i++)
+				p[i] = i;
+		else
+			for (i = 0; i < len / 8; i++)
+				sum += p[i];
+		t = now_s() - t;
+		if (len / t / 1e6 > best)
+			best = len / t / 1e6;
+	}
+	if (sum == 1)
+		printf(" ");	/* keep the loads */
+	return best;
+}
+
+static int cmd_hbench(int argc, char **argv)
+{
+	struct snode_mem_export exp = { .size = sizeof(exp) };
+	bool huge = argc > 1 && !strcmp(argv[1], "huge");
+	double t0, t_exp, t_imp;
+	volatile uint64_t *w;
+	uint64_t len, i;
+	uint64_t *buf;
+	int fd;
+
+	if (argc < 2)
+		return 2;
+	len = num(argv[0]);
+	buf = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		   MAP_ANONYMOUS | (huge ? MAP_HUGETLB : 0), -1, 0);
+	if (buf == MAP_FAILED)
+		die("mmap");
+	for (i = 0; i < len / 8; i += 512)
+		buf[i] = i;
+	t0 = now_s();
+	exp.flags = SNODE_EXPORT_HOST | SNODE_EXPORT_WRITE;
+	exp.offset = (uintptr_t)buf;
+	exp.length = len;
+	exp.key = 0xbe7c;
+	if (ioctl(dev_fd, SNODE_IOCTL_MEM_EXPORT, &exp))
+		die("export");
+	t_exp = now_s() - t0;
+	t0 = now_s();
+	fd = import(exp.out_node, exp.out_export_id, exp.key, len,
+		    SNODE_IMPORT_WRITE);
+	if (fd < 0) {
+		errno = -fd;
+		die("import");
+	}
+	printf("import_ioctl_ms %.2f ", (now_s() - t0) * 1e3);
+	w = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (w == MAP_FAILED)
+		die("mmap window");
+	for (i = 0; i < len / 8; i += 512)
+		if (w[i] != i) {
+			printf("error window word %llu\n", (unsigned long long)i);
+			return 1;
+		}
+	t_imp = now_s() - t0;
+	printf("hbench %s %llu export_ms %.2f import_map_touch_ms %.2f per_gib_ms %.1f %.1f",
+	       huge ? "huge" : "malloc", (unsigned long long)len, t_exp * 1e3,
+	       t_imp * 1e3, t_exp * 1e3 * (1ULL << 30) / len,
+	       t_imp * 1e3 * (1ULL << 30) / len);
+	for (i = 0; i < 2; i++)
+		printf(" read_local %.0f read_win %.0f write_local %.0f write_win %.0f MB/s",
+		       stream(buf, len, false), stream(w, len, false),
+		       stream(buf, len, true), stream(w, len, true));
+	printf("\n");
+	return 0;
+}
+
 static uint32_t list_count(uint32_t type, struct list_arg *out)
 {
 	struct list_arg l = { .type = type };
@@ -318,6 +412,8 @@ int main(int argc, char **argv)
 		ret = cmd_check(argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "scale"))
 		ret = cmd_scale(argc - 2, argv + 2);
+	else if (!strcmp(argv[1], "hbench"))
+		ret = cmd_hbench(argc - 2, argv + 2);
 	else if (!strcmp(argv[1], "stat"))
 		ret = cmd_stat();
 	if (ret != 2)

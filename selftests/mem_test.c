@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stddef.h>
@@ -28,10 +29,12 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/snode.h>
 
 #include "kselftest_harness.h"
@@ -2331,6 +2334,522 @@ TEST_F_TIMEOUT(peer, remote_unexport_and_exit, 600)
 	close(ifd0);
 	close(ifd1);
 	close(ifd2);
+}
+
+/* ---- host memory exports (SNODE_EXPORT_HOST) ------------------------------------ */
+
+/* The caller's locked_vm in kB (VmLck), where account_locked_vm() charges. */
+static long vm_locked_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int _snode_export_host(int fd, void *addr, uint64_t len, uint32_t flags,
+			      uint64_t key, struct snode_mem_export *exp)
+{
+	memset(exp, 0, sizeof(*exp));
+	exp->flags = flags | SNODE_EXPORT_HOST;
+	exp->offset = (uintptr_t)addr;
+	exp->length = len;
+	exp->key = key;
+	return _snode_export(fd, exp);
+}
+
+static uint32_t export_count(int fd)
+{
+	uint32_t n = 0;
+
+	if (_snode_list(fd, MEM_LIST_EXPORTS, NULL, &n))
+		return ~0u;
+	return n;
+}
+
+/* Extents of host export @id (debugfs mem/exports), -1 if not found. */
+static int host_extents(uint32_t id)
+{
+	FILE *f = fopen("/sys/kernel/debug/snode/snode0/mem/exports", "r");
+	char line[512];
+	unsigned int e, n;
+	int ret = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "export %u state %*u %*s host extents %u",
+			   &e, &n) == 2 && e == id)
+			ret = n;
+	fclose(f);
+	return ret;
+}
+
+/* @len of hugetlb memory; reserves huge pages if there are none. NULL: none. */
+static void *huge_buf(uint64_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	FILE *f;
+
+	if (p != MAP_FAILED)
+		return p;
+	f = fopen("/proc/sys/vm/nr_hugepages", "w");
+	if (!f)
+		return NULL;
+	fprintf(f, "%llu\n", (unsigned long long)(len / SZ_2M + 4));
+	fclose(f);
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* the node's own malloc'd memory through a window, both ways, then revoked */
+TEST_F(mem, host_export_self)
+{
+	struct snode_mem_export exp;
+	volatile uint64_t *win;
+	uint64_t *buf, i;
+	long locked;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
+		SKIP(return, "the NIC cannot export host memory");
+
+	locked = vm_locked_kb();
+	buf = aligned_alloc(SZ_4K, SZ_2M);
+	ASSERT_NE(NULL, buf);
+	for (i = 0; i < SZ_2M / 8; i++)
+		buf[i] = 0x4057ULL << 32 | i;
+	ASSERT_EQ(0, _snode_export_host(self->fd, buf, SZ_2M,
+					SNODE_EXPORT_WRITE, 0x4057, &exp));
+	EXPECT_EQ(locked + (long)(SZ_2M >> 10), vm_locked_kb());
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x4057, 0, SZ_2M);
+	win = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	for (i = 0; i < SZ_2M / 8; i += 509)
+		ASSERT_EQ(0x4057ULL << 32 | i, win[i]);
+	win[1] = 0xfeed;
+	EXPECT_EQ(0xfeed, __atomic_load_n(&buf[1], __ATOMIC_SEQ_CST));
+	buf[2] = 0xbeef;
+	EXPECT_EQ(0xbeef, win[2]);
+	/* freeing the buffer frees nothing the window reaches */
+	/* volatile: the compiler drops plain stores to memory being freed */
+	((volatile uint64_t *)buf)[3] = 0x3333;
+	free(buf);
+	EXPECT_EQ(0x3333, win[3]);
+	test_snode_unexport(exp.out_export_id);
+	check_revoked(_metadata, ifd, win, SNODE_REVOKE_REASON_UNEXPORT, false,
+		      true);
+	EXPECT_EQ(locked, vm_locked_kb());
+	munmap((void *)win, SZ_2M);
+	close(ifd);
+}
+
+struct adder {
+	volatile uint64_t *word;
+	uint64_t n;
+};
+
+static void *adder_run(void *arg)
+{
+	struct adder *a = arg;
+	uint64_t i;
+
+	for (i = 0; i < a->n; i++)
+		__atomic_fetch_add(a->word, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+/* hugetlb memory: a window's atomics against the CPU's own, exactly */
+TEST_F(mem, host_export_hugetlb_atomics)
+{
+	const uint64_t n = 100000;
+	struct snode_mem_export exp;
+	volatile uint64_t *win;
+	struct adder a, b;
+	pthread_t t;
+	uint64_t *buf;
+	int ifd;
+
+	SKIP_IF_SKIPPED();
+	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
+		SKIP(return, "the NIC cannot export host memory");
+	buf = huge_buf(2 * SZ_2M);
+	if (!buf)
+		SKIP(return, "no hugetlb pages and none can be reserved");
+	memset(buf, 0, 2 * SZ_2M);
+	ASSERT_EQ(0, _snode_export_host(self->fd, buf, 2 * SZ_2M,
+					SNODE_EXPORT_WRITE, 0x4060, &exp));
+	/* each huge page is one extent, or both one if they are neighbours */
+	EXPECT_LE(1, host_extents(exp.out_export_id));
+	EXPECT_GE(2, host_extents(exp.out_export_id));
+	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
+			  0x4060, 0, 2 * SZ_2M);
+	win = mmap(NULL, 2 * SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd,
+		   0);
+	ASSERT_NE(MAP_FAILED, win);
+	/* the second huge page's last word, through the window and directly */
+	a = (struct adder){ &win[2 * SZ_2M / 8 - 1], n };
+	b = (struct adder){ &buf[2 * SZ_2M / 8 - 1], n };
+	ASSERT_EQ(0, pthread_create(&t, NULL, adder_run, &a));
+	adder_run(&b);
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	EXPECT_EQ(2 * n, __atomic_load_n(&buf[2 * SZ_2M / 8 - 1],
+					  __ATOMIC_SEQ_CST));
+	munmap((void *)win, 2 * SZ_2M);
+	close(ifd);
+	test_snode_unexport(exp.out_export_id);
+	munmap(buf, 2 * SZ_2M);
+}
+
+/* a reset of the NIC restores a host export from the driver's extent list */
+TEST_F(mem, host_export_reset)
+{
+	struct snode_mem_export exp;
+	volatile uint64_t *win;
+	uint64_t *buf;
+	int ifd, rfd;
+
+	SKIP_IF_SKIPPED();
+	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
+		SKIP(return, "the NIC cannot export host memory");
+	rfd = open(SNODE_RESET, O_WRONLY);
+	if (rfd < 0)
+		SKIP(return, "no %s", SNODE_RESET);
+	buf = aligned_alloc(SZ_4K, SZ_64K);
+	ASSERT_NE(NULL, buf);
+	buf[0] = 0x4e5e7;
+	ASSERT_EQ(0, _snode_export_host(self->fd, buf, SZ_64K, 0, 0x4070,
+					&exp));
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x4070, 0, SZ_64K);
+	win = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(0x4e5e7, win[0]);
+	ASSERT_EQ(1, write(rfd, "1", 1));
+	close(rfd);
+	check_revoked(_metadata, ifd, win, SNODE_REVOKE_REASON_LOCAL_RESET,
+		      false, false);
+	munmap((void *)win, SZ_64K);
+	close(ifd);
+	buf[0] = 0x4e5e8;
+	test_snode_import(ifd, 0, NODE, exp.out_export_id, 0x4070, 0, SZ_64K);
+	win = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd, 0);
+	ASSERT_NE(MAP_FAILED, win);
+	EXPECT_EQ(0x4e5e8, win[0]);
+	munmap((void *)win, SZ_64K);
+	close(ifd);
+	test_snode_unexport(exp.out_export_id);
+	free(buf);
+}
+
+/* bad ranges fail with the documented errno and change nothing */
+TEST_F(mem, host_export_bad)
+{
+	struct snode_mem_export exp;
+	uint32_t exports;
+	long locked;
+	char *buf, *hole;
+
+	SKIP_IF_SKIPPED();
+	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
+		SKIP(return, "the NIC cannot export host memory");
+
+	/* four mapped pages, then four unmapped ones */
+	buf = mmap(NULL, 8 * SZ_4K, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	hole = buf + 4 * SZ_4K;
+	ASSERT_EQ(0, munmap(hole, 4 * SZ_4K));
+	locked = vm_locked_kb();
+	exports = export_count(self->fd);
+
+	EXPECT_ERRNO(EINVAL, _snode_export_host(self->fd, buf + 8, SZ_4K, 0,
+						1, &exp));
+	EXPECT_ERRNO(EINVAL, _snode_export_host(self->fd, buf, 100, 0, 1,
+						&exp));
+	EXPECT_ERRNO(EINVAL, _snode_export_host(self->fd, buf, 0, 0, 1, &exp));
+	/* wraps around the top of the address space */
+	EXPECT_ERRNO(EINVAL, _snode_export_host(self->fd,
+						(void *)-(intptr_t)SZ_4K,
+						2 * SZ_4K, 0, 1, &exp));
+	/* an allocation together with HOST */
+	exp.alloc = SZ_4K;
+	exp.flags = SNODE_EXPORT_HOST;
+	exp.offset = (uintptr_t)buf;
+	exp.length = SZ_4K;
+	EXPECT_ERRNO(EINVAL, _snode_export(self->fd, &exp));
+	/* unmapped memory, wholly and in part */
+	EXPECT_ERRNO(EFAULT, _snode_export_host(self->fd, hole, SZ_4K, 0, 1,
+						&exp));
+	EXPECT_ERRNO(EFAULT, _snode_export_host(self->fd, buf, 8 * SZ_4K, 0, 1,
+						&exp));
+	/* the kernel's half of the address space */
+	EXPECT_ERRNO(EFAULT, _snode_export_host(self->fd,
+						(void *)0xffff888000000000ULL,
+						SZ_4K, 0, 1, &exp));
+	EXPECT_EQ(locked, vm_locked_kb());
+	EXPECT_EQ(exports, export_count(self->fd));
+	munmap(buf, 4 * SZ_4K);
+}
+
+/* Drop CAP_IPC_LOCK (effective and permitted) so RLIMIT_MEMLOCK applies. */
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[0].effective &= ~(1u << CAP_IPC_LOCK);
+	d[0].permitted &= ~(1u << CAP_IPC_LOCK);
+	return syscall(SYS_capset, &h, d);
+}
+
+/* RLIMIT_MEMLOCK is enforced: ENOMEM, and nothing stays charged or pinned */
+TEST_F(mem, host_export_memlock)
+{
+	struct snode_mem_export exp;
+	int status;
+	pid_t pid;
+
+	SKIP_IF_SKIPPED();
+	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
+		SKIP(return, "the NIC cannot export host memory");
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		struct rlimit rl = { 256 << 10, 256 << 10 };
+		long locked = vm_locked_kb();
+		uint32_t exports = export_count(self->fd);
+		void *buf = aligned_alloc(SZ_4K, SZ_2M);
+
+		if (!buf || drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+			_exit(10);
+		memset(buf, 1, SZ_2M);
+		if (_snode_export_host(self->fd, buf, SZ_2M, 0, 2, &exp) != -1 ||
+		    errno != ENOMEM)
+			_exit(11);
+		if (vm_locked_kb() != locked || export_count(self->fd) != exports)
+			_exit(12);
+		/* within the limit it works, and is charged */
+		if (_snode_export_host(self->fd, buf, 64 << 10, 0, 2, &exp))
+			_exit(13);
+		if (vm_locked_kb() != locked + 64)
+			_exit(14);
+		if (_snode_unexport(self->fd, exp.out_export_id) ||
+		    vm_locked_kb() != locked)
+			_exit(15);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* ---- host memory across nodes -------------------------------------------------- */
+
+/*
+ * Each node exports a malloc'd buffer (id 0) and a hugetlb one (id 1, if
+ * the guest has or can reserve huge pages) and maps the peer's: plain
+ * loads see the peer's pattern, plain stores land in the peer's memory,
+ * and 2 x 100000 atomics on the lower node's buffers, one node through its
+ * CPU and the other through its window, count exactly.
+ */
+TEST_F_TIMEOUT(peer, host_data_and_atomics, 600)
+{
+	const uint64_t n = 100000, len = 2 * SZ_2M, words = len / 8;
+	bool owner = self->info.out_node_id < (uint32_t)self->peer;
+	uint64_t me = self->info.out_node_id, i, w, k;
+	struct snode_mem_export e0, e1;
+	volatile uint64_t *bufs[2], *wins[2], *c;
+	struct pair p;
+	unsigned int seed;
+	bool huge;
+	int ifd1;
+
+	SKIP_IF_SKIPPED();
+	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
+		SKIP(return, "the NIC cannot export host memory");
+
+	bufs[0] = aligned_alloc(SZ_4K, len);
+	ASSERT_NE(NULL, bufs[0]);
+	bufs[1] = huge_buf(len);
+	huge = bufs[1];
+	if (!huge)
+		bufs[1] = aligned_alloc(SZ_4K, len);	/* keeps ids in step */
+	ASSERT_NE(NULL, bufs[1]);
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < words; i++)
+			bufs[k][i] = me << 40 | k << 32 | i;
+	bufs[0][PAIR_CTL] = 0;
+	ASSERT_EQ(0, _snode_export_host(self->fd, (void *)bufs[0], len,
+					SNODE_EXPORT_WRITE, 0x40a0, &e0));
+	ASSERT_EQ(0, e0.out_export_id);
+	ASSERT_EQ(0, _snode_export_host(self->fd, (void *)bufs[1], len,
+					SNODE_EXPORT_WRITE, 0x40a1, &e1));
+	ASSERT_EQ(1, e1.out_export_id);
+
+	memset(&p, 0, sizeof(p));
+	p.fd = self->fd;
+	p.peer = self->peer;
+	p.local = bufs[0];
+	p.ifd = pair_import(&p, 0x40a0, SNODE_IMPORT_WRITE, len);
+	ASSERT_LE(0, p.ifd);
+	ifd1 = pair_import_id(&p, 1, 0x40a1, SNODE_IMPORT_WRITE, len);
+	ASSERT_LE(0, ifd1);
+	wins[0] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, p.ifd, 0);
+	wins[1] = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, ifd1, 0);
+	ASSERT_NE(MAP_FAILED, wins[0]);
+	ASSERT_NE(MAP_FAILED, wins[1]);
+	p.remote = wins[0];
+	ASSERT_TRUE(pair_barrier(&p, 1));
+
+	/* loads: the peer's pattern, first and last words and random ones */
+	seed = 42;
+	for (k = 0; k < 2; k++)
+		for (i = 0; i < 2048; i++) {
+			w = i == 0 ? PAIR_CTL + 8 : i == 1 ? words - 1 :
+			    PAIR_CTL + 8 + rand_r(&seed) % (words - PAIR_CTL - 8);
+			ASSERT_EQ((uint64_t)self->peer << 40 | k << 32 | w,
+				  wins[k][w]);
+		}
+	/* stores: the peer sees ours in its own memory */
+	for (k = 0; k < 2; k++)
+		for (w = PAIR_CTL + 16; w < words; w += 257)
+			wins[k][w] = ~(me << 40 | k << 32 | w);
+	ASSERT_TRUE(pair_barrier(&p, 2));
+	for (k = 0; k < 2; k++)
+		for (w = PAIR_CTL + 16; w < words; w += 257)
+			ASSERT_EQ(~((uint64_t)self->peer << 40 | k << 32 | w),
+				  bufs[k][w]);
+	ASSERT_TRUE(pair_barrier(&p, 3));
+
+	/* atomics: the lower node's CPU against the higher node's window */
+	for (k = 0; k < 2; k++) {
+		c = owner ? &bufs[k][PAIR_CTL + 8] : &wins[k][PAIR_CTL + 8];
+		if (owner)
+			__atomic_store_n(c, 0, __ATOMIC_SEQ_CST);
+		ASSERT_TRUE(pair_barrier(&p, 4 + 3 * k));
+		for (i = 0; i < n; i++)
+			__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+		ASSERT_TRUE(pair_barrier(&p, 5 + 3 * k));
+		EXPECT_EQ(2 * n, __atomic_load_n(c, __ATOMIC_SEQ_CST));
+		ASSERT_TRUE(pair_barrier(&p, 6 + 3 * k));
+	}
+	if (!huge)
+		TH_LOG("no hugetlb pages: the second buffer was malloc'd");
+}
+
+/*
+ * Revocation of host exports seen by the peer: the exporter unexports one
+ * (UNEXPORT), a child that exported one is killed with SIGKILL, and the
+ * rest go when the exporter exits; each ends in SIGBUS on the importer,
+ * or in the zero page for the import that asked for it.
+ */
+TEST_F_TIMEOUT(peer, host_remote_revoke, 600)
+{
+	bool exporter = self->info.out_node_id < (uint32_t)self->peer;
+	volatile uint64_t *ctl, *w1, *w2, *w3;
+	struct snode_mem_export exp;
+	int ifd0, ifd1, ifd2, ifd3, pipefd[2];
+	uint64_t *b[3];
+	struct pair p;
+	pid_t child;
+	char c;
+
+	SKIP_IF_SKIPPED();
+	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
+		SKIP(return, "the NIC cannot export host memory");
+
+	if (exporter) {
+		/* 0: control, 1: unexported, 2: by exiting, 3: a child killed */
+		for (int i = 0; i < 3; i++) {
+			b[i] = aligned_alloc(SZ_4K, SZ_64K);
+			ASSERT_NE(NULL, b[i]);
+			memset(b[i], 0, SZ_64K);
+			ASSERT_EQ(0, _snode_export_host(self->fd, b[i], SZ_64K,
+							i ? 0 : SNODE_EXPORT_WRITE,
+							0x9e0 + i, &exp));
+			ASSERT_EQ(i, exp.out_export_id);
+		}
+		ASSERT_EQ(0, pipe(pipefd));
+		child = fork();
+		ASSERT_LE(0, child);
+		if (!child) {
+			int fd = open(SNODE_DEV, O_RDWR);
+			void *m = aligned_alloc(SZ_4K, SZ_64K);
+
+			if (fd < 0 || !m || (memset(m, 0, SZ_64K), 0) ||
+			    _snode_export_host(fd, m, SZ_64K, 0, 0x9e3, &exp) ||
+			    exp.out_export_id != 3)
+				_exit(1);
+			if (write(pipefd[1], "x", 1) != 1)
+				_exit(1);
+			for (;;)
+				pause();
+		}
+		ASSERT_EQ(1, read(pipefd[0], &c, 1));
+		ASSERT_TRUE(wait_word(&b[0][PAIR_CTL + 1], 1));
+		test_snode_unexport(1);
+		ASSERT_TRUE(wait_word(&b[0][PAIR_CTL + 3], 1));
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		ASSERT_TRUE(wait_word(&b[0][PAIR_CTL + 2], 1));
+		return;	/* exiting withdraws 0 and 2 */
+	}
+	memset(&p, 0, sizeof(p));
+	p.fd = self->fd;
+	p.peer = self->peer;
+	ifd0 = pair_import(&p, 0x9e0, SNODE_IMPORT_WRITE, SZ_64K);
+	ASSERT_LE(0, ifd0);
+	ctl = mmap(NULL, SZ_64K, PROT_READ | PROT_WRITE, MAP_SHARED, ifd0, 0);
+	ASSERT_NE(MAP_FAILED, ctl);
+	ifd1 = pair_import_id(&p, 1, 0x9e1, 0, SZ_64K);
+	ifd2 = pair_import_id(&p, 2, 0x9e2, 0, SZ_64K);
+	/* the killed exporter's window reads zeros afterwards */
+	ifd3 = pair_import_id(&p, 3, 0x9e3, SNODE_IMPORT_ZERO_PAGE_ON_REVOKE,
+			      SZ_64K);
+	ASSERT_LE(0, ifd1);
+	ASSERT_LE(0, ifd2);
+	ASSERT_LE(0, ifd3);
+	w1 = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd1, 0);
+	w2 = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd2, 0);
+	w3 = mmap(NULL, SZ_64K, PROT_READ, MAP_SHARED, ifd3, 0);
+	ASSERT_NE(MAP_FAILED, w1);
+	ASSERT_NE(MAP_FAILED, w2);
+	ASSERT_NE(MAP_FAILED, w3);
+	EXPECT_EQ(0, w1[0] + w2[0] + w3[0]);
+
+	__atomic_store_n(&ctl[PAIR_CTL + 1], 1, __ATOMIC_RELEASE);
+	check_revoked(_metadata, ifd1, w1, SNODE_REVOKE_REASON_UNEXPORT, false,
+		      false);
+	EXPECT_EQ(0, wait_revoked(ifd3, 0));
+	__atomic_store_n(&ctl[PAIR_CTL + 3], 1, __ATOMIC_RELEASE);
+	check_revoked(_metadata, ifd3, w3, SNODE_REVOKE_REASON_UNEXPORT, true,
+		      false);
+	EXPECT_EQ(0, wait_revoked(ifd2, 0));
+	__atomic_store_n(&ctl[PAIR_CTL + 2], 1, __ATOMIC_RELEASE);
+	check_revoked(_metadata, ifd2, w2, SNODE_REVOKE_REASON_UNEXPORT, false,
+		      false);
+	check_revoked(_metadata, ifd0, ctl, SNODE_REVOKE_REASON_UNEXPORT,
+		      false, true);
+	close(ifd0);
+	close(ifd1);
+	close(ifd2);
+	close(ifd3);
 }
 
 /* ---- last: nothing leaked ---------------------------------------------------- */

@@ -82,6 +82,8 @@ enum {
  *                      write-back, else write-combining
  * @SNODE_CAP_FLR: the device supports function-level reset
  * @SNODE_CAP_EV_TOPO: the device's node events carry the route's topology
+ * @SNODE_CAP_HOST_EXPORT: exports may name the caller's own memory
+ *                         (SNODE_EXPORT_HOST)
  *
  * The values are those of the device's CAP register, which the kernel
  * reports unchanged.
@@ -95,6 +97,7 @@ enum snode_caps {
 	SNODE_CAP_COHERENT = 1 << 5,
 	SNODE_CAP_FLR = 1 << 6,
 	SNODE_CAP_EV_TOPO = 1 << 7,
+	SNODE_CAP_HOST_EXPORT = 1 << 8,
 };
 
 /**
@@ -261,11 +264,15 @@ struct snode_mem_free {
  *                      export is read-only
  * @SNODE_EXPORT_RANDOM_KEY: the kernel chooses a random key (@key must be 0)
  * @SNODE_EXPORT_NODES: only the nodes listed in @nodes may import it
+ * @SNODE_EXPORT_HOST: export the caller's own memory (a host export):
+ *                     @alloc is 0 and @offset is the range's start address
+ *                     in the caller's address space
  */
 enum snode_mem_export_flags {
 	SNODE_EXPORT_WRITE = 1 << 0,
 	SNODE_EXPORT_RANDOM_KEY = 1 << 1,
 	SNODE_EXPORT_NODES = 1 << 2,
+	SNODE_EXPORT_HOST = 1 << 3,
 };
 
 /**
@@ -291,6 +298,21 @@ enum snode_mem_export_flags {
  * Make a range of an allocation importable by other nodes. The kernel
  * picks the lowest free export id. The export belongs to the file and is
  * withdrawn when the file is released.
+ *
+ * With SNODE_EXPORT_HOST (struct snode_info.out_caps has
+ * SNODE_CAP_HOST_EXPORT) the range is the caller's own memory, anonymous,
+ * hugetlb or shared memory that can be pinned long-term: @alloc must be 0,
+ * @offset is the start address and @length the bytes, both multiples of
+ * 4096. The pages are pinned until the export is withdrawn and the NIC
+ * confirmed it (a munmap() or exit in between frees nothing a peer can
+ * still reach) and are charged to the caller's RLIMIT_MEMLOCK. Importers
+ * use the handle as any other. Errors beyond the general ones: EINVAL
+ * (@alloc not 0, a range that wraps or is 1 TiB or more), EFAULT (part of
+ * the range is not mapped or cannot be pinned), ENOMEM (RLIMIT_MEMLOCK
+ * exceeded, without CAP_IPC_LOCK), EFBIG (the range is more fragmented
+ * than the NIC takes: more physically contiguous runs than its extent
+ * limit; export less, or use huge pages), EOPNOTSUPP (the NIC cannot
+ * export host memory). On every error nothing stays pinned or charged.
  */
 struct snode_mem_export {
 	__u32 size;

@@ -68,11 +68,18 @@ struct fm_end {
 	uint32_t port;		/* node port; unused for switches */
 };
 
+/*
+ * An export: a pool range (nseg 0) or a host export, nseg runs of the
+ * exporter's RAM file @path (decision 0037), allocated with the struct.
+ */
 struct fm_export {
 	uint32_t perm;
 	uint64_t offset, len, key;
 	bool all_nodes;
 	uint8_t nodemask[FM_MAX_NODES / 8];
+	char path[SNODE_FM_PATH_MAX];
+	uint32_t nseg;
+	struct snode_fm_seg seg[];
 };
 
 struct fm_link {

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fm.h"
@@ -117,10 +118,51 @@ const char *fm_status_name(uint32_t st)
 	}
 }
 
+/*
+ * A host export (decision 0037): nseg runs of a RAM file the VM runner
+ * created, named SNODE_FM_RAM_PREFIX* directly under /dev/shm (a device
+ * must not make its peers map any other file), each page aligned and
+ * inside the file, adding up to the export's length.
+ */
+static int host_export_check(const struct fm_export *e)
+{
+	const char *name = e->path + strlen("/dev/shm/");
+	uint64_t sum = 0;
+	struct stat st;
+	uint32_t i;
+	int fd;
+
+	if (e->offset || e->nseg > SNODE_FM_MAX_SEGS ||
+	    strncmp(e->path, SNODE_FM_RAM_PREFIX, strlen(SNODE_FM_RAM_PREFIX)) ||
+	    strchr(name, '/'))
+		return SNODE_FM_EINVAL;
+	fd = open(e->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return SNODE_FM_EINVAL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return SNODE_FM_EINVAL;
+	}
+	close(fd);
+	for (i = 0; i < e->nseg; i++) {
+		uint64_t o = e->seg[i].offset, l = e->seg[i].len;
+
+		if (!l || ((o | l) & (FM_PAGE - 1)) || sum + l < sum)
+			return SNODE_FM_EINVAL;
+		if (o >= (uint64_t)st.st_size || l > (uint64_t)st.st_size - o)
+			return SNODE_FM_ERANGE;
+		sum += l;
+	}
+	return sum == e->len ? SNODE_FM_OK : SNODE_FM_EINVAL;
+}
+
 /* Validate an export for node n; the SNODE_FM_* status. */
 int fm_export_set(struct fm_fabric *f, struct fm_node *n, uint32_t id,
 		  const struct fm_export *e)
 {
+	size_t size = sizeof(*e) + (size_t)e->nseg * sizeof(e->seg[0]);
+	int st;
+
 	(void)f;
 	if (id >= FM_MAX_EXPORTS)
 		return SNODE_FM_EINVAL;
@@ -129,15 +171,47 @@ int fm_export_set(struct fm_fabric *f, struct fm_node *n, uint32_t id,
 		return SNODE_FM_EINVAL;
 	if (!e->len || ((e->offset | e->len) & (FM_PAGE - 1)))
 		return SNODE_FM_EINVAL;
+	if (e->nseg) {
+		st = host_export_check(e);
+		if (st)
+			return st;
+	}
 	if (n->exports[id])
 		return SNODE_FM_EBUSY;
-	if (e->offset >= n->pool_size || e->len > n->pool_size - e->offset)
+	if (!e->nseg &&
+	    (e->offset >= n->pool_size || e->len > n->pool_size - e->offset))
 		return SNODE_FM_ERANGE;
-	n->exports[id] = malloc(sizeof(*e));
+	n->exports[id] = malloc(size);
 	if (!n->exports[id])
 		return SNODE_FM_ENORES;
-	*n->exports[id] = *e;
+	memcpy(n->exports[id], e, size);
 	return SNODE_FM_OK;
+}
+
+/*
+ * The runs of host export @e that [offset, offset + len) covers, into
+ * r->seg (room for SNODE_FM_MAX_SEGS; the range lies inside @e).
+ */
+static void host_grant_segs(const struct fm_export *e, uint64_t offset,
+			    uint64_t len, struct snode_fm_grant_reply *r)
+{
+	uint32_t i;
+
+	r->nseg = 0;
+	for (i = 0; i < e->nseg && len; i++) {
+		uint64_t l = e->seg[i].len, take;
+
+		if (offset >= l) {
+			offset -= l;
+			continue;
+		}
+		take = l - offset < len ? l - offset : len;
+		r->seg[r->nseg].offset = e->seg[i].offset + offset;
+		r->seg[r->nseg].len = take;
+		r->nseg++;
+		len -= take;
+		offset = 0;
+	}
 }
 
 static void grant_remove(struct fm_fabric *f, uint32_t i)
@@ -238,7 +312,10 @@ static int grant_find(const struct fm_fabric *f, uint32_t importer,
 	return -1;
 }
 
-/* GRANT from importer: check, record, fill the reply; the status. */
+/*
+ * GRANT from importer: check, record, fill the reply (room for
+ * SNODE_FM_MAX_SEGS runs after it); the status.
+ */
 int fm_grant_take(struct fm_fabric *f, uint32_t importer,
 		  const struct snode_fm_grant *g, struct snode_fm_grant_reply *r)
 {
@@ -277,9 +354,15 @@ int fm_grant_take(struct fm_fabric *f, uint32_t importer,
 	ng->perm = g->perm;
 	ng->offset = g->offset;
 	ng->len = g->len;
-	r->file_offset = e->offset + g->offset;
 	r->len = g->len;
-	snprintf(r->path, sizeof(r->path), "%s", x->path);
+	if (e->nseg) {
+		r->file_offset = 0;
+		host_grant_segs(e, g->offset, g->len, r);
+		snprintf(r->path, sizeof(r->path), "%s", e->path);
+	} else {
+		r->file_offset = e->offset + g->offset;
+		snprintf(r->path, sizeof(r->path), "%s", x->path);
+	}
 	return SNODE_FM_OK;
 }
 

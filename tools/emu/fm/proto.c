@@ -30,7 +30,9 @@
 
 #include "proto.h"
 
-#define FM_PKT_MAX		4096
+/* the largest packet: a host export's EXPORT_SET */
+#define FM_PKT_MAX		(sizeof(struct snode_fm_export_set) + \
+				 SNODE_FM_MAX_SEGS * sizeof(struct snode_fm_seg))
 #define FM_OUTQ_MAX		(16u << 20)
 #define FM_HELLO_TIMEOUT_MS	5000
 
@@ -233,17 +235,35 @@ static void do_hello(struct fm_fabric *f, struct fm_conn *c,
 static void do_export_set(struct fm_fabric *f, struct fm_conn *c,
 			  const struct snode_fm_export_set *m)
 {
-	struct fm_export e = {
-		.perm = m->perm, .offset = m->offset, .len = m->len,
-		.key = m->key, .all_nodes = m->all_nodes == 1,
-	};
+	struct fm_export *e;
 	int st;
 
-	memcpy(e.nodemask, m->nodemask, sizeof(e.nodemask));
-	st = fm_export_set(f, c->node, m->export_id, &e);
-	fm_log("node %u: export %u offset 0x%llx len 0x%llx: %s", c->node->id,
-	       m->export_id, (unsigned long long)m->offset,
+	if (m->nseg > SNODE_FM_MAX_SEGS ||
+	    m->hdr.len < sizeof(*m) + (size_t)m->nseg * sizeof(m->seg[0])) {
+		reply_status(c, &m->hdr, SNODE_FM_EINVAL);
+		return;
+	}
+	e = calloc(1, sizeof(*e) + (size_t)m->nseg * sizeof(m->seg[0]));
+	if (!e) {
+		reply_status(c, &m->hdr, SNODE_FM_ENORES);
+		return;
+	}
+	e->perm = m->perm;
+	e->offset = m->offset;
+	e->len = m->len;
+	e->key = m->key;
+	e->all_nodes = m->all_nodes == 1;
+	memcpy(e->nodemask, m->nodemask, sizeof(e->nodemask));
+	e->nseg = m->nseg;
+	memcpy(e->seg, m->seg, (size_t)m->nseg * sizeof(m->seg[0]));
+	memcpy(e->path, m->path, sizeof(e->path));
+	e->path[sizeof(e->path) - 1] = 0;
+	st = fm_export_set(f, c->node, m->export_id, e);
+	fm_log("node %u: export %u %s 0x%llx len 0x%llx: %s", c->node->id,
+	       m->export_id, m->nseg ? "host segments" : "offset",
+	       (unsigned long long)(m->nseg ? m->nseg : m->offset),
 	       (unsigned long long)m->len, fm_status_name(st));
+	free(e);
 	reply_status(c, &m->hdr, st);
 }
 
@@ -263,14 +283,21 @@ static void do_export_clear(struct fm_fabric *f, struct fm_conn *c,
 static void do_grant(struct fm_fabric *f, struct fm_conn *c,
 		     const struct snode_fm_grant *m)
 {
-	struct snode_fm_grant_reply r;
+	size_t len = sizeof(struct snode_fm_grant_reply) +
+		     SNODE_FM_MAX_SEGS * sizeof(struct snode_fm_seg);
+	struct snode_fm_grant_reply *r = calloc(1, len);
 	int st;
 
-	memset(&r, 0, sizeof(r));
-	st = fm_grant_take(f, c->node->id, m, &r);
+	if (!r) {
+		reply_status(c, &m->hdr, SNODE_FM_ENORES);
+		return;
+	}
+	st = fm_grant_take(f, c->node->id, m, r);
 	fm_log("node %u: grant att %u onto %u export %u: %s", c->node->id,
 	       m->att_index, m->node, m->export_id, fm_status_name(st));
-	reply(c, &r, sizeof(r), m->hdr.seq, SNODE_FM_GRANT, st);
+	reply(c, r, sizeof(*r) + (size_t)r->nseg * sizeof(r->seg[0]),
+	      m->hdr.seq, SNODE_FM_GRANT, st);
+	free(r);
 }
 
 static void do_port_set(struct fm_fabric *f, struct fm_conn *c,

@@ -40,6 +40,9 @@
 #define SNODE_FM_NAME_LEN	24	/* switch and rack names, NUL included */
 #define SNODE_FM_NO_ID		0xffff	/* no switch, no rack */
 #define SNODE_FM_NO_PLANE	0xff
+/* host exports: segments of the exporter's RAM file (decision 0037) */
+#define SNODE_FM_MAX_SEGS	1024
+#define SNODE_FM_RAM_PREFIX	"/dev/shm/snode-"
 
 enum snode_fm_type {
 	SNODE_FM_HELLO = 1,
@@ -151,7 +154,18 @@ struct snode_fm_heartbeat {
 	struct snode_fm_hdr hdr;
 };
 
-/* device -> fm; reply is a bare header with a status. */
+/* A run of a memory file: bytes [offset, offset + len), 4 KiB aligned. */
+struct snode_fm_seg {
+	uint64_t offset;
+	uint64_t len;
+};
+
+/*
+ * device -> fm; reply is a bare header with a status. A pool export has
+ * nseg 0 and names offset/len of the pool; a host export (nseg > 0,
+ * offset 0) names nseg segments of the exporter's RAM file @path, in
+ * export order, adding up to len; they follow the struct.
+ */
 struct snode_fm_export_set {
 	struct snode_fm_hdr hdr;
 	uint32_t export_id;
@@ -162,6 +176,10 @@ struct snode_fm_export_set {
 	uint32_t all_nodes;	/* 1: every node may import; else nodemask */
 	uint32_t reserved;
 	uint8_t nodemask[SNODE_FM_MAX_NODES / 8];
+	uint32_t nseg;		/* host exports: segments that follow */
+	uint32_t reserved2;
+	char path[SNODE_FM_PATH_MAX];	/* host exports: the RAM file */
+	struct snode_fm_seg seg[];
 };
 
 /* device -> fm; reply header's status, plus revoked count. */
@@ -190,6 +208,14 @@ struct snode_fm_grant_reply {
 	uint64_t file_offset;		/* offset in the exporter's file */
 	uint64_t len;
 	char path[SNODE_FM_PATH_MAX];	/* exporter's memory file */
+	/*
+	 * A host export: the window is nseg segments of @path, in order,
+	 * adding up to len (file_offset is then 0); 0: one run at
+	 * file_offset.
+	 */
+	uint32_t nseg;
+	uint32_t reserved2;
+	struct snode_fm_seg seg[];
 };
 
 /* device -> fm: the ATT entry no longer uses its grant; no reply. */

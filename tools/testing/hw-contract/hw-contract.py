@@ -192,6 +192,8 @@ def read_doc(path):
     lay["dma_desc"] = layout_table(sec["10"])
     lay["att_info"] = name_size_list(ops["ATT_QUERY"][1].split("Out buffer")[1])
     lay["export_info"] = name_size_list(ops["EXPORT_QUERY"][1].split("Out buffer")[1])
+    ext = re.search(r"An entry is (.*?):", ops["EXPORT_SET"][1], re.S)
+    lay["host_extent"] = name_size_list(ext.group(1)) if ext else []
     dcq = re.search(r"Completion \(16 bytes, DCQ\):(.*?)\n\n", sec["10"], re.S)
     lay["dma_cqe"] = name_size_list(dcq.group(1)) if dcq else []
     st = re.search(r"of u64 counters:(.*?)\.\n", ops["STATS"][1], re.S)

@@ -62,6 +62,7 @@ static const struct {
 	{ "route", test_route },
 	{ "link", test_link },
 	{ "grant", test_grant },
+	{ "grant-host", test_grant_host },
 	{ "plan", test_plan },
 	{ "proto", test_proto },
 	{ "e2e", test_e2e },

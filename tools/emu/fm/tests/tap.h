@@ -19,6 +19,7 @@ void test_topo(void);
 void test_route(void);
 void test_link(void);
 void test_grant(void);
+void test_grant_host(void);
 void test_e2e(void);
 void test_plan(void);
 void test_proto(void);

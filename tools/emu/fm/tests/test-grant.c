@@ -3,7 +3,11 @@
  * DOC: tests/test-grant.c - export table and grant validation order
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tap.h"
 
@@ -84,4 +88,73 @@ void test_grant(void)
 	fm_grants_drop_importer(&f, 2);
 	ok(f.ngrants == 0, "an importer's death drops its grants");
 	fm_fabric_free(&f);
+}
+
+/* Host exports (decision 0037): runs of a RAM file, checked and sliced. */
+void test_grant_host(void)
+{
+	struct fm_export *e = calloc(1, sizeof(*e) + 3 * sizeof(e->seg[0]));
+	struct snode_fm_grant_reply *r =
+		calloc(1, sizeof(*r) + SNODE_FM_MAX_SEGS * sizeof(r->seg[0]));
+	struct snode_fm_grant g = {
+		.att_index = 2, .perm = 3, .node = 1, .export_id = 9,
+		.key = 7, .offset = 4096, .len = 4 * 4096,
+	};
+	struct fm_fabric f;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), SNODE_FM_RAM_PREFIX "fmtest-%d.ram",
+		 (int)getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || ftruncate(fd, 1 << 20) || !e || !r ||
+	    tap_fabric(&f, "node 0-2\nswitch s\nlink 0-2.0 s\n")) {
+		ok(0, "host export: set up");
+		return;
+	}
+	close(fd);
+	for (int i = 0; i < 3; i++)
+		f.node[i]->life = FM_LIFE_UP;
+	e->perm = SNODE_FM_PERM_READ | SNODE_FM_PERM_WRITE;
+	e->key = 7;
+	e->all_nodes = true;
+	e->nseg = 3;
+	e->seg[0] = (struct snode_fm_seg){ 8192, 2 * 4096 };
+	e->seg[1] = (struct snode_fm_seg){ 65536, 4096 };
+	e->seg[2] = (struct snode_fm_seg){ 1 << 19, 3 * 4096 };
+	e->len = 6 * 4096;
+	strcpy(e->path, "/dev/shm/other.ram");
+	ok(fm_export_set(&f, f.node[1], 9, e) == SNODE_FM_EINVAL,
+	   "host export: a file not named " SNODE_FM_RAM_PREFIX "*: INVALID");
+	strcpy(e->path, path);
+	e->len = 5 * 4096;
+	ok(fm_export_set(&f, f.node[1], 9, e) == SNODE_FM_EINVAL,
+	   "host export: runs not adding up to the length: INVALID");
+	e->len = 6 * 4096;
+	e->seg[1].offset = 65536 + 512;
+	ok(fm_export_set(&f, f.node[1], 9, e) == SNODE_FM_EINVAL,
+	   "host export: a misaligned run: INVALID");
+	e->seg[1].offset = 1 << 20;
+	ok(fm_export_set(&f, f.node[1], 9, e) == SNODE_FM_ERANGE,
+	   "host export: a run past the end of the file: OUT_OF_RANGE");
+	e->seg[1].offset = 65536;
+	ok(fm_export_set(&f, f.node[1], 9, e) == SNODE_FM_OK, "host export set");
+	ok(fm_grant_take(&f, 0, &g, r) == SNODE_FM_OK && r->nseg == 3 &&
+	   r->file_offset == 0 && !strcmp(r->path, path) &&
+	   r->seg[0].offset == 12288 && r->seg[0].len == 4096 &&
+	   r->seg[1].offset == 65536 && r->seg[1].len == 4096 &&
+	   r->seg[2].offset == 1 << 19 && r->seg[2].len == 2 * 4096,
+	   "host grant: the window's runs of the RAM file, in order");
+	g.offset = 3 * 4096;
+	g.len = 3 * 4096;
+	ok(fm_grant_take(&f, 0, &g, r) == SNODE_FM_OK && r->nseg == 1 &&
+	   r->seg[0].offset == 1 << 19 && r->seg[0].len == 3 * 4096,
+	   "host grant: a range inside one run");
+	g.len = 4 * 4096;
+	ok(fm_grant_take(&f, 0, &g, r) == SNODE_FM_ERANGE,
+	   "host grant: past the export: OUT_OF_RANGE");
+	unlink(path);
+	fm_fabric_free(&f);
+	free(e);
+	free(r);
 }

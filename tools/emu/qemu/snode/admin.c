@@ -9,7 +9,10 @@
 #include "qemu/error-report.h"
 #include "qemu/main-loop.h"
 #include "qemu/bswap.h"
+#include "qemu/cutils.h"
 #include "hw/pci/pci.h"
+#include "exec/memory.h"
+#include "exec/cpu-common.h"
 
 #include "snode-nic-int.h"
 #include "trace.h"
@@ -142,7 +145,7 @@ static uint16_t snode_cmd_identify(SnodeNicState *s, const SnodeAdminCmd *c,
     id.magic = cpu_to_le32(SNODE_MAGIC);
     id.version = cpu_to_le32(SNODE_VERSION);
     id.fw_version = cpu_to_le32(SNODE_FW_VERSION);
-    id.cap = cpu_to_le32(snode_cap());
+    id.cap = cpu_to_le32(snode_cap(s));
     id.node_id = cpu_to_le32(s->attached ? s->node_id : SNODE_NODE_NONE);
     id.fabric_id = cpu_to_le32(s->fabric_id);
     id.nports = cpu_to_le16(s->nports);
@@ -153,6 +156,8 @@ static uint16_t snode_cmd_identify(SnodeNicState *s, const SnodeAdminCmd *c,
     id.pool_size = cpu_to_le64(s->pool_size);
     id.endpoints = cpu_to_le16(s->endpoints);
     id.max_dma_len = cpu_to_le32(SNODE_MAX_DMA_LEN);
+    id.max_host_extents = cpu_to_le32(s->ram_path ? SNODE_MAX_HOST_EXTENTS
+                                                  : 0);
     strncpy(id.serial, s->serial, sizeof(id.serial));
     strncpy(id.fw_name, SNODE_FW_NAME, sizeof(id.fw_name));
     cpl->identify.length = sizeof(id);
@@ -387,31 +392,158 @@ static uint16_t snode_cmd_att_query(SnodeNicState *s, const SnodeAdminCmd *c,
     return snode_dma_out(s, c, &ai, sizeof(ai));
 }
 
+/*
+ * A host export's extents, bus addresses as the device reads them, into
+ * runs of the RAM file (Documentation/decisions/0037-*): each extent must
+ * be guest RAM backed by s->ram_path; adjacent runs are coalesced so that
+ * the importer maps as few pieces as possible. Return: a status; on
+ * success *seg (g_free) holds *nseg runs.
+ */
+static uint16_t snode_host_segs(SnodeNicState *s, const SnodeHostExtent *ext,
+                                uint32_t n, struct snode_fm_seg **seg,
+                                uint32_t *nseg)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    g_autofree struct snode_fm_seg *out = g_new(struct snode_fm_seg,
+                                                SNODE_FM_MAX_SEGS);
+    uint32_t i, cnt = 0;
+
+    RCU_READ_LOCK_GUARD();
+    for (i = 0; i < n; i++) {
+        uint64_t addr = le64_to_cpu(ext[i].addr);
+        uint64_t left = le64_to_cpu(ext[i].len);
+
+        while (left) {
+            hwaddr xlat, plen = left;
+            MemoryRegion *mr;
+            uint64_t foff;
+            struct stat st;
+            int fd;
+
+            mr = address_space_translate(as, addr, &xlat, &plen, true,
+                                         MEMTXATTRS_UNSPECIFIED);
+            if (!memory_region_is_ram(mr) || memory_region_is_rom(mr) ||
+                !mr->ram_block || !plen) {
+                return SNODE_ST_OUT_OF_RANGE;
+            }
+            fd = memory_region_get_fd(mr);
+            if (fd < 0 || fstat(fd, &st) < 0 || st.st_dev != s->ram_dev ||
+                st.st_ino != s->ram_ino) {
+                return SNODE_ST_OUT_OF_RANGE;
+            }
+            plen = MIN(plen, left);
+            foff = (uint8_t *)memory_region_get_ram_ptr(mr) + xlat -
+                   (uint8_t *)qemu_ram_get_host_addr(mr->ram_block);
+            if ((foff | plen) % SNODE_PAGE || foff + plen > (uint64_t)st.st_size) {
+                return SNODE_ST_OUT_OF_RANGE;
+            }
+            if (cnt && out[cnt - 1].offset + out[cnt - 1].len == foff) {
+                out[cnt - 1].len += plen;
+            } else if (cnt == SNODE_FM_MAX_SEGS) {
+                return SNODE_ST_INVALID_FIELD;
+            } else {
+                out[cnt].offset = foff;
+                out[cnt].len = plen;
+                cnt++;
+            }
+            addr += plen;
+            left -= plen;
+        }
+    }
+    *seg = g_steal_pointer(&out);
+    *nseg = cnt;
+    return SNODE_ST_SUCCESS;
+}
+
+/*
+ * EXPORT_SET with HOST: the in buffer holds @n extents, then the nodemask.
+ * Return: a status; on success *es is the fm request.
+ */
+static uint16_t snode_export_host(SnodeNicState *s, const SnodeAdminCmd *c,
+                                  uint32_t n, uint64_t len,
+                                  struct snode_fm_export_set **es,
+                                  size_t *es_len)
+{
+    g_autofree SnodeHostExtent *ext = NULL;
+    g_autofree struct snode_fm_seg *seg = NULL;
+    uint64_t sum = 0;
+    uint32_t i, nseg = 0;
+    uint16_t st;
+
+    ext = g_new(SnodeHostExtent, n);
+    if (pci_dma_read(PCI_DEVICE(s), c->addr, ext, n * sizeof(*ext)) !=
+        MEMTX_OK) {
+        trace_snode_nic_dma_error("export extents", c->addr);
+        return SNODE_ST_DMA_ERROR;
+    }
+    for (i = 0; i < n; i++) {
+        uint64_t a = le64_to_cpu(ext[i].addr), l = le64_to_cpu(ext[i].len);
+
+        if (!l || (a | l) % SNODE_PAGE || a + l < a || sum + l < sum) {
+            qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: EXPORT_SET extent %u"
+                          " addr 0x%" PRIx64 " len 0x%" PRIx64 ": invalid\n",
+                          i, a, l);
+            return SNODE_ST_INVALID_FIELD;
+        }
+        sum += l;
+    }
+    if (sum != len) {
+        qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: EXPORT_SET extents add up"
+                      " to 0x%" PRIx64 ", length 0x%" PRIx64 "\n", sum, len);
+        return SNODE_ST_INVALID_FIELD;
+    }
+    st = snode_host_segs(s, ext, n, &seg, &nseg);
+    if (st) {
+        return st;
+    }
+    *es_len = sizeof(**es) + nseg * sizeof(*seg);
+    *es = g_malloc0(*es_len);
+    (*es)->nseg = nseg;
+    memcpy((*es)->seg, seg, nseg * sizeof(*seg));
+    pstrcpy((*es)->path, sizeof((*es)->path), s->ram_path);
+    return SNODE_ST_SUCCESS;
+}
+
 static uint16_t snode_cmd_export_set(SnodeNicState *s, const SnodeAdminCmd *c,
                                      SnodeAdminCpl *cpl)
 {
     const SnodeCmdExportSet *p = &c->export_set;
-    uint32_t id = p->export_id, flags = p->flags;
+    uint32_t id = p->export_id, flags = p->flags, n = p->extents;
     uint64_t off = snode_lohi(p->pool_offset_lo, p->pool_offset_hi);
     uint64_t len = snode_lohi(p->length_lo, p->length_hi);
     g_autofree struct snode_fm_export_set *es = NULL;
+    bool host = flags & SNODE_EXPORT_HOST;
+    uint64_t mask_at = host ? (uint64_t)n * sizeof(SnodeHostExtent) : 0;
+    size_t es_len = sizeof(*es);
     SnodeExport *e;
+    uint16_t st;
 
-    if (id >= s->export_entries || (flags & ~7u) ||
+    if (id >= s->export_entries || (flags & ~0xfu) ||
         (flags & 3) == 0 || (flags & 3) == SNODE_PERM_WRITE ||
-        (off % SNODE_PAGE) || !len || (len % SNODE_PAGE)) {
+        (off % SNODE_PAGE) || !len || (len % SNODE_PAGE) ||
+        (host && (!s->ram_path || off || !n ||
+                  n > SNODE_MAX_HOST_EXTENTS || c->len < mask_at)) ||
+        (!host && n)) {
         qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: EXPORT_SET id %u flags 0x%x"
-                      " off 0x%" PRIx64 " len 0x%" PRIx64 ": invalid field\n",
-                      id, flags, off, len);
+                      " off 0x%" PRIx64 " len 0x%" PRIx64 " extents %u: "
+                      "invalid field\n", id, flags, off, len, n);
         return SNODE_ST_INVALID_FIELD;
     }
-    if ((flags & SNODE_EXPORT_NODEMASK) && c->len < s->max_nodes / 8) {
+    if ((flags & SNODE_EXPORT_NODEMASK) &&
+        c->len - mask_at < s->max_nodes / 8) {
         qemu_log_mask(LOG_GUEST_ERROR, "snode-nic: EXPORT_SET nodemask buffer "
                       "%u bytes, need %u\n", c->len, s->max_nodes / 8);
         return SNODE_ST_INVALID_FIELD;
     }
-    if (off >= s->pool_size || len > s->pool_size - off) {
+    if (!host && (off >= s->pool_size || len > s->pool_size - off)) {
         return SNODE_ST_OUT_OF_RANGE;
+    }
+    if (host) {
+        /* the list's INVALID_FIELD and OUT_OF_RANGE come before BUSY */
+        st = snode_export_host(s, c, n, len, &es, &es_len);
+        if (st) {
+            return st;
+        }
     }
     e = &s->exp[id];
     if (e->state != EXP_FREE) {
@@ -420,7 +552,9 @@ static uint16_t snode_cmd_export_set(SnodeNicState *s, const SnodeAdminCmd *c,
     if (!s->attached) {
         return SNODE_ST_NOT_ATTACHED;
     }
-    es = g_new0(struct snode_fm_export_set, 1);
+    if (!es) {
+        es = g_new0(struct snode_fm_export_set, 1);
+    }
     es->hdr.type = SNODE_FM_EXPORT_SET;
     es->export_id = id;
     es->perm = flags & 3;
@@ -429,7 +563,7 @@ static uint16_t snode_cmd_export_set(SnodeNicState *s, const SnodeAdminCmd *c,
     es->key = snode_lohi(p->key_lo, p->key_hi);
     es->all_nodes = !(flags & SNODE_EXPORT_NODEMASK);
     if (!es->all_nodes &&
-        pci_dma_read(PCI_DEVICE(s), c->addr, es->nodemask,
+        pci_dma_read(PCI_DEVICE(s), c->addr + mask_at, es->nodemask,
                      s->max_nodes / 8) != MEMTX_OK) {
         trace_snode_nic_dma_error("export nodemask", c->addr);
         return SNODE_ST_DMA_ERROR;
@@ -438,7 +572,7 @@ static uint16_t snode_cmd_export_set(SnodeNicState *s, const SnodeAdminCmd *c,
     e->off = off;
     e->len = len;
     e->key = es->key;
-    if (!snode_fm_request(s, es, sizeof(*es), true, c->cid, id, 0)) {
+    if (!snode_fm_request(s, es, es_len, true, c->cid, id, 0)) {
         return SNODE_ST_UNREACHABLE;
     }
     e->state = EXP_PENDING_SET;

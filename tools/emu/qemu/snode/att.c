@@ -170,62 +170,87 @@ static const MemoryRegionOps snode_win_ro_ops = {
 };
 
 /*
- * A read-only window: a ROM device (reads from its RAM, writes to the ops)
- * whose RAM is the exporter's file. QEMU allocates a ROM device's RAM
- * itself; the file is mapped over that allocation before the region is
- * visible, and QEMU's munmap() of the RAMBlock later unmaps the file.
+ * Map the runs @seg of the file @path back to back over @ram, which QEMU
+ * allocated for a RAMBlock: QEMU's munmap() of the block later unmaps them.
+ * A run past the end of the file would raise SIGBUS in a vCPU: refused.
  */
-static bool snode_win_init_ro(SnodeNicState *s, SnodeWin *w, const char *name,
-                              uint64_t len, const char *path,
-                              uint64_t file_off)
+static bool snode_map_segs(void *ram, const char *path,
+                           const struct snode_fm_seg *seg, uint32_t nseg)
 {
-    Error *err = NULL;
-    void *ram;
+    uint64_t pos = 0;
+    struct stat st;
+    uint32_t i;
     int fd;
 
-    memory_region_init_rom_device_nomigrate(&w->mr, OBJECT(w),
-                                            &snode_win_ro_ops, w, name, len,
-                                            &err);
+    fd = open(path, O_RDWR);
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        trace_snode_nic_map_failed(path, strerror(errno));
+        goto err;
+    }
+    for (i = 0; i < nseg; i++) {
+        if (seg[i].offset > (uint64_t)st.st_size ||
+            seg[i].len > (uint64_t)st.st_size - seg[i].offset) {
+            trace_snode_nic_map_failed(path, "run beyond the end of the file");
+            goto err;
+        }
+        if (mmap((uint8_t *)ram + pos, seg[i].len, PROT_READ | PROT_WRITE,
+                 MAP_SHARED | MAP_FIXED, fd, seg[i].offset) == MAP_FAILED) {
+            trace_snode_nic_map_failed(path, strerror(errno));
+            goto err;
+        }
+        pos += seg[i].len;
+    }
+    close(fd);
+    return true;
+
+err:
+    if (fd >= 0) {
+        close(fd);
+    }
+    return false;
+}
+
+/*
+ * A read-only window: a ROM device (reads from its RAM, writes to the ops)
+ * whose RAM is the exporter's file. QEMU allocates a ROM device's RAM
+ * itself; the file's runs are mapped over that allocation before the
+ * region is visible, and QEMU's munmap() of the RAMBlock later unmaps them.
+ * A read-write window over several runs (a host export) is plain RAM
+ * mapped the same way, so that the window stays one region and one
+ * RAMBlock however many runs it has (decision 0037).
+ */
+static bool snode_win_init_file(SnodeNicState *s, SnodeWin *w,
+                                const char *name, uint64_t len, bool ro,
+                                const char *path,
+                                const struct snode_fm_seg *seg, uint32_t nseg)
+{
+    Error *err = NULL;
+
+    if (ro) {
+        memory_region_init_rom_device_nomigrate(&w->mr, OBJECT(w),
+                                                &snode_win_ro_ops, w, name,
+                                                len, &err);
+    } else {
+        memory_region_init_ram_nomigrate(&w->mr, OBJECT(w), name, len, &err);
+    }
     if (err) {
         trace_snode_nic_map_failed(path, error_get_pretty(err));
         error_free(err);
         return false;
     }
-    ram = memory_region_get_ram_ptr(&w->mr);
-    fd = open(path, O_RDWR);
-    if (fd < 0 || mmap(ram, len, PROT_READ | PROT_WRITE,
-                       MAP_SHARED | MAP_FIXED, fd, file_off) == MAP_FAILED) {
-        trace_snode_nic_map_failed(path, strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-        }
+    if (!snode_map_segs(memory_region_get_ram_ptr(&w->mr), path, seg, nseg)) {
         object_unparent(OBJECT(&w->mr));
         return false;
     }
-    close(fd);
     return true;
 }
 
-/*
- * Map ATT entry idx (ap_off, len and flags set) onto host, which is
- * file_off into the exporter's file path. Return: false if it cannot be.
- */
-bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
-                   const char *path, uint64_t file_off)
+/* Make window @w of ATT entry idx (ap_off, len, flags set) visible. */
+static void snode_att_publish(SnodeNicState *s, unsigned idx, SnodeWin *w,
+                              uint8_t *host)
 {
-    g_autofree char *name = g_strdup_printf("snode-att%u", idx);
     SnodeAtt *a = &s->att[idx];
-    SnodeWin *w = SNODE_WIN(object_new(TYPE_SNODE_WIN));
 
-    w->s = s;
-    w->idx = idx;
-    w->ap_off = a->ap_off;
-    if (a->flags & SNODE_PERM_WRITE) {
-        memory_region_init_ram_ptr(&w->mr, OBJECT(w), name, a->len, host);
-    } else if (!snode_win_init_ro(s, w, name, a->len, path, file_off)) {
-        object_unref(OBJECT(w));
-        return false;
-    }
     if (s->acct_touched) {
         /* pages a TLB filled while this range was hole are not its traffic */
         bitmap_clear(s->acct_touched, a->ap_off / SNODE_ACCT_PAGE,
@@ -243,6 +268,60 @@ bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
     a->win = w;
     a->viol = (SnodeViolRl){};
     memory_region_add_subregion_overlap(&s->aperture, a->ap_off, &w->mr, 1);
+}
+
+static SnodeWin *snode_win_new(SnodeNicState *s, unsigned idx)
+{
+    SnodeWin *w = SNODE_WIN(object_new(TYPE_SNODE_WIN));
+
+    w->s = s;
+    w->idx = idx;
+    w->ap_off = s->att[idx].ap_off;
+    return w;
+}
+
+/*
+ * Map ATT entry idx (ap_off, len and flags set) onto host, which is
+ * file_off into the exporter's file path. Return: false if it cannot be.
+ */
+bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
+                   const char *path, uint64_t file_off)
+{
+    g_autofree char *name = g_strdup_printf("snode-att%u", idx);
+    SnodeAtt *a = &s->att[idx];
+    SnodeWin *w = snode_win_new(s, idx);
+    struct snode_fm_seg seg = { .offset = file_off, .len = a->len };
+
+    if (a->flags & SNODE_PERM_WRITE) {
+        memory_region_init_ram_ptr(&w->mr, OBJECT(w), name, a->len, host);
+    } else if (!snode_win_init_file(s, w, name, a->len, true, path,
+                                    &seg, 1)) {
+        object_unref(OBJECT(w));
+        return false;
+    }
+    snode_att_publish(s, idx, w, host);
+    return true;
+}
+
+/*
+ * Map ATT entry idx onto a host export's window: @nseg runs of the
+ * exporter's RAM file @path, checked to add up to the entry's length.
+ * Return: false if it cannot be.
+ */
+bool snode_att_map_segs(SnodeNicState *s, unsigned idx, const char *path,
+                        const struct snode_fm_seg *seg, uint32_t nseg)
+{
+    g_autofree char *name = g_strdup_printf("snode-att%u", idx);
+    SnodeAtt *a = &s->att[idx];
+    SnodeWin *w = snode_win_new(s, idx);
+
+    if (!snode_win_init_file(s, w, name, a->len,
+                             !(a->flags & SNODE_PERM_WRITE), path, seg,
+                             nseg)) {
+        object_unref(OBJECT(w));
+        return false;
+    }
+    snode_att_publish(s, idx, w, memory_region_get_ram_ptr(&w->mr));
     return true;
 }
 

@@ -117,11 +117,43 @@ static SnodeReq *snode_req_find(SnodeNicState *s, uint32_t seq, uint16_t type)
     return NULL;
 }
 
+/*
+ * A GRANT reply of a host export carries the window's runs of the
+ * exporter's RAM file: as many as the packet holds, page aligned, adding
+ * up to the window. Return: false if the reply is malformed.
+ */
+static bool snode_grant_segs_ok(const struct snode_fm_grant_reply *g,
+                                size_t len, uint32_t *nseg)
+{
+    uint64_t sum = 0;
+    uint32_t i;
+
+    *nseg = 0;
+    if (len < offsetof(struct snode_fm_grant_reply, seg) || !g->nseg) {
+        return true;    /* a pool window */
+    }
+    if (g->nseg > SNODE_FM_MAX_SEGS || g->file_offset ||
+        len < offsetof(struct snode_fm_grant_reply, seg) +
+              (size_t)g->nseg * sizeof(g->seg[0])) {
+        return false;
+    }
+    for (i = 0; i < g->nseg; i++) {
+        uint64_t o = g->seg[i].offset, l = g->seg[i].len;
+
+        if (!l || (o | l) % SNODE_PAGE || o + l < o || sum + l < sum) {
+            return false;
+        }
+        sum += l;
+    }
+    *nseg = g->nseg;
+    return sum == g->len;
+}
+
 /* Finish a request with status; g may carry a GRANT reply. */
 static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
                              const void *pkt, size_t len)
 {
-    uint32_t r0 = 0;
+    uint32_t r0 = 0, nseg = 0;
 
     switch (r->type) {
     case SNODE_FM_GRANT: {
@@ -136,13 +168,28 @@ static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
         a->state = ATT_FREE;
         if (st == SNODE_ST_SUCCESS) {
             if (!g || len < SNODE_GRANT_REPLY_LEN || g->len != a->len ||
-                g->file_offset % SNODE_PAGE) {
+                g->file_offset % SNODE_PAGE ||
+                !snode_grant_segs_ok(g, len, &nseg)) {
                 trace_snode_nic_fm_bad_packet(SNODE_FM_GRANT, len,
                                               "bad grant reply");
                 st = SNODE_ST_INTERNAL;
             }
         }
-        if (st == SNODE_ST_SUCCESS) {
+        if (st == SNODE_ST_SUCCESS && nseg) {
+            memcpy(path, g->path, SNODE_FM_PATH_MAX);
+            path[SNODE_FM_PATH_MAX] = 0;
+            if (!snode_att_map_segs(s, r->idx, path, g->seg, nseg)) {
+                st = SNODE_ST_INTERNAL;
+            } else {
+                a->state = ATT_VALID;
+                a->epoch = ++s->att_epoch_next;
+                a->revoke_reason = 0;
+                r0 = a->epoch;
+                s->stats.att_sets++;
+                trace_snode_nic_att_map(r->idx, a->ap_off, a->len, a->node,
+                                        a->epoch);
+            }
+        } else if (st == SNODE_ST_SUCCESS) {
             memcpy(path, g->path, SNODE_FM_PATH_MAX);
             path[SNODE_FM_PATH_MAX] = 0;
             m = snode_peer_map(s, path, g->file_offset + g->len);

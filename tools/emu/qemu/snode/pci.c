@@ -196,7 +196,7 @@ static uint64_t snode_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = SNODE_FW_VERSION;
         break;
     case A_CAP:
-        val = snode_cap();
+        val = snode_cap(s);
         break;
     case A_NODE_ID:
         val = s->attached ? s->node_id : SNODE_NODE_NONE;
@@ -498,6 +498,21 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
                    " must be 1..65535");
         return;
     }
+    if (s->ram_path) {
+        struct stat st;
+
+        /* host exports: the RAM file is checked again per extent */
+        if (stat(s->ram_path, &st) < 0 || !S_ISREG(st.st_mode) ||
+            !g_str_has_prefix(s->ram_path, SNODE_FM_RAM_PREFIX) ||
+            strlen(s->ram_path) >= SNODE_FM_PATH_MAX) {
+            error_setg(errp, "snode-nic: ram-path=%s must be a regular file "
+                       "named %s*, shorter than %u bytes", s->ram_path,
+                       SNODE_FM_RAM_PREFIX, SNODE_FM_PATH_MAX);
+            return;
+        }
+        s->ram_dev = st.st_dev;
+        s->ram_ino = st.st_ino;
+    }
     if (s->acct_period_us && (s->acct_period_us < 100 ||
                               s->acct_period_us > 1000000)) {
         error_setg(errp, "snode-nic: acct-period-us=%u must be 0 (windows not"
@@ -677,6 +692,8 @@ static Property snode_props[] = {
     DEFINE_PROP_UINT32("endpoints", SnodeNicState, endpoints, 64),
     DEFINE_PROP_UINT32("acct-period-us", SnodeNicState, acct_period_us,
                        SNODE_ACCT_PERIOD_US),
+    /* the machine's memory-backend-file (share=on): host exports */
+    DEFINE_PROP_STRING("ram-path", SnodeNicState, ram_path),
     DEFINE_PROP_END_OF_LIST(),
 };
 

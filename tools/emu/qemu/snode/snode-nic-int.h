@@ -44,10 +44,14 @@ OBJECT_DECLARE_SIMPLE_TYPE(SnodeNicState, SNODE_NIC)
 #define SNODE_DMA_CHUNK             (256 * KiB)
 #define SNODE_MAX_PENDING           1024
 #define SNODE_FM_RX_BUDGET          64
-/* the largest packet from the fm: TOPO_NAMES with every name */
-#define SNODE_FM_PKT_MAX            (sizeof(struct snode_fm_topo_names) + \
-                                     2 * SNODE_TOPO_MAX_NAMES * \
-                                     sizeof(struct snode_fm_topo_ent))
+/* the largest packet from the fm: TOPO_NAMES or a host export's GRANT */
+#define SNODE_FM_PKT_MAX \
+    MAX_CONST(sizeof(struct snode_fm_topo_names) + \
+              2 * SNODE_TOPO_MAX_NAMES * sizeof(struct snode_fm_topo_ent), \
+              sizeof(struct snode_fm_grant_reply) + \
+              SNODE_FM_MAX_SEGS * sizeof(struct snode_fm_seg))
+/* extents of one host export (IDENTIFY max_host_extents) */
+#define SNODE_MAX_HOST_EXTENTS      SNODE_FM_MAX_SEGS
 #define SNODE_DEFAULT_TEMP          45000
 #define SNODE_DEFAULT_POWER         12000
 /* window accounting (decision 0035): a guest page, the TLB's granule */
@@ -118,7 +122,7 @@ typedef struct SnodeAtt {
 
 typedef struct SnodeExport {
     uint8_t state;
-    uint8_t flags;
+    uint8_t flags;              /* HOST: off is 0, len the extents' sum */
     uint64_t off;
     uint64_t len;
     uint64_t key;
@@ -191,6 +195,15 @@ struct SnodeNicState {
     uint32_t endpoints;
 
     uint32_t acct_period_us;    /* window accounting period, 0: off */
+    /*
+     * Host exports (decision 0037): the file backing the machine's RAM
+     * (memory-backend-file, share=on); NULL: CAP.HOST_EXPORT is 0.
+     * ram_dev/ram_ino identify it, so that an extent is accepted only
+     * where guest-physical memory is that file.
+     */
+    char *ram_path;
+    dev_t ram_dev;
+    ino_t ram_ino;
 
     MemoryRegion bar0;
     MemoryRegion aperture;      /* windows over the hole */
@@ -293,8 +306,8 @@ struct SnodeNicState {
 /* A handler's status when the command completes later (from the fm). */
 #define SNODE_ASYNC     0xffff
 
-/* CAP: everything section 2 defines */
-static inline uint32_t snode_cap(void)
+/* CAP: everything section 2 defines; HOST_EXPORT with a RAM file */
+static inline uint32_t snode_cap(SnodeNicState *s)
 {
     uint32_t cap = 0;
 
@@ -306,6 +319,7 @@ static inline uint32_t snode_cap(void)
     cap = FIELD_DP32(cap, CAP, COHERENT, 1);
     cap = FIELD_DP32(cap, CAP, FLR, 1);
     cap = FIELD_DP32(cap, CAP, EV_TOPO, 1);
+    cap = FIELD_DP32(cap, CAP, HOST_EXPORT, s->ram_path != NULL);
     return cap;
 }
 
@@ -347,6 +361,8 @@ bool snode_acct_init(SnodeNicState *s, Error **errp);
 void snode_acct_exit(SnodeNicState *s);
 bool snode_att_map(SnodeNicState *s, unsigned idx, uint8_t *host,
                    const char *path, uint64_t file_off);
+bool snode_att_map_segs(SnodeNicState *s, unsigned idx, const char *path,
+                        const struct snode_fm_seg *seg, uint32_t nseg);
 
 /* dma.c */
 void snode_dma_bh(void *opaque);

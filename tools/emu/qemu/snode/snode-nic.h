@@ -64,6 +64,7 @@ REG32(CAP, 0x00c)
     FIELD(CAP, COHERENT, 5, 1)
     FIELD(CAP, FLR, 6, 1)
     FIELD(CAP, EV_TOPO, 7, 1)
+    FIELD(CAP, HOST_EXPORT, 8, 1)
 REG32(NODE_ID, 0x010)
 REG32(FABRIC_ID, 0x014)
 REG32(LIMITS0, 0x018)
@@ -194,6 +195,13 @@ enum snode_opcode {
 #define SNODE_PERM_READ             0x1
 #define SNODE_PERM_WRITE            0x2
 #define SNODE_EXPORT_NODEMASK       0x4
+#define SNODE_EXPORT_HOST           0x8
+
+/* Section 6, EXPORT_SET with HOST: one entry of the extent list */
+typedef struct QEMU_PACKED SnodeHostExtent {
+    uint64_t addr;      /* bus address, 4 KiB aligned */
+    uint64_t len;       /* bytes, a multiple of 4 KiB, > 0 */
+} SnodeHostExtent;
 
 /* Section 8: event types */
 enum snode_event_type {
@@ -261,6 +269,7 @@ typedef struct SnodeCmdExportSet {
     uint32_t length_hi;
     uint32_t key_lo;
     uint32_t key_hi;
+    uint32_t extents;   /* HOST: entries of the extent list */
 } SnodeCmdExportSet;
 
 typedef struct SnodeCmdExport {         /* EXPORT_CLEAR, EXPORT_QUERY */
@@ -442,7 +451,8 @@ typedef struct QEMU_PACKED SnodeIdentify {
     uint32_t max_dma_len;
     char serial[32];
     char fw_name[32];
-    uint8_t reserved1[136];
+    uint32_t max_host_extents;
+    uint8_t reserved1[132];
 } SnodeIdentify;
 
 /* Section 4, PORT_QUERY */
