@@ -2484,6 +2484,8 @@ TEST_F(mem, host_export_hugetlb_atomics)
 	SKIP_IF_SKIPPED();
 	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
 		SKIP(return, "the NIC cannot export host memory");
+	if (access("/proc/sys/vm/nr_hugepages", F_OK))
+		SKIP(return, "the kernel has no hugetlb pages (CONFIG_HUGETLBFS)");
 	buf = huge_buf(2 * SZ_2M);
 	if (!buf)
 		SKIP(return, "no hugetlb pages and none can be reserved");

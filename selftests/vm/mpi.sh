@@ -49,8 +49,9 @@
 # jobs (2 ranks, no provider, a node dying), whose behaviour is OpenMPI's
 # and the provider's, the same on both kernels: make check runs 6.12
 # whole and 6.1's core, make check-full 6.1's rest too (decision 0023).
-# "hpcc" is the hpcc job alone, run by hand: neither "all" nor "rest"
-# has it, as it takes minutes (Documentation/admin-guide/mpi.rst).
+# "hpcc" is the hpcc job alone, make check-full's suite mpi-hpcc-6.12:
+# neither "all" nor "rest" has it, as it takes minutes
+# (Documentation/admin-guide/mpi.rst).
 #
 # Needs: make all modules-guest selftests ofi mpi (and the kernels).
 

@@ -67,6 +67,7 @@ SUITES=(
 	"net-6.12:bash selftests/vm/net.sh 6.12"
 	"ofi-6.12:bash selftests/vm/ofi.sh 6.12"
 	"mpi-6.12:bash selftests/vm/mpi.sh 6.12"
+	"mpi-hpcc-6.12:bash selftests/vm/mpi.sh 6.12 hpcc"
 	"fuzz-6.12:bash selftests/vm/fuzz.sh 6.12 120 4242"
 	"campaign-6.12:bash selftests/vm/campaign.sh 6.12"
 	"core-debug:bash selftests/vm/core.sh debug"
@@ -89,8 +90,9 @@ SUITES=(
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
 # fail-nth and fuzz (probe-nth, the probe's sweep, is check-full's).
 # devlink-debug only loads the driver and skips: the
-# debug kernel has no CONFIG_NET_DEVLINK.
-FULL_ONLY=(devlink-6.1 ops-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1 emu-6.12 fuzz-6.12
+# debug kernel has no CONFIG_NET_DEVLINK. mpi-hpcc-6.12, Debian's hpcc as
+# a 4-rank job (about 280 s), is check-full's only.
+FULL_ONLY=(devlink-6.1 ops-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1 emu-6.12 fuzz-6.12 mpi-hpcc-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
 passed=0
