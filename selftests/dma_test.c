@@ -1113,7 +1113,7 @@ TEST_F(dma, reset_engine_did_not_stop)
 	struct snode_dma_req r[8];
 	struct snode_dma_cpl c[8];
 	uint8_t *buf;
-	int i, n, got = 0, failed = 0;
+	int i, n, got = 0, failed = 0, last_done = -1, first_reset = 8;
 
 	if (before == LONG_MIN)
 		SKIP(return, "no nr_foll_pin_* in /proc/vmstat");
@@ -1150,12 +1150,28 @@ TEST_F(dma, reset_engine_did_not_stop)
 		ASSERT_LT(0, n);
 		got += n / sizeof(c[0]);
 	}
+	/*
+	 * The engine may finish some copies before the reset reaches it (a
+	 * loaded host delays this process, not the engine): those are done
+	 * (0) and come first; then the one or two in the ring, not reported
+	 * yet; then the released ones (ECONNRESET). Every copy but the
+	 * ring's is reported.
+	 */
 	for (i = 0; i < got; i++) {
-		failed += c[i].status == -ECONNRESET;
-		/* or it was done before the reset */
-		EXPECT_TRUE(c[i].status == -ECONNRESET || !c[i].status);
+		int k = c[i].user_data - 0x5700;
+
+		ASSERT_TRUE(k >= 0 && k < 8);
+		if (c[i].status == -ECONNRESET) {
+			failed++;
+			first_reset = k < first_reset ? k : first_reset;
+		} else {
+			EXPECT_EQ(0, c[i].status);
+			last_done = k > last_done ? k : last_done;
+		}
 	}
-	EXPECT_LE(6, failed);
+	EXPECT_LE(6, got);
+	EXPECT_LE(1, failed);
+	EXPECT_LT(last_done, first_reset);
 	/* a reset that stops the engine releases the parked copies */
 	ASSERT_EQ(0, write_file(reset, "1"));
 	now = pins_settle(before);
