@@ -43,7 +43,7 @@
  * what the driver read less than SNODE_NL_USER_CACHE ago. Link
  * operations for CAP_NET_ADMIN (GENL_ADMIN_PERM), and the "events"
  * multicast group (CAP_NET_ADMIN to join), whose notifications link.c
- * raises. The code is written by hand against
+ * and link_node.c raise. The code is written by hand against
  * the spec so that it builds on kernels without split ops (6.1); the
  * policies are those ynl-gen-c would generate.
  *

@@ -18,7 +18,7 @@
  * DOC: Netlink: fabric nodes
  *
  * node-get of the "snode" family, from the node table the NIC reports
- * (NODE_TOPO), and the node-state notifications that link.c raises.
+ * (NODE_TOPO), and the node-state notifications that link_node.c raises.
  */
 
 /*

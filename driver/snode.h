@@ -220,7 +220,7 @@ struct snode_sensors {
  * @eq: event queue
  * @sensors: sensor thresholds
  * @hwmon: hwmon device, NULL without CAP.SENSORS
- * @link: link health: ports, fabric nodes, their events (link.c); set up
+ * @link: link health: ports, fabric nodes, their events (link*.c); set up
  *        before the queues start, so that every event finds it
  * @debugfs: debugfs directory of this device
  * @mem: global memory: pool, exports, imports (mem.c); NULL until probe
