@@ -702,6 +702,8 @@ int snode_dma_init(struct snode_dev *sdev);
 void snode_dma_free(struct snode_dev *sdev);
 void __snode_dma_start(struct snode_dev *sdev);
 void __snode_dma_stop(struct snode_dev *sdev, int err);
+
+/* dma_queue.c: the DMA queues processes submit through */
 unsigned int snode_dma_gen(struct snode_dev *sdev);
 u32 snode_dma_list_queues(struct snode_dev *sdev,
 			  struct snode_obj_entry *entries, u32 max,
