@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * snode: global memory, shared by mem.c, export.c, import.c and map.c.
+ * snode: global memory, shared by mem.c, mem_list.c, export.c, import.c
+ * and map.c.
  */
 #ifndef _SNODE_MEM_H_
 #define _SNODE_MEM_H_
