@@ -592,7 +592,7 @@ static inline void snode_hwmon_event(struct snode_dev *sdev,
 }
 #endif
 
-/* mem.c, mem_list.c, export.c, import.c: global memory */
+/* mem.c, mem_list.c, export.c, import.c, import_att.c: global memory */
 int snode_mem_init(struct snode_dev *sdev);
 void snode_mem_free(struct snode_dev *sdev);
 void snode_mem_debugfs_add(struct snode_dev *sdev);
