@@ -28,12 +28,13 @@
  * - One port per link, flavour physical, numbered by link index.
  * - Health reporter "link": diagnose lists every link (PORT_QUERY, as a
  *   link-get does) with its auto-isolate state; link.c reports a link
- *   that went down or lost lanes without being asked to, a BER alarm
- *   being raised, and a link its auto-isolate policy took out of service
- *   (decision 0021); recover resets the links reported since the last
- *   recovery with the PORT_SET RESET a link-reset of the "snode" family
- *   sends (snode_link_port_set()), except isolated ones: an isolation
- *   ends only with the operator's link-clear, never by a recovery.
+ *   that went down or lost lanes without being asked to and a BER alarm
+ *   being raised, link_iso.c a link its auto-isolate policy took out of
+ *   service (decision 0021); recover resets the links reported since
+ *   the last recovery with the PORT_SET RESET a link-reset of the "snode"
+ *   family sends (snode_link_port_set()), except isolated ones: an
+ *   isolation ends only with the operator's link-clear, never by a
+ *   recovery.
  * - Health reporter "thermal": diagnose reads the sensors as hwmon does;
  *   every THERMAL event (a threshold crossed upwards) is reported. It has
  *   no recover: software cannot cool the die.
@@ -43,9 +44,10 @@
  * (6.12). A devlink callback holds that lock and may wait for
  * &snode_dev.rwsem, which a reset holds for write while it waits for the
  * event thread: a report from the thread would close that circle. So
- * link.c only records an error (snode_devlink_link_error(), under
- * &snode_link.lock) and @report_work reports it. The dump of a report is
- * made from what was recorded, never from the device.
+ * link.c and link_iso.c only record an error
+ * (snode_devlink_link_error(), under &snode_link.lock) and @report_work
+ * reports it. The dump of a report is made from what was recorded, never
+ * from the device.
  *
  * Locking order: devlink instance lock, &snode_dev.rwsem (read, through
  * snode_lock_live()), &snode_link.lock, &snode_devlink.lock.

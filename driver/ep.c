@@ -24,8 +24,9 @@
  *
  * ep.c owns the receiving half of the NIC's message engine: the endpoint
  * table (EP_SET, EP_CLEAR, EP_HEAD), the receive rings, the endpoint
- * vectors 3-7 and the endpoint files; msg.c the sending half. msg.h is
- * their private header.
+ * vectors 3-7 and the endpoint files; ep_kernel.c the endpoints the
+ * driver itself owns; msg.c the sending half. msg.h is their private
+ * header.
  *
  * An endpoint is a ring of 64-byte slots plus a tail word in
  * coherent DMA memory; the device writes a slot, then the tail word, then
@@ -106,7 +107,7 @@ static void __snode_msg_free_stale(struct snode_msg_dev *md)
 }
 
 /* Messages waiting in @ep's ring. Caller holds read_lock, or peeks. */
-static u32 snode_ep_avail(struct snode_ep *ep, struct snode_ep_ring *ring)
+u32 snode_ep_avail(struct snode_ep *ep, struct snode_ep_ring *ring)
 {
 	u32 tail = le32_to_cpu(READ_ONCE(*ring->tail));
 
@@ -177,8 +178,8 @@ static atomic_t snode_ep_table_gen = ATOMIC_INIT(0);
 
 /* ---- the endpoint's file ---------------------------------------------------- */
 
-static void snode_ep_copy_msg(struct snode_msg *msg,
-			      const struct snode_msg_slot *slot)
+void snode_ep_copy_msg(struct snode_msg *msg,
+		       const struct snode_msg_slot *slot)
 {
 	memset(msg, 0, sizeof(*msg));
 	msg->src_node = le32_to_cpu(slot->src_node);
@@ -193,7 +194,7 @@ static void snode_ep_copy_msg(struct snode_msg *msg,
  * Hand consumed slots back to the device. Caller holds read_lock, and
  * @sdev->rwsem through snode_lock_live() if @live.
  */
-static void snode_ep_head_write(struct snode_ep *ep, bool live)
+void snode_ep_head_write(struct snode_ep *ep, bool live)
 {
 	/* a dead endpoint's id may be the device's no longer */
 	if (live && !ep->dead_err)
@@ -531,8 +532,8 @@ out_unlock:
  * Allocate an endpoint with its ring and reserve an id for it; the driver
  * owns it if @kernel, else the current process.
  */
-static struct snode_ep *__snode_ep_create(struct snode_msg_dev *md, u32 id,
-					  u32 entries, u64 key, bool kernel)
+struct snode_ep *__snode_ep_create(struct snode_msg_dev *md, u32 id,
+				   u32 entries, u64 key, bool kernel)
 {
 	struct snode_dev *sdev = md->sdev;
 	struct snode_ep *ep;
@@ -659,133 +660,6 @@ int snode_ioctl_msg_send(struct snode_ucmd *ucmd)
 		return -EOPNOTSUPP;
 	return snode_msg_user_check(ucmd->cmd) ?:
 	       snode_msg_send(md, ucmd->cmd, SNODE_EP_NONE);
-}
-
-/* ---- in-kernel endpoints ----------------------------------------------------- */
-
-/**
- * snode_ep_kernel_open() - set up an endpoint owned by the driver itself
- * @md: the message engine
- * @id: endpoint id
- * @entries: ring slots, a power of 2
- * @key: the key senders present
- * @notify: called in hard interrupt context when messages are waiting
- * @priv: its argument
- *
- * Close it with snode_ep_destroy().
- *
- * Context: Process context; takes &snode_dev.rwsem for read.
- * Return: the endpoint or an ERR_PTR().
- */
-struct snode_ep *snode_ep_kernel_open(struct snode_msg_dev *md, u32 id,
-				      u32 entries, u64 key,
-				      void (*notify)(void *priv), void *priv)
-{
-	struct snode_ep *ep;
-	int ret;
-
-	/* the driver's, not the process that ran `ip link set up` */
-	ep = __snode_ep_create(md, id, entries, key, true);
-	if (IS_ERR(ep))
-		return ep;
-	ep->notify = notify;
-	ep->notify_priv = priv;
-	ret = snode_ep_set(md, ep, true);
-	if (ret) {
-		snode_ep_destroy(md, ep);
-		return ERR_PTR(ret);
-	}
-	return ep;
-}
-
-/**
- * snode_ep_kernel_restart() - set an in-kernel endpoint up again after a reset
- * @md: the message engine
- * @ep: the endpoint, dead since a reset; its owner stopped consuming it
- *
- * The reset ended the device's writes to the ring, so the same ring is
- * cleared and set again under the same id, which stayed reserved.
- *
- * Context: Process context; takes &snode_dev.rwsem for read.
- * Return: 0, -EAGAIN if the device has not come back yet (or was reset
- * again), -ENODEV after an unbind, or the errno of EP_SET.
- */
-int snode_ep_kernel_restart(struct snode_msg_dev *md, struct snode_ep *ep)
-{
-	struct snode_ep_ring *ring = ep->ring;
-
-	mutex_lock(&md->lock);
-	if (md->removed || !ring) {
-		mutex_unlock(&md->lock);
-		return -ENODEV;
-	}
-	if (!ep->dead_err) {
-		mutex_unlock(&md->lock);
-		return 0;
-	}
-	if (md->reset_seq == ep->dead_seq) {
-		/* still resetting: the device may write the ring */
-		mutex_unlock(&md->lock);
-		return -EAGAIN;
-	}
-	mutex_unlock(&md->lock);
-	/* a vector handler may still walk past the old list entry */
-	synchronize_rcu();
-
-	mutex_lock(&md->lock);
-	memset(ring->slots, 0, ring->size);
-	WRITE_ONCE(ep->head, 0);
-	ep->hw = SNODE_EP_HW_NONE;
-	WRITE_ONCE(ep->dead_err, 0);
-	mutex_unlock(&md->lock);
-	return snode_ep_set(md, ep, true);
-}
-
-/**
- * snode_ep_kernel_pending() - whether an in-kernel endpoint has messages
- * @ep: the endpoint
- *
- * Context: Any context.
- */
-bool snode_ep_kernel_pending(struct snode_ep *ep)
-{
-	return !READ_ONCE(ep->dead_err) && snode_ep_avail(ep, ep->ring);
-}
-
-/**
- * snode_ep_kernel_read() - take waiting messages off an in-kernel endpoint
- * @ep: the endpoint; the caller is its only consumer
- * @msgs: room for @max messages
- * @max: at most this many
- *
- * The slots go back to the device at once. Nothing is read from an
- * endpoint a reset killed: its ring is the device's again after a restart.
- *
- * Context: Any context, one caller at a time (NAPI).
- * Return: the number of messages copied.
- */
-u32 snode_ep_kernel_read(struct snode_ep *ep, struct snode_msg *msgs, u32 max)
-{
-	u32 avail, i;
-
-	if (READ_ONCE(ep->dead_err))
-		return 0;
-	avail = min(snode_ep_avail(ep, ep->ring), max);
-	/* the slots were written before the tail word that announced them */
-	dma_rmb();
-	for (i = 0; i < avail; i++) {
-		snode_ep_copy_msg(&msgs[i], &ep->ring->slots[ep->head]);
-		trace_snode_msg_recv(ep->sdev, ep->id, msgs[i].src_node,
-				     msgs[i].src_ep, msgs[i].len, msgs[i].seq);
-		ep->bytes += msgs[i].len;
-		WRITE_ONCE(ep->head, (ep->head + 1) & (ep->entries - 1));
-	}
-	if (avail) {
-		WRITE_ONCE(ep->msgs, ep->msgs + avail);
-		/* a reset racing this write wipes the endpoint anyway */
-		snode_ep_head_write(ep, true);
-	}
-	return avail;
 }
 
 /* ---- listing and counters ------------------------------------------------- */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * snode: link and fabric node state, shared by link.c and netlink.c.
+ * snode: link and fabric node state, shared by the link files (link.c,
+ * link_util.c, link_iso.c, link_node.c) and the netlink family (netlink.c,
+ * nl_*.c).
  */
 #ifndef _SNODE_LINK_H_
 #define _SNODE_LINK_H_
@@ -9,9 +11,12 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include <linux/snode.h>
+
+#include "hw.h"
+
 struct snode_dev;
 struct snode_net;
-struct snode_link_topo;
 
 /* The contract allows 1 to 8 ports; LIMITS0 has room for 255. */
 #define SNODE_LINK_MAX_PORTS	8
@@ -239,6 +244,18 @@ struct snode_link_node {
 };
 
 /**
+ * struct snode_link_topo - the fabric's switch and rack names (TOPO_NAMES)
+ * @names: per kind (SNODE_TOPO_SWITCHES, SNODE_TOPO_RACKS), by id
+ * @count: ids of each kind
+ * @valid: read since the NIC last attached; cleared by a resync
+ */
+struct snode_link_topo {
+	struct snode_topo_name names[2][SNODE_TOPO_MAX_NAMES];
+	u32 count[2];
+	bool valid;
+};
+
+/**
  * struct snode_link - link health of one NIC
  * @sdev: the NIC
  * @nports: ports, at most SNODE_LINK_MAX_PORTS
@@ -286,7 +303,7 @@ struct snode_link {
 	struct snode_link_topo *topo;
 };
 
-/* link.c */
+/* the link files: what the netlink family, devlink and net.c use */
 u64 snode_ber_decode(u64 bits);
 int snode_link_port_get(struct snode_dev *sdev, unsigned int port,
 			struct snode_port *p, u64 *threshold, bool *alarm,
@@ -308,7 +325,29 @@ const char *__snode_link_topo_name(struct snode_link *link, unsigned int kind,
 void snode_link_net_attach(struct snode_dev *sdev, struct snode_net *net,
 			   unsigned long *up);
 
-/* netlink.c */
+/* link.c, link_util.c, link_iso.c, link_node.c: between the link files */
+u64 __snode_link_threshold(struct snode_link *link, struct snode_link_port *lp);
+bool __snode_rl_admit(struct snode_link *link, struct snode_rl *rl,
+		      const struct snode_ev_meta *meta);
+void __snode_link_notify(struct snode_link *link, unsigned int port,
+			 enum snode_link_ntf kind,
+			 const struct snode_ev_meta *meta);
+void snode_link_util_work(struct work_struct *work);
+void __snode_link_flaps_reset(struct snode_link *link,
+			      struct snode_link_port *lp);
+void __snode_link_isolation(struct snode_link *link, unsigned int port,
+			    u8 state, u8 reason,
+			    const struct snode_ev_meta *meta);
+void __snode_link_check_isolate(struct snode_link *link, unsigned int port,
+				const struct snode_ev_meta *meta);
+void snode_link_isolate_work(struct work_struct *work);
+void __snode_node_send(struct snode_link *link, u32 id,
+		       const struct snode_ev_meta *meta);
+void snode_link_node_event(struct snode_link *link,
+			   const struct snode_event_node_state *d,
+			   const struct snode_ev_meta *meta);
+
+/* netlink.c and nl_*.c: the family, its notifications */
 int snode_nl_dev_add(struct snode_dev *sdev);
 void snode_nl_dev_del(struct snode_dev *sdev);
 void snode_nl_nodes_changed(void);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * snode: global memory, shared by mem.c, export.c, import.c and map.c.
+ * snode: global memory, shared by mem.c, mem_list.c, export.c, import.c,
+ * import_att.c and map.c.
  */
 #ifndef _SNODE_MEM_H_
 #define _SNODE_MEM_H_
@@ -359,11 +360,19 @@ struct snode_hostmem *snode_hostmem_pin(struct snode_mem *mem, u64 uaddr,
 					u64 length, bool writable);
 void snode_hostmem_free(struct snode_hostmem *hm);
 
-/* import.c */
+/* import_att.c */
 void snode_imports_revoke_all(struct snode_mem *mem, u32 reason);
 void snode_imports_revoke_node(struct snode_mem *mem, u32 node, u32 reason);
 void snode_att_clear_work(struct work_struct *work);
 void __snode_att_reset(struct snode_mem *mem);
+/* import_att.c: for import.c */
+void __snode_att_free(struct snode_mem *mem, u32 idx);
+int snode_att_reserve(struct snode_mem *mem, struct snode_import *imp);
+void snode_att_clear(struct snode_mem *mem, u32 idx);
+void __snode_import_revoke(struct snode_import *imp, u32 reason,
+			   bool att_invalid);
+
+/* import.c */
 struct snode_import *snode_kimport(struct snode_dev *sdev, u32 node,
 				   u32 export_id, u64 key, u64 length);
 void *snode_kimport_va(struct snode_import *imp);

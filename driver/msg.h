@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * snode: private header of the message engine (msg.c sends, ep.c receives).
+ * snode: private header of the message engine (msg.c sends, ep.c and
+ * ep_kernel.c receive).
  */
 #ifndef _SNODE_MSG_H_
 #define _SNODE_MSG_H_
@@ -170,9 +171,16 @@ int snode_ep_set(struct snode_msg_dev *md, struct snode_ep *ep, bool signal);
 void snode_ep_destroy(struct snode_msg_dev *md, struct snode_ep *ep);
 irqreturn_t snode_ep_irq(int irq, void *data);
 void snode_ep_remove_all(void *data);
+/* ep.c: for ep_kernel.c */
+struct snode_ep *__snode_ep_create(struct snode_msg_dev *md, u32 id,
+				   u32 entries, u64 key, bool kernel);
+void snode_ep_copy_msg(struct snode_msg *msg,
+		       const struct snode_msg_slot *slot);
+void snode_ep_head_write(struct snode_ep *ep, bool live);
+u32 snode_ep_avail(struct snode_ep *ep, struct snode_ep_ring *ring);
 
 /*
- * In-kernel endpoints (net.c): no file; the owner consumes the ring from one
+ * ep_kernel.c: in-kernel endpoints (net.c): no file; the owner consumes the ring from one
  * context at a time (NAPI) and is told of arrivals by @notify.
  */
 struct snode_ep *snode_ep_kernel_open(struct snode_msg_dev *md, u32 id,

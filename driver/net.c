@@ -55,7 +55,7 @@
  * context, which schedules NAPI; the poll reassembles frames and hands them
  * to GRO, then drains the rings (net_ring.c), and stops only once every
  * ring is armed and found empty. Carrier: on while at least one other node
- * is up (link.c tells snode_net_node_changed()).
+ * is up (link_node.c tells snode_net_node_changed()).
  *
  * Reset: the reset kills the endpoint (ep.c); the poll then reads nothing.
  * @restart_work, queued by snode_net_reset_done(), stops NAPI, sets the
@@ -682,7 +682,7 @@ static void snode_net_remove(void *data)
 	struct snode_net *net = data;
 	struct snode_dev *sdev = net->sdev;
 
-	/* no node change (link.c) or reset (pci.c) finds the interface now */
+	/* no node change (link_node.c) or reset (pci.c) finds the interface now */
 	snode_link_net_attach(sdev, NULL, NULL);
 	down_read(&sdev->rwsem);
 	up_read(&sdev->rwsem);
@@ -766,7 +766,7 @@ int snode_net_init(struct snode_dev *sdev)
 	netif_napi_add(ndev, &net->napi, snode_net_poll);
 	netif_carrier_off(ndev);
 
-	/* the nodes that are up now; link.c reports the changes from here on */
+	/* the nodes that are up now; link_node.c reports the changes from here on */
 	snode_link_net_attach(sdev, net, net->up);
 	if (net->node_id < net->max_nodes)
 		clear_bit(net->node_id, net->up);

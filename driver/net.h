@@ -178,7 +178,7 @@ struct snode_net_rxring {
  * @ep: the receiving endpoint while the interface is up (RTNL)
  * @node_id: this node's id
  * @max_nodes: node ids are below this
- * @up: nodes other than this one that are up, as link.c last said
+ * @up: nodes other than this one that are up, as link_node.c last said
  * @skip_until: per node, jiffies until which a node that timed out is
  *              skipped (@tx_work)
  * @rx: per source node, the frame being reassembled (the poll)
@@ -196,7 +196,7 @@ struct snode_net_rxring {
  * @ctrl_lock: protects &snode_net_peer.grant, .refuse_seq and .asked_seq
  * @ctrl: bit 0: one of the bitmaps below has a bit set for @tx_work
  * @rx_ask: nodes that asked for a ring (the poll sets, @tx_work clears)
- * @rx_gone: nodes that went down: free their rings (link.c, @tx_work)
+ * @rx_gone: nodes that went down: free their rings (link_node.c, @tx_work)
  * @tx_granted: nodes whose GRANT is in &snode_net_peer.grant
  * @tx_refused: nodes that refused us a ring
  * @db_work: rings the doorbells of @db_pending

@@ -220,7 +220,7 @@ struct snode_sensors {
  * @eq: event queue
  * @sensors: sensor thresholds
  * @hwmon: hwmon device, NULL without CAP.SENSORS
- * @link: link health: ports, fabric nodes, their events (link.c); set up
+ * @link: link health: ports, fabric nodes, their events (link*.c); set up
  *        before the queues start, so that every event finds it
  * @debugfs: debugfs directory of this device
  * @mem: global memory: pool, exports, imports (mem.c); NULL until probe
@@ -592,7 +592,7 @@ static inline void snode_hwmon_event(struct snode_dev *sdev,
 }
 #endif
 
-/* mem.c, export.c, import.c: global memory */
+/* mem.c, mem_list.c, export.c, import.c, import_att.c: global memory */
 int snode_mem_init(struct snode_dev *sdev);
 void snode_mem_free(struct snode_dev *sdev);
 void snode_mem_debugfs_add(struct snode_dev *sdev);
@@ -702,6 +702,8 @@ int snode_dma_init(struct snode_dev *sdev);
 void snode_dma_free(struct snode_dev *sdev);
 void __snode_dma_start(struct snode_dev *sdev);
 void __snode_dma_stop(struct snode_dev *sdev, int err);
+
+/* dma_queue.c: the DMA queues processes submit through */
 unsigned int snode_dma_gen(struct snode_dev *sdev);
 u32 snode_dma_list_queues(struct snode_dev *sdev,
 			  struct snode_obj_entry *entries, u32 max,
