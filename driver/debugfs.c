@@ -251,6 +251,7 @@ static void snode_debugfs_remove(void *data)
  * @sdev: snode device
  *
  * debugfs failures are not errors; the directory is removed on unbind.
+ * The features' files (snode_mem_debugfs_add()) follow the directory.
  *
  * Context: Process context (probe).
  * Return: 0 or -ENOMEM.
@@ -259,6 +260,7 @@ int snode_debugfs_add(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct debugfs_regset32 *regset;
+	int ret;
 
 	regset = devm_kzalloc(dev, sizeof(*regset), GFP_KERNEL);
 	if (!regset)
@@ -277,7 +279,12 @@ int snode_debugfs_add(struct snode_dev *sdev)
 	debugfs_create_file("echo", 0600, sdev->debugfs, sdev,
 			    &snode_echo_fops);
 
-	return devm_add_action_or_reset(dev, snode_debugfs_remove, sdev);
+	ret = devm_add_action_or_reset(dev, snode_debugfs_remove, sdev);
+	if (ret)
+		return ret;
+	/* global memory's files, here so the core need not call mem_list.c */
+	snode_mem_debugfs_add(sdev);
+	return 0;
 }
 
 /**
