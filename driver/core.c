@@ -4,6 +4,8 @@
  * dispatch, answers, new descriptors and the NIC's counters.
  */
 
+#include <linux/delay.h>
+#include <linux/fault-inject.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/slab.h>
@@ -203,8 +205,8 @@ long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
 /**
  * snode_dev_stats() - read the NIC's counters
  * @sdev: snode device
- * @st: filled in: the STATS command's answer (little endian, as the NIC
- *      wrote it) and the driver's own counters
+ * @st: @st->hw filled in: the STATS command's answer (little endian, as
+ *      the NIC wrote it)
  *
  * Context: Process context; sleeps while the NIC answers.
  * Return: 0 or a negative errno of the admin command.
@@ -217,11 +219,135 @@ int snode_dev_stats(struct snode_dev *sdev, struct snode_dev_stats *st)
 		.len = sizeof(st->hw),
 		.dir = DMA_FROM_DEVICE,
 	};
-	int ret;
 
-	ret = snode_admin_exec(sdev, &req);
-	if (ret)
-		return ret;
-	st->send_retries = snode_msg_send_retries(sdev);
-	return 0;
+	/*
+	 * @st->send_retries is the message engine's, a feature's: the
+	 * caller reads it (snode_msg_send_retries()), so that the core calls
+	 * no feature (issue 33).
+	 */
+	return snode_admin_exec(sdev, &req);
 }
+
+/*
+ * Test hooks: the knobs debugfs.c exposes under /sys/kernel/debug/snode/
+ * (its DOC: debugfs says what each does) live here, in the core, because
+ * every layer consults them: a feature calling into the debugfs front end
+ * for them made a cycle (issue 33). debugfs.c only creates the files.
+ */
+
+u32 snode_delays[SNODE_DELAY_NR];
+u32 snode_dma_wait_ms = 60 * MSEC_PER_SEC;
+u32 snode_skip_reset;
+u32 snode_dma_stop_stuck;
+
+/* Take one of the N a test asked for in @counter, if any is left. */
+static bool snode_debug_take(u32 *counter)
+{
+	u32 n;
+
+	do {
+		n = READ_ONCE(*counter);
+		if (likely(!n))
+			return false;
+	} while (cmpxchg(counter, n, n - 1) != n);
+	return true;
+}
+
+/**
+ * snode_debug_dma_stop_stuck() - whether a test asked for a stuck engine
+ *
+ * Context: Any context.
+ * Return: true, and one fewer is left, if the test asked for it.
+ */
+bool snode_debug_dma_stop_stuck(void)
+{
+	return snode_debug_take(&snode_dma_stop_stuck);
+}
+
+/**
+ * snode_debug_skip_reset() - whether a test asked to skip this reset
+ *
+ * Context: Any context.
+ * Return: true, and one skip fewer is left, if the test asked for it.
+ */
+bool snode_debug_skip_reset(void)
+{
+	return snode_debug_take(&snode_skip_reset);
+}
+
+/**
+ * snode_debug_dma_wait() - how long a synchronous DMA batch is waited for
+ *
+ * Context: Any context.
+ * Return: the limit in jiffies, at least one.
+ */
+unsigned long snode_debug_dma_wait(void)
+{
+	return msecs_to_jiffies(READ_ONCE(snode_dma_wait_ms)) ?: 1;
+}
+
+const struct snode_delay_point_info snode_delay_points[SNODE_DELAY_NR] = {
+	[SNODE_DELAY_DMA_OPEN] = { "dma_open" },
+	[SNODE_DELAY_DMA_BATCH_DONE] = { "dma_batch_done" },
+	[SNODE_DELAY_EP_IRQ] = { "ep_irq", true },
+	[SNODE_DELAY_NL_DEVCMD] = { "nl_devcmd" },
+	[SNODE_DELAY_ADMIN_SLOT] = { "admin_slot" },
+	[SNODE_DELAY_FABRIC_EVENT] = { "fabric_event" },
+	[SNODE_DELAY_IDENTIFY_WORK] = { "identify_work" },
+	[SNODE_DELAY_REMOVE_END] = { "remove_end" },
+	[SNODE_DELAY_NET_GRANT] = { "net_grant" },
+};
+
+/* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */
+#define SNODE_DELAY_ATOMIC_MAX_US	USEC_PER_SEC
+
+/**
+ * snode_debug_delay() - wait at a race point if a test asked for it
+ * @point: where the driver is
+ *
+ * Context: Any context; sleeps only at points not marked atomic.
+ */
+void snode_debug_delay(enum snode_delay_point point)
+{
+	u32 us = READ_ONCE(snode_delays[point]);
+
+	if (likely(!us))
+		return;
+	if (!snode_delay_points[point].atomic) {
+		fsleep(us);
+		return;
+	}
+	for (us = min_t(u32, us, SNODE_DELAY_ATOMIC_MAX_US); us; ) {
+		u32 step = min_t(u32, us, USEC_PER_MSEC);
+
+		udelay(step);
+		us -= step;
+	}
+}
+
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+DECLARE_FAULT_ATTR(snode_fail_admin);
+bool snode_fail_admin_timeout;
+
+/**
+ * snode_should_fail_admin() - whether to fail this admin command
+ * @time_out: out: the command is to time out rather than fail with -EIO
+ *
+ * Context: Any context.
+ * Return: true if fault injection says so.
+ */
+bool snode_should_fail_admin(bool *time_out)
+{
+	if (!should_fail(&snode_fail_admin, 1))
+		return false;
+	*time_out = READ_ONCE(snode_fail_admin_timeout);
+	return true;
+}
+
+#else
+bool snode_should_fail_admin(bool *time_out)
+{
+	return false;
+}
+
+#endif

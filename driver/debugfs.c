@@ -54,99 +54,6 @@
 
 static struct dentry *snode_debugfs_root;
 
-static u32 snode_delays[SNODE_DELAY_NR];
-static u32 snode_dma_wait_ms = 60 * MSEC_PER_SEC;
-static u32 snode_skip_reset;
-static u32 snode_dma_stop_stuck;
-
-/* Take one of the N a test asked for in @counter, if any is left. */
-static bool snode_debug_take(u32 *counter)
-{
-	u32 n;
-
-	do {
-		n = READ_ONCE(*counter);
-		if (likely(!n))
-			return false;
-	} while (cmpxchg(counter, n, n - 1) != n);
-	return true;
-}
-
-/**
- * snode_debug_dma_stop_stuck() - whether a test asked for a stuck engine
- *
- * Context: Any context.
- * Return: true, and one fewer is left, if the test asked for it.
- */
-bool snode_debug_dma_stop_stuck(void)
-{
-	return snode_debug_take(&snode_dma_stop_stuck);
-}
-
-/**
- * snode_debug_skip_reset() - whether a test asked to skip this reset
- *
- * Context: Any context.
- * Return: true, and one skip fewer is left, if the test asked for it.
- */
-bool snode_debug_skip_reset(void)
-{
-	return snode_debug_take(&snode_skip_reset);
-}
-
-/**
- * snode_debug_dma_wait() - how long a synchronous DMA batch is waited for
- *
- * Context: Any context.
- * Return: the limit in jiffies, at least one.
- */
-unsigned long snode_debug_dma_wait(void)
-{
-	return msecs_to_jiffies(READ_ONCE(snode_dma_wait_ms)) ?: 1;
-}
-
-static const struct {
-	const char *name;
-	bool atomic;	/* the point may not sleep */
-} snode_delay_points[SNODE_DELAY_NR] = {
-	[SNODE_DELAY_DMA_OPEN] = { "dma_open" },
-	[SNODE_DELAY_DMA_BATCH_DONE] = { "dma_batch_done" },
-	[SNODE_DELAY_EP_IRQ] = { "ep_irq", true },
-	[SNODE_DELAY_NL_DEVCMD] = { "nl_devcmd" },
-	[SNODE_DELAY_ADMIN_SLOT] = { "admin_slot" },
-	[SNODE_DELAY_FABRIC_EVENT] = { "fabric_event" },
-	[SNODE_DELAY_IDENTIFY_WORK] = { "identify_work" },
-	[SNODE_DELAY_REMOVE_END] = { "remove_end" },
-	[SNODE_DELAY_NET_GRANT] = { "net_grant" },
-};
-
-/* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */
-#define SNODE_DELAY_ATOMIC_MAX_US	USEC_PER_SEC
-
-/**
- * snode_debug_delay() - wait at a race point if a test asked for it
- * @point: where the driver is
- *
- * Context: Any context; sleeps only at points not marked atomic.
- */
-void snode_debug_delay(enum snode_delay_point point)
-{
-	u32 us = READ_ONCE(snode_delays[point]);
-
-	if (likely(!us))
-		return;
-	if (!snode_delay_points[point].atomic) {
-		fsleep(us);
-		return;
-	}
-	for (us = min_t(u32, us, SNODE_DELAY_ATOMIC_MAX_US); us; ) {
-		u32 step = min_t(u32, us, USEC_PER_MSEC);
-
-		udelay(step);
-		us -= step;
-	}
-}
-
 static void snode_delay_init(void)
 {
 	struct dentry *dir = debugfs_create_dir("delay", snode_debugfs_root);
@@ -158,24 +65,6 @@ static void snode_delay_init(void)
 }
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-static DECLARE_FAULT_ATTR(snode_fail_admin);
-static bool snode_fail_admin_timeout;
-
-/**
- * snode_should_fail_admin() - whether to fail this admin command
- * @time_out: out: the command is to time out rather than fail with -EIO
- *
- * Context: Any context.
- * Return: true if fault injection says so.
- */
-bool snode_should_fail_admin(bool *time_out)
-{
-	if (!should_fail(&snode_fail_admin, 1))
-		return false;
-	*time_out = READ_ONCE(snode_fail_admin_timeout);
-	return true;
-}
-
 static void snode_fault_init(void)
 {
 	fault_create_debugfs_attr("fail_admin", snode_debugfs_root,
@@ -184,11 +73,6 @@ static void snode_fault_init(void)
 			    &snode_fail_admin_timeout);
 }
 #else
-bool snode_should_fail_admin(bool *time_out)
-{
-	return false;
-}
-
 static void snode_fault_init(void)
 {
 }
@@ -367,6 +251,7 @@ static void snode_debugfs_remove(void *data)
  * @sdev: snode device
  *
  * debugfs failures are not errors; the directory is removed on unbind.
+ * The features' files (snode_mem_debugfs_add()) follow the directory.
  *
  * Context: Process context (probe).
  * Return: 0 or -ENOMEM.
@@ -375,6 +260,7 @@ int snode_debugfs_add(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct debugfs_regset32 *regset;
+	int ret;
 
 	regset = devm_kzalloc(dev, sizeof(*regset), GFP_KERNEL);
 	if (!regset)
@@ -393,7 +279,12 @@ int snode_debugfs_add(struct snode_dev *sdev)
 	debugfs_create_file("echo", 0600, sdev->debugfs, sdev,
 			    &snode_echo_fops);
 
-	return devm_add_action_or_reset(dev, snode_debugfs_remove, sdev);
+	ret = devm_add_action_or_reset(dev, snode_debugfs_remove, sdev);
+	if (ret)
+		return ret;
+	/* global memory's files, here so the core need not call mem_list.c */
+	snode_mem_debugfs_add(sdev);
+	return 0;
 }
 
 /**

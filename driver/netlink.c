@@ -254,34 +254,69 @@ int snode_nl_reply(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(skb, info);
 }
 
+/**
+ * snode_nl_get_begin() - the start of a get request: reader, reply, NIC
+ * @skb: the request
+ * @info: its attributes
+ * @dev_attr: the attribute that names the NIC
+ * @msg: set to the reply, to fill and give to snode_nl_get_end()
+ *
+ * Context: Process context.
+ * Return: the NIC, held, or an ERR_PTR() (no reply left allocated).
+ */
+struct snode_nl_dev *snode_nl_get_begin(struct sk_buff *skb,
+					struct genl_info *info, int dev_attr,
+					struct sk_buff **msg)
+{
+	struct snode_nl_dev *nd;
+	int ret;
+
+	ret = snode_nl_may_read(skb, info->extack);
+	if (ret)
+		return ERR_PTR(ret);
+	*msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!*msg)
+		return ERR_PTR(-ENOMEM);
+	nd = snode_nl_dev_get(info, dev_attr);
+	if (IS_ERR(nd))
+		nlmsg_free(*msg);
+	return nd;
+}
+
+/**
+ * snode_nl_get_end() - the end of a get request: the reply or the error
+ * @nd: from snode_nl_get_begin(), released here
+ * @msg: the reply from snode_nl_get_begin()
+ * @info: the request's attributes
+ * @ret: 0 if @msg is filled, else the error to answer with
+ *
+ * Context: Process context.
+ * Return: what the request returns.
+ */
+int snode_nl_get_end(struct snode_nl_dev *nd, struct sk_buff *msg,
+		     struct genl_info *info, int ret)
+{
+	snode_nl_put(nd);
+	if (ret) {
+		nlmsg_free(msg);
+		return ret;
+	}
+	return snode_nl_reply(msg, info);
+}
+
 /* A get of one NIC, named by attribute @dev_attr: one message from @fill. */
 int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
 		      int dev_attr, snode_nl_nic_fill_t fill)
 {
 	struct snode_nl_dev *nd;
 	struct sk_buff *msg;
-	int ret;
 
-	ret = snode_nl_may_read(skb, info->extack);
-	if (ret)
-		return ret;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	nd = snode_nl_dev_get(info, dev_attr);
-	if (IS_ERR(nd)) {
-		ret = PTR_ERR(nd);
-	} else {
-		ret = fill(msg, nd, skb, info->snd_portid, info->snd_seq, 0,
-			   NULL);
-		snode_nl_put(nd);
-	}
-	if (ret) {
-		nlmsg_free(msg);
-		return ret;
-	}
-	return snode_nl_reply(msg, info);
+	nd = snode_nl_get_begin(skb, info, dev_attr, &msg);
+	if (IS_ERR(nd))
+		return PTR_ERR(nd);
+	return snode_nl_get_end(nd, msg, info,
+				fill(msg, nd, skb, info->snd_portid,
+				     info->snd_seq, 0, NULL));
 }
 
 /*

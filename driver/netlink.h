@@ -106,6 +106,11 @@ int snode_nl_dump_filter(struct netlink_callback *cb, int type,
 			 unsigned long *last);
 struct snode_nl_dev *snode_nl_dev_get(struct genl_info *info, int type);
 int snode_nl_reply(struct sk_buff *skb, struct genl_info *info);
+struct snode_nl_dev *snode_nl_get_begin(struct sk_buff *skb,
+					struct genl_info *info, int dev_attr,
+					struct sk_buff **msg);
+int snode_nl_get_end(struct snode_nl_dev *nd, struct sk_buff *msg,
+		     struct genl_info *info, int ret);
 int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
 		      int dev_attr, snode_nl_nic_fill_t fill);
 int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,

@@ -167,18 +167,9 @@ int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u64 threshold;
 	bool alarm;
 
-	ret = snode_nl_may_read(skb, info->extack);
-	if (ret)
-		return ret;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	nd = snode_nl_dev_get(info, SNODE_A_LINK_DEV_INDEX);
-	if (IS_ERR(nd)) {
-		nlmsg_free(msg);
+	nd = snode_nl_get_begin(skb, info, SNODE_A_LINK_DEV_INDEX, &msg);
+	if (IS_ERR(nd))
 		return PTR_ERR(nd);
-	}
 	port = snode_nl_port_get(info, nd->sdev);
 	if (port < 0) {
 		ret = port;
@@ -203,12 +194,7 @@ int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
 				 &iso, info->snd_portid, info->snd_seq, 0,
 				 NULL);
 out:
-	snode_nl_put(nd);
-	if (ret) {
-		nlmsg_free(msg);
-		return ret;
-	}
-	return snode_nl_reply(msg, info);
+	return snode_nl_get_end(nd, msg, info, ret);
 }
 
 int snode_nl_link_get_dumpit(struct sk_buff *skb,

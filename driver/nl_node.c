@@ -116,18 +116,9 @@ int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 	u32 id;
 	int ret;
 
-	ret = snode_nl_may_read(skb, info->extack);
-	if (ret)
-		return ret;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!msg)
-		return -ENOMEM;
-
-	nd = snode_nl_dev_get(info, SNODE_A_NODE_DEV_INDEX);
-	if (IS_ERR(nd)) {
-		nlmsg_free(msg);
+	nd = snode_nl_get_begin(skb, info, SNODE_A_NODE_DEV_INDEX, &msg);
+	if (IS_ERR(nd))
 		return PTR_ERR(nd);
-	}
 	sdev = nd->sdev;
 	link = sdev->link;
 	ret = -EINVAL;
@@ -149,12 +140,7 @@ int snode_nl_node_get_doit(struct sk_buff *skb, struct genl_info *info)
 				 info->snd_seq, 0, NULL);
 	mutex_unlock(&link->lock);
 out:
-	snode_nl_put(nd);
-	if (ret) {
-		nlmsg_free(msg);
-		return ret;
-	}
-	return snode_nl_reply(msg, info);
+	return snode_nl_get_end(nd, msg, info, ret);
 }
 
 int snode_nl_node_get_dumpit(struct sk_buff *skb,

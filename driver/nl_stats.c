@@ -64,6 +64,8 @@ static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
 		int locked = ret;
 
 		ret = snode_dev_stats(sdev, &st);
+		if (!ret)
+			st.send_retries = snode_msg_send_retries(sdev);
 		if (!ret && locked) {
 			nd->stats = st;
 			nd->stats_at = jiffies;

@@ -412,7 +412,6 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	ret = snode_debugfs_add(sdev);
 	if (ret)
 		return ret;
-	snode_mem_debugfs_add(sdev);
 
 	ret = snode_net_init(sdev);
 	if (ret)

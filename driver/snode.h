@@ -714,7 +714,6 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd);
 void snode_debugfs_init(void);
 void snode_debugfs_exit(void);
 int snode_debugfs_add(struct snode_dev *sdev);
-bool snode_should_fail_admin(bool *time_out);
 
 /**
  * enum snode_delay_point - where a test may widen a race window
@@ -751,6 +750,27 @@ enum snode_delay_point {
 	SNODE_DELAY_NR,
 };
 
+/**
+ * struct snode_delay_point_info - a delay point's debugfs file
+ * @name: the file's name under /sys/kernel/debug/snode/delay/
+ * @atomic: the point may not sleep
+ */
+struct snode_delay_point_info {
+	const char *name;
+	bool atomic;
+};
+
+/* core.c: test hooks; debugfs.c creates their files */
+extern u32 snode_delays[SNODE_DELAY_NR];
+extern const struct snode_delay_point_info snode_delay_points[SNODE_DELAY_NR];
+extern u32 snode_dma_wait_ms;
+extern u32 snode_skip_reset;
+extern u32 snode_dma_stop_stuck;
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+extern struct fault_attr snode_fail_admin;
+extern bool snode_fail_admin_timeout;
+#endif
+bool snode_should_fail_admin(bool *time_out);
 void snode_debug_delay(enum snode_delay_point point);
 unsigned long snode_debug_dma_wait(void);
 bool snode_debug_skip_reset(void);

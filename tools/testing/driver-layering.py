@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
+"""driver-layering.py - the file-level call graph of driver/ and its cycles.
+
+The rule (issue 33; Documentation/driver/snode.rst, "Layers"):
+
+  core       main.c pci.c core.c queue.c fs.c: bring-up, reset, the admin
+             and event queues, event dispatch, the anonymous-inode helpers.
+             The core calls no feature and no front end directly; it
+             reaches them only through tables it owns (ops tables or
+             notifiers a feature registers at probe).
+  features   everything else that is not a front end (mem*, export,
+             import*, map, hostmem, dma*, msg, ep*, net*, link*, hwmon).
+             A feature may call the core; one feature reaches another only
+             through the core's API or a header the core owns. The files
+             of one feature (FEATURE below: one private header, as mem.h
+             for mem*, export, import*, map, hostmem) call each other.
+  front ends cdev.c (ioctl dispatch), netlink.c and nl_*.c (the netlink
+             family), debugfs.c, sysfs.c, devlink.c: they may call any
+             feature's API and the core; nothing but the core's tables
+             calls them.
+
+Edges are taken from the built objects (nm: a symbol one object defines
+and another leaves undefined), so only real calls and data references
+count, not comments or inline helpers in headers. The script prints the
+strongly connected components of the whole graph (the cycles), each edge
+inside one with the symbols that make it, and, with --check, every edge
+the rule above forbids; it exits 1 on a cycle or a forbidden edge.
+
+Usage: driver-layering.py [--check] [OBJDIR]
+       (default OBJDIR: build/mod/6.12/driver after make modules-guest)
+"""
+import os
+import subprocess
+import sys
+
+CORE = {"main", "pci", "core", "queue", "fs"}
+FRONT = {"cdev", "netlink", "debugfs", "sysfs", "devlink"}
+# Files of one feature (one private header) call each other freely.
+FEATURE = {
+    "mem": "mem", "mem_list": "mem", "export": "mem", "import": "mem",
+    "import_att": "mem", "map": "mem", "hostmem": "mem",
+    "msg": "msg", "ep": "msg", "ep_kernel": "msg",
+    "dma": "dma", "dma_queue": "dma",
+    "link": "link", "link_util": "link", "link_iso": "link",
+    "link_node": "link",
+    "net": "net", "net_ring": "net",
+}
+
+
+def layer(f):
+    if f in CORE:
+        return "core"
+    if f in FRONT or f.startswith("nl_"):
+        return "front"
+    return "feature"
+
+
+def symbols(obj):
+    out = subprocess.run(["nm", obj], capture_output=True, text=True,
+                         check=True).stdout
+    defined, undef = set(), set()
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[0] == "U":
+            undef.add(parts[1])
+        elif len(parts) == 3 and parts[1] in "TDBR":
+            defined.add(parts[2])
+    return defined, undef
+
+
+def tarjan(nodes, edges):
+    index, low, on, stack, out = {}, {}, set(), [], []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def main():
+    args = [a for a in sys.argv[1:] if a != "--check"]
+    check = "--check" in sys.argv[1:]
+    top = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    objdir = args[0] if args else os.path.join(top, "build/mod/6.12/driver")
+    srcdir = os.path.join(top, "driver")
+    files = sorted(f[:-2] for f in os.listdir(srcdir) if f.endswith(".c"))
+    missing = [f for f in files
+               if not os.path.exists(os.path.join(objdir, f + ".o"))]
+    if missing:
+        print("driver-layering: no object for %s in %s (make modules-guest)"
+              % (", ".join(missing), objdir), file=sys.stderr)
+        return 2
+    defs, undefs = {}, {}
+    owner = {}
+    for f in files:
+        defs[f], undefs[f] = symbols(os.path.join(objdir, f + ".o"))
+        for s in defs[f]:
+            owner[s] = f
+    via = {}
+    for f in files:
+        for s in undefs[f]:
+            g = owner.get(s)
+            if g and g != f:
+                via.setdefault((f, g), set()).add(s)
+    edges = {}
+    for (f, g) in via:
+        edges.setdefault(f, set()).add(g)
+
+    bad = 0
+    sccs = [c for c in tarjan(files, edges) if len(c) > 1]
+    print("# %d files, %d edges, %d cycle(s)" % (len(files), len(via),
+                                                 len(sccs)))
+    for i, comp in enumerate(sccs, 1):
+        bad = 1
+        print("cycle %d: %d files: %s" % (i, len(comp), " ".join(comp)))
+        for f in comp:
+            for g in comp:
+                if (f, g) in via:
+                    print("  %s.c -> %s.c: %s" % (f, g,
+                                                  " ".join(sorted(via[f, g]))))
+    forbidden = []
+    for (f, g), syms in sorted(via.items()):
+        lf, lg = layer(f), layer(g)
+        if lf == "core" and lg != "core":
+            forbidden.append((f, g, syms, "core calls a " + lg))
+        elif lf == "feature" and lg == "front":
+            forbidden.append((f, g, syms, "feature calls a front end"))
+        elif lf == "feature" and lg == "feature" and \
+                FEATURE.get(f, f) != FEATURE.get(g, g):
+            forbidden.append((f, g, syms, "feature calls another feature"))
+    print("# %d edge(s) the layering rule forbids" % len(forbidden))
+    for f, g, syms, why in forbidden:
+        print("  %s.c -> %s.c (%s): %s" % (f, g, why, " ".join(sorted(syms))))
+    if check and forbidden:
+        bad = 1
+    return bad if check else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
