@@ -134,21 +134,6 @@ static long foll_pins_outstanding(void)
 	return acquired < 0 || released < 0 ? LONG_MIN : acquired - released;
 }
 
-/* The caller's VmLck (mm->locked_vm) in KiB, or -1. */
-static long vm_locked_kib(void)
-{
-	char line[128];
-	long kib = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kib) == 1)
-			break;
-	fclose(f);
-	return kib;
-}
 
 /*
  * Fault in @len bytes at @p with the byte @v, even pages first, then odd

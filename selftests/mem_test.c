@@ -2338,22 +2338,6 @@ TEST_F_TIMEOUT(peer, remote_unexport_and_exit, 600)
 
 /* ---- host memory exports (SNODE_EXPORT_HOST) ------------------------------------ */
 
-/* The caller's locked_vm in kB (VmLck), where account_locked_vm() charges. */
-static long vm_locked_kb(void)
-{
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
-}
-
 static int _snode_export_host(int fd, void *addr, uint64_t len, uint32_t flags,
 			      uint64_t key, struct snode_mem_export *exp)
 {
@@ -2424,14 +2408,14 @@ TEST_F(mem, host_export_self)
 	if (!(self->info.out_caps & SNODE_CAP_HOST_EXPORT))
 		SKIP(return, "the NIC cannot export host memory");
 
-	locked = vm_locked_kb();
+	locked = vm_locked_kib();
 	buf = aligned_alloc(SZ_4K, SZ_2M);
 	ASSERT_NE(NULL, buf);
 	for (i = 0; i < SZ_2M / 8; i++)
 		buf[i] = 0x4057ULL << 32 | i;
 	ASSERT_EQ(0, _snode_export_host(self->fd, buf, SZ_2M,
 					SNODE_EXPORT_WRITE, 0x4057, &exp));
-	EXPECT_EQ(locked + (long)(SZ_2M >> 10), vm_locked_kb());
+	EXPECT_EQ(locked + (long)(SZ_2M >> 10), vm_locked_kib());
 	test_snode_import(ifd, SNODE_IMPORT_WRITE, NODE, exp.out_export_id,
 			  0x4057, 0, SZ_2M);
 	win = mmap(NULL, SZ_2M, PROT_READ | PROT_WRITE, MAP_SHARED, ifd, 0);
@@ -2450,7 +2434,7 @@ TEST_F(mem, host_export_self)
 	test_snode_unexport(exp.out_export_id);
 	check_revoked(_metadata, ifd, win, SNODE_REVOKE_REASON_UNEXPORT, false,
 		      true);
-	EXPECT_EQ(locked, vm_locked_kb());
+	EXPECT_EQ(locked, vm_locked_kib());
 	munmap((void *)win, SZ_2M);
 	close(ifd);
 }
@@ -2572,7 +2556,7 @@ TEST_F(mem, host_export_bad)
 	ASSERT_NE(MAP_FAILED, buf);
 	hole = buf + 4 * SZ_4K;
 	ASSERT_EQ(0, munmap(hole, 4 * SZ_4K));
-	locked = vm_locked_kb();
+	locked = vm_locked_kib();
 	exports = export_count(self->fd);
 
 	EXPECT_ERRNO(EINVAL, _snode_export_host(self->fd, buf + 8, SZ_4K, 0,
@@ -2599,7 +2583,7 @@ TEST_F(mem, host_export_bad)
 	EXPECT_ERRNO(EFAULT, _snode_export_host(self->fd,
 						(void *)0xffff888000000000ULL,
 						SZ_4K, 0, 1, &exp));
-	EXPECT_EQ(locked, vm_locked_kb());
+	EXPECT_EQ(locked, vm_locked_kib());
 	EXPECT_EQ(exports, export_count(self->fd));
 	munmap(buf, 4 * SZ_4K);
 }
@@ -2634,7 +2618,7 @@ TEST_F(mem, host_export_memlock)
 	ASSERT_LE(0, pid);
 	if (!pid) {
 		struct rlimit rl = { 256 << 10, 256 << 10 };
-		long locked = vm_locked_kb();
+		long locked = vm_locked_kib();
 		uint32_t exports = export_count(self->fd);
 		void *buf = aligned_alloc(SZ_4K, SZ_2M);
 
@@ -2644,15 +2628,15 @@ TEST_F(mem, host_export_memlock)
 		if (_snode_export_host(self->fd, buf, SZ_2M, 0, 2, &exp) != -1 ||
 		    errno != ENOMEM)
 			_exit(11);
-		if (vm_locked_kb() != locked || export_count(self->fd) != exports)
+		if (vm_locked_kib() != locked || export_count(self->fd) != exports)
 			_exit(12);
 		/* within the limit it works, and is charged */
 		if (_snode_export_host(self->fd, buf, 64 << 10, 0, 2, &exp))
 			_exit(13);
-		if (vm_locked_kb() != locked + 64)
+		if (vm_locked_kib() != locked + 64)
 			_exit(14);
 		if (_snode_unexport(self->fd, exp.out_export_id) ||
-		    vm_locked_kb() != locked)
+		    vm_locked_kib() != locked)
 			_exit(15);
 		_exit(0);
 	}

@@ -112,6 +112,25 @@ static inline int write_file(const char *path, const char *val)
  * Read the sysfs or debugfs file @path into @buf, NUL terminated: the bytes
  * read, or -errno.
  */
+/*
+ * The caller's VmLck (mm->locked_vm) in KiB, where account_locked_vm()
+ * charges pins; -1 if it cannot be read.
+ */
+static inline long vm_locked_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 static inline int read_file(const char *path, char *buf, size_t len)
 {
 	ssize_t n;
