@@ -44,7 +44,7 @@ HANG=90
 
 TOPO=$TOP/tools/emu/topologies/mem-sim.topo
 FUZZ=/usr/bin/snode-fuzz
-rm -f "$LOG"/*.out "$LOG/faults.log"
+rm -f "$LOG"/*.out "$LOG"/*.blocked "$LOG/faults.log"
 # the verdicts below include the consoles; down is not a test of its own
 DOWN_TAP=
 finish_hook() {
@@ -153,6 +153,15 @@ for node in 0 1; do
 	else
 		ok "$KERNEL: node $node: no kernel splat on the console"
 	fi
+done
+# A hang: the blocked tasks' kernel stacks (sysrq w), after the splat
+# verdicts above since the dump itself prints call traces.
+for node in 0 1; do
+	grep -q 'FAIL: .*hang:' "$LOG/node$node.out" || continue
+	gexec "$node" "echo w >/proc/sysrq-trigger; sleep 1; dmesg | tail -n 200" \
+		>"$LOG/node$node.blocked" 2>&1
+	echo "# node$node: blocked tasks after the hang (${LOG#"$TOP"/}/node$node.blocked):"
+	grep -a -E -A24 'task:' "$LOG/node$node.blocked" | head -n 80 | sed 's/^/# node'"$node"' blocked: /'
 done
 for node in 0 1; do
 	gexec "$node" "rmmod snode" >>"$LOG/rmmod" 2>&1

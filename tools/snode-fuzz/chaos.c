@@ -810,12 +810,21 @@ static void op_read(struct fz_ctx *c, struct tbl *t)
 
 	if (fd < 0)
 		return;
+	/*
+	 * A loose number may be closed and given to a new file (a blocking
+	 * queue or endpoint) by another thread at any time: from the check to
+	 * the read it must stay the file made non-blocking, so no close or
+	 * dup2 (both under the fd lock) may run in between.
+	 */
 	if (!strict) {
 		struct stat sb;
 
+		fz_fd_lock();
 		/* another thread's libsnode socket: never steal its answer */
-		if (fstat(fd, &sb) || S_ISSOCK(sb.st_mode))
+		if (fstat(fd, &sb) || S_ISSOCK(sb.st_mode)) {
+			fz_fd_unlock();
 			return;
+		}
 	}
 	if (fz_chance(c, 10))
 		len = fz_below(c, rec);
@@ -827,6 +836,8 @@ static void op_read(struct fz_ctx *c, struct tbl *t)
 	fz_begin(c, "read(%d%s, %zu)", fd, strict ? "" : "?", len);
 	ret = read(fd, fz_chance(c, 3) ? NULL : t->dbuf, len);
 	fz_end(c, ret, errno);
+	if (!strict)
+		fz_fd_unlock();
 	if (ret < 0 && !in_set(errno, (const int[]){ EAGAIN, EINVAL, EFAULT,
 			ECONNRESET, ENODEV, EIO, 0 }) &&
 	    !(!strict && (errno == EBADF || errno == EISDIR ||
@@ -1396,19 +1407,25 @@ static int open_protected(struct fz_ctx *c, struct tbl *t, unsigned long nr)
 
 		a->size = sizeof(*a);
 		a->flags = SNODE_EP_NONBLOCK | SNODE_EP_RANDOM_KEY;
+		fz_fd_lock();
 		fz_begin(c, "ioctl(%d, EP_ALLOC) protected", t->dev_rw);
 		ret = ioctl(t->dev_rw, nr, a);
 		fz_end(c, ret, errno);
-		return ret ? -1 : fz_protect_fd(a->out_fd);
+		ret = ret ? -1 : fz_protect_fd(a->out_fd);
+		fz_fd_unlock();
+		return ret;
 	} else {
 		struct snode_dma_open *a = (void *)t->abuf;
 
 		a->size = sizeof(*a);
 		a->flags = SNODE_DMA_NONBLOCK;
+		fz_fd_lock();
 		fz_begin(c, "ioctl(%d, DMA_OPEN) protected", t->dev_rw);
 		ret = ioctl(t->dev_rw, nr, a);
 		fz_end(c, ret, errno);
-		return ret ? -1 : fz_protect_fd(a->out_fd);
+		ret = ret ? -1 : fz_protect_fd(a->out_fd);
+		fz_fd_unlock();
+		return ret;
 	}
 }
 
@@ -1431,6 +1448,8 @@ void *fz_chaos_thread(void *arg)
 	t->robuf = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS,
 			-1, 0);
 	mprotect(t->abuf + 8192, 4096, PROT_NONE);
+	/* the other threads may already close loose numbers */
+	fz_fd_lock();
 	t->dev_rw = fz_protect_fd(fz_open_dev(c, O_RDWR));
 	t->dev_ro = fz_protect_fd(fz_open_dev(c, O_RDONLY));
 	t->devnull = fz_protect_fd(open("/dev/null", O_RDWR | O_CLOEXEC));
@@ -1438,6 +1457,7 @@ void *fz_chaos_thread(void *arg)
 		t->pipe_r = fz_protect_fd(p[0]);
 		close(p[1]);
 	}
+	fz_fd_unlock();
 	if (t->dev_rw < 0 || t->dev_ro < 0) {
 		fz_fail(c, "cannot open %s", fz_opt.dev);
 	}

@@ -470,6 +470,40 @@ int fz_touch_write(struct fz_ctx *c, volatile void *p, uint64_t v)
 
 /* ---- watchdog ----------------------------------------------------------------------- */
 
+/*
+ * Where a thread sleeps in the kernel: /proc/PID/task/TID/wchan and its
+ * state. A report from CI carries only the failure line, so the line says it.
+ */
+static void thread_wchan(pid_t pid, pid_t tid, char *buf, size_t len)
+{
+	char path[64], wchan[64] = "?", state[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/wchan", pid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		if (!fgets(wchan, sizeof(wchan), f))
+			snprintf(wchan, sizeof(wchan), "?");
+		fclose(f);
+	}
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/status", pid, tid);
+	f = fopen(path, "re");
+	if (f) {
+		char line[128];
+
+		while (fgets(line, sizeof(line), f))
+			if (!strncmp(line, "State:", 6)) {
+				line[strcspn(line, "\n")] = 0;
+				snprintf(state, sizeof(state), "%s",
+					 line + 6 + strspn(line + 6, " \t"));
+				break;
+			}
+		fclose(f);
+	}
+	snprintf(buf, len, "%s (%s)", wchan[0] ? wchan : "?",
+		 state[0] ? state : "state unknown");
+}
+
 static void *watchdog(void *arg)
 {
 	struct fz_ctx c;
@@ -490,9 +524,24 @@ static void *watchdog(void *arg)
 			if (!s->used || !st ||
 			    now - st < (int64_t)fz_opt.hang_s * 1000000000LL)
 				continue;
-			fz_fail(&c, "hang: %s (pid %d) has been inside one call for %.0f s (watchdog limit %d s)",
+			char call[FZ_LOG_LEN], where[96];
+
+			memcpy(call, s->ring[s->seq % FZ_LOG_N].text,
+			       sizeof(call));
+			call[sizeof(call) - 1] = 0;
+			int child;
+
+			/* a parent waiting for a child: where is the child? */
+			if (sscanf(call, "waitpid(%d)", &child) == 1)
+				thread_wchan(child, child, where, sizeof(where));
+			else
+				thread_wchan(s->pid, s->tid, where,
+					     sizeof(where));
+			fz_fail(&c, "hang: %s (pid %d) has been inside one call for %.0f s (watchdog limit %d s): %s, %s asleep in %s",
 				s->name, s->pid, (now - st) / 1e9,
-				fz_opt.hang_s);
+				fz_opt.hang_s, call,
+				strncmp(call, "waitpid(", 8) ? "the thread" :
+				"the child", where);
 		}
 		usleep(500000);
 	}

@@ -111,8 +111,11 @@ struct fz_nl *fz_nl_new(struct fz_ctx *c)
 
 	if (!nl)
 		return NULL;
+	/* from socket() to its protected number, no other thread may close it */
+	fz_fd_lock();
 	nl->fd = fz_protect_fd(socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC,
 				      NETLINK_GENERIC));
+	fz_fd_unlock();
 	if (nl->fd < 0 || resolve(nl)) {
 		fz_note(c, "netlink: family %s not found", SNODE_FAMILY_NAME);
 		if (nl->fd >= 0)
