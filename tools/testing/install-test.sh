@@ -63,7 +63,7 @@ fi
 # The weekly link record: installed, names the installed snodectl, and
 # nothing enables it (no .wants/ link).
 U=$D$P/lib/systemd/system
-if grep -qx "ExecStart=$P/bin/snodectl link diag --record /var/lib/snode/link-history.jsonl" \
+if grep -qx "ExecStart=$P/bin/snodectl link diag record /var/lib/snode/link-history.jsonl" \
 		"$U/snode-link-record.service" 2>/dev/null &&
 	grep -qx 'OnCalendar=weekly' "$U/snode-link-record.timer" 2>/dev/null &&
 	grep -qx 'Persistent=true' "$U/snode-link-record.timer" &&
