@@ -8,15 +8,17 @@
 #                     group "snode" and the weekly link record's systemd
 #                     units (not enabled); into DESTDIR, under PREFIX
 #                     (/usr/local)
-#   uninstall         removes exactly what install installed
+#   uninstall         removes exactly what install installed, and the
+#                     provider and fi_snode(7) of ofi-install
 #   libsnode-install  the library, its headers, .pc file and man pages only
 #   userspace         builds what install installs
 #   dkms-source       the module's source with dkms.conf into
 #                     $(DESTDIR)$(DKMS_SRCDIR) for "dkms install snode/VERSION"
 #   deb               the Debian packages (debian/) into build/deb/
 #   ofi-install       the libfabric provider libsnode-fi.so into OFIDIR
-#                     (libfabric's provider directory, $(LIBDIR)/libfabric)
-#                     and fi_snode(7); ofi-uninstall removes the two
+#                     (libfabric's provider directory: pkg-config's libdir
+#                     of libfabric, /libfabric) and fi_snode(7);
+#                     ofi-uninstall removes the two
 # The module itself: make modules_install (driver/driver.mk) or DKMS.
 #
 # The installed snodectl and snode-perf link the shared libsnode; the ones
@@ -93,7 +95,8 @@ install: userspace libsnode-install
 		>$(INSTALL_UNITS)/snode-link-record.service
 	$(call snode_install_files,$(TOOLS_FILES))
 
-uninstall:
+# the provider too, wherever ofi-install put it (rm -f: if it did)
+uninstall: ofi-uninstall
 	rm -f '$(DESTDIR)$(LIBSNODE_DEVLINK)' $(foreach f,$(LIBSNODE_FILES) $(TOOLS_FILES),\
 		'$(DESTDIR)$(word 2,$(subst :, ,$(f)))')
 
@@ -104,14 +107,17 @@ DKMS_FILES := $(TOP)/Kbuild $(TOP)/dkms.conf $(TOP)/driver/Kbuild $(DRIVER_SRCS)
 dkms-source:
 	$(foreach f,$(DKMS_FILES),install -D -m 0644 $(f) \
 		'$(DESTDIR)$(DKMS_SRCDIR)/$(patsubst $(TOP)/%,%,$(f))' &&) true
+	sed -i 's/#MODULE_VERSION#/$(SNODE_VERSION)/' '$(DESTDIR)$(DKMS_SRCDIR)/dkms.conf'
 
 deb:
 	bash $(TOP)/scripts/build-deb.sh
 
-# libfabric looks for lib<name>-fi.so in its provider directory (Debian's:
-# /usr/lib/x86_64-linux-gnu/libfabric, LIBDIR=/usr/lib/x86_64-linux-gnu)
-# or in FI_PROVIDER_PATH.
-OFIDIR ?= $(LIBDIR)/libfabric
+# libfabric looks for lib<name>-fi.so in its provider directory, its own
+# libdir's libfabric/ (Debian's: /usr/lib/x86_64-linux-gnu/libfabric),
+# whatever PREFIX is, or in FI_PROVIDER_PATH: so the directory comes from
+# libfabric's pkg-config file, and only without one from LIBDIR.
+OFI_LIBFABRIC_LIBDIR := $(shell $(PKG_CONFIG) --variable=libdir libfabric 2>/dev/null)
+OFIDIR ?= $(if $(OFI_LIBFABRIC_LIBDIR),$(OFI_LIBFABRIC_LIBDIR),$(LIBDIR))/libfabric
 OFI_FILES := $(OFI_PROV):$(OFIDIR)/libsnode-fi.so:0755 \
 	$(TOP)/ofi/fi_snode.7:$(MANDIR)/man7/fi_snode.7:0644
 .PHONY: ofi-install ofi-uninstall

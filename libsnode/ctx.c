@@ -137,6 +137,11 @@ static int lsn_devs_scan(struct snode_ctx *ctx)
 	return 0;
 }
 
+SNODE_EXPORT unsigned int snode_version(void)
+{
+	return LIBSNODE_VERSION;
+}
+
 SNODE_EXPORT int snode_new(struct snode_ctx **out)
 {
 	struct snode_ctx *ctx;

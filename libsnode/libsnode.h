@@ -29,6 +29,23 @@ extern "C" {
 struct snode_ctx;
 struct snode_dev;
 
+/*
+ * The version of this header, as liburing's IO_URING_VERSION_* and
+ * libfabric's FI_*_VERSION: for #if at compile time. snode_version() is
+ * the version of the library a program runs with, which may be newer.
+ */
+#define LIBSNODE_VERSION_MAJOR 0
+#define LIBSNODE_VERSION_MINOR 1
+#define LIBSNODE_VERSION_MICRO 0
+#define LIBSNODE_VERSION_CODE(major, minor, micro) \
+	(((major) << 16) | ((minor) << 8) | (micro))
+#define LIBSNODE_VERSION \
+	LIBSNODE_VERSION_CODE(LIBSNODE_VERSION_MAJOR, LIBSNODE_VERSION_MINOR, \
+			      LIBSNODE_VERSION_MICRO)
+
+/* The running library's LIBSNODE_VERSION (LIBSNODE_6). */
+unsigned int snode_version(void);
+
 /* Context: owns the device list, the log hook and a user pointer. */
 int snode_new(struct snode_ctx **ctx);
 struct snode_ctx *snode_ref(struct snode_ctx *ctx);

@@ -96,6 +96,8 @@ libsnode-test: $(LIBSNODE_THREAD_TEST) $(LIBSNODE_THREAD_TSAN) $(LIBSNODE_COLL_U
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66 setarch -R $(LIBSNODE_THREAD_TSAN) || rc=1; \
 	bash $(TOP)/libsnode/test/abi-check.sh $(LIBSNODE_SO) 9 || rc=1; \
 	bash $(TOP)/libsnode/test/symbols-check.sh $(LIBSNODE_SO) 10 || rc=1; \
+	bash $(TOP)/libsnode/test/version-check.sh $(LIBSNODE_SO) 11 "$(CC)" || rc=1; \
+	bash $(TOP)/libsnode/test/man-examples.sh $(LIBSNODE_SO) 12 "$(CC)" || rc=1; \
 	exit $$rc
 
 # The same test for an emulated node (thread_test --device there), staged

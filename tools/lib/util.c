@@ -122,6 +122,32 @@ int tool_lookup_first(const char *word, const void *table,
 	return -1;
 }
 
+static const char *tool_last_opt = "";
+
+const char *tool_opt_word(void)
+{
+	return tool_last_opt;
+}
+
+/* A keyword: an exact name, else the unique prefix of one (aliases: one). */
+static int tool_lookup_kw(const char *word, const struct tool_opt *opts)
+{
+	int i, found = -1;
+
+	for (i = 0; opts[i].name; i++)
+		if (opts[i].keyword && !strcmp(word, opts[i].name + 1))
+			return i;
+	for (i = 0; opts[i].name; i++) {
+		if (!opts[i].keyword || !tool_matches(word, opts[i].name + 1))
+			continue;
+		if (found >= 0 && opts[found].id != opts[i].id)
+			return -2;
+		if (found < 0)
+			found = i;
+	}
+	return found;
+}
+
 int tool_next_opt(int *argc, char ***argv, const struct tool_opt *opts,
 		  const char **val)
 {
@@ -129,23 +155,46 @@ int tool_next_opt(int *argc, char ***argv, const struct tool_opt *opts,
 	const char *opt;
 	int ids[32], n, i;
 
-	if (*argc <= 0 || av[0][0] != '-' || !av[0][1])
+	if (*argc <= 0 || !av[0][0])
 		return -1;
-	for (n = 0; opts[n].name && n < 32; n++)
-		ids[n] = opts[n].id;
-	opt = av[0][1] == '-' ? av[0] + 1 : av[0];
-	i = tool_lookup(opt, opts, sizeof(*opts), ids, cands, sizeof(cands));
-	if (i == -2) {
-		tool_usage_err("option \"%s\" is ambiguous (%s)", av[0], cands);
-		return -2;
+	if (av[0][0] != '-') {
+		i = tool_lookup_kw(av[0], opts);
+		if (i == -2) {
+			tool_usage_err("\"%s\" is ambiguous", av[0]);
+			return -2;
+		}
+		if (i < 0)
+			return -1;
+	} else if (!av[0][1]) {
+		return -1;	/* "-": a file name, standard input */
+	} else if (!strcmp(av[0], "--")) {
+		(*argc)--;
+		(*argv)++;
+		return -1;
+	} else {
+		for (n = 0; opts[n].name && n < 32; n++)
+			ids[n] = opts[n].id;
+		opt = av[0][1] == '-' ? av[0] + 1 : av[0];
+		i = tool_lookup(opt, opts, sizeof(*opts), ids, cands,
+				sizeof(cands));
+		if (i == -2) {
+			tool_usage_err("option \"%s\" is ambiguous (%s)", av[0],
+				       cands);
+			return -2;
+		}
+		if (i < 0) {
+			tool_usage_err("option \"%s\" is unknown", av[0]);
+			return -2;
+		}
 	}
-	if (i < 0) {
-		tool_usage_err("option \"%s\" is unknown", av[0]);
-		return -2;
-	}
+	tool_last_opt = av[0];
 	if (opts[i].has_arg) {
 		if (*argc < 2) {
-			tool_usage_err("option \"%s\" needs a value", av[0]);
+			if (av[0][0] == '-')
+				tool_usage_err("option \"%s\" needs a value",
+					       av[0]);
+			else
+				tool_usage_err("\"%s\" needs a value", av[0]);
 			return -2;
 		}
 		*val = av[1];

@@ -60,20 +60,27 @@ int tool_parse_size(const char *s, uint64_t *out);
  * Command-line options as iproute2 takes them: one or two dashes, any
  * unique prefix of the name ("-j", "-json", "--json"). @opts ends with a
  * NULL name; names start with '-'; entries with the same id are aliases.
+ * A @keyword entry is also taken without its dash, as iproute2 takes its
+ * keywords ("interval 2", "int 2"): the spelling snodectl(8) documents;
+ * the dashed one ("--interval 2") stays for the scripts that use it.
  */
 struct tool_opt {
 	const char *name;
 	int id;			/* >= 0 */
 	bool has_arg;
+	bool keyword;
 };
 
 /*
  * Take the next option off the front of argc and argv. Returns its id (with
  * *val set when it has an argument), -1 when the next word is not an
- * option (or none is left), or -2 after printing a usage error.
+ * option (or none is left; "--" is taken off and ends the options), or -2
+ * after printing a usage error. tool_opt_word() is the word as typed, for
+ * messages that name it ("bad --since" or "bad since").
  */
 int tool_next_opt(int *argc, char ***argv, const struct tool_opt *opts,
 		  const char **val);
+const char *tool_opt_word(void);
 
 /*
  * Split a batch line into words: blanks separate, "double" or 'single'

@@ -270,7 +270,7 @@ static int coll_parse(struct coll *c)
 		v = perf_arg_next(c->p);
 		if (!v)
 			return perf_usage(help);
-		if (!strcmp(w, "nodes")) {
+		if (tool_matches(w, "nodes")) {
 			for (s = (char *)v; *s; s = e) {
 				if (c->n == SNODE_COMM_MAX_RANKS)
 					return perf_usage(help);
@@ -280,15 +280,15 @@ static int coll_parse(struct coll *c)
 				else if (*e)
 					return perf_usage(help);
 			}
-		} else if (!strcmp(w, "size")) {
+		} else if (tool_matches(w, "size")) {
 			if (perf_parse_size(v, &c->size))
 				return perf_usage(help);
-		} else if (!strcmp(w, "iters")) {
+		} else if (tool_matches(w, "iters")) {
 			c->iters = strtoul(v, NULL, 0);
-		} else if (!strcmp(w, "order") &&
+		} else if (tool_matches(w, "order") &&
 			   (!strcmp(v, "list") || !strcmp(v, "topo"))) {
 			c->list_order = !strcmp(v, "list");
-		} else if (!strcmp(w, "baseline") &&
+		} else if (tool_matches(w, "baseline") &&
 			   (!strcmp(v, "on") || !strcmp(v, "off"))) {
 			c->baseline = !strcmp(v, "on");
 		} else {
@@ -312,6 +312,8 @@ static int perf_coll(struct perf *p, enum coll_kind kind)
 	int ret;
 
 	ret = coll_parse(&c);
+	if (!ret)
+		ret = perf_dev_open(p);
 	if (ret)
 		return ret;
 	c.sbuf = malloc(c.size);

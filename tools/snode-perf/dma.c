@@ -324,28 +324,31 @@ int perf_dma(struct perf *p)
 		v = perf_arg_next(p);
 		if (!v)
 			return perf_usage(perf_dma_help);
-		if (!strcmp(w, "handle")) {
+		if (tool_matches(w, "handle")) {
 			if (snode_handle_from_str(v, &h) < 0)
-				return perf_err("\"%s\" is not a handle", v);
+				return tool_usage_err("dma: \"%s\" is not a handle", v);
 			have = true;
-		} else if (!strcmp(w, "max")) {
+		} else if (tool_matches(w, "max")) {
 			if (perf_parse_size(v, &max) || max > 256 * MIB)
 				return perf_usage(perf_dma_help);
-		} else if (!strcmp(w, "stream")) {
+		} else if (tool_matches(w, "stream")) {
 			if (tool_parse_u64(v, 3600, &stream) || !stream)
 				return perf_usage(perf_dma_help);
-		} else if (!strcmp(w, "by")) {
+		} else if (tool_matches(w, "by")) {
 			for (by = 0; by < (int)(sizeof(stream_by) / sizeof(stream_by[0])); by++)
 				if (!strcmp(v, stream_by[by]))
 					break;
 			if (by == (int)(sizeof(stream_by) / sizeof(stream_by[0])))
-				return perf_err("bad stream \"by %s\": dma, store or load", v);
+				return tool_usage_err("dma: bad stream \"by %s\": dma, store or load", v);
 		} else {
 			return perf_usage(perf_dma_help);
 		}
 	}
 	if (by != BY_DMA && !stream)
-		return perf_err("\"by\" is for a stream");
+		return tool_usage_err("dma: \"by\" is for a stream");
+	ret = perf_dev_open(p);
+	if (ret)
+		return ret;
 	span = max;
 	ret = snode_dev_get_info(p->dev, &info, sizeof(info));
 	if (ret < 0)

@@ -84,14 +84,17 @@ int perf_dump(struct perf *p)
 	int ret = 0;
 
 	while ((a = perf_arg_next(p))) {
-		if (!strcmp(a, "count") && (a = perf_arg_next(p))) {
+		if (tool_matches(a, "count") && (a = perf_arg_next(p))) {
 			count = strtoul(a, &end, 0);
 			if (*end || !count || count > 100000)
-				return perf_err("count '%s': 1..100000", a);
+				return tool_usage_err("dump: count '%s': 1..100000", a);
 		} else {
 			return perf_usage(perf_dump_help);
 		}
 	}
+	ret = perf_dev_open(p);
+	if (ret)
+		return ret;
 	lat = calloc(count, sizeof(*lat));
 	if (!lat)
 		return perf_err("out of memory");

@@ -107,13 +107,16 @@ int perf_events(struct perf *p)
 	int fd, ret;
 
 	while ((a = perf_arg_next(p))) {
-		if (!strcmp(a, "count") && (a = perf_arg_next(p)))
+		if (tool_matches(a, "count") && (a = perf_arg_next(p)))
 			count = strtoul(a, NULL, 0);
 		else
 			return perf_usage(perf_events_help);
 	}
 	if (!count)
 		return perf_usage(perf_events_help);
+	ret = perf_dev_open(p);
+	if (ret)
+		return ret;
 	ret = snode_dev_get_status(p->dev, &st, sizeof(st));
 	if (ret < 0)
 		return perf_lib_err("snode_dev_get_status", ret);

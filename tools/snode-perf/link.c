@@ -353,24 +353,24 @@ int perf_link(struct perf *p)
 			fprintf(stderr, "snode-perf: link: \"%s\" needs a value\n", w);
 			return perf_usage(perf_link_help);
 		}
-		if (!strcmp(w, "handle")) {
+		if (tool_matches(w, "handle")) {
 			if (snode_handle_from_str(v, &h) < 0)
 				return tool_usage_err("link: \"%s\" is not a handle (snode:v1:NODE:EXPORT:KEY)", v);
 			have = true;
-		} else if (!strcmp(w, "ports")) {
+		} else if (tool_matches(w, "ports")) {
 			ports = v;
-		} else if (!strcmp(w, "seconds")) {
+		} else if (tool_matches(w, "seconds")) {
 			if (tool_parse_u64(v, 60, &secs) || !secs)
 				return tool_usage_err("link: bad seconds \"%s\" (1 to 60)", v);
-		} else if (!strcmp(w, "baseline")) {
+		} else if (tool_matches(w, "baseline")) {
 			base_file = v;
-		} else if (!strcmp(w, "tolerance")) {
+		} else if (tool_matches(w, "tolerance")) {
 			char *end;
 
 			rep.tolerance = strtod(v, &end);
 			if (*end || end == v || !(rep.tolerance >= 0 && rep.tolerance < 100))
 				return tool_usage_err("link: bad tolerance \"%s\" (a percentage, 0 to 99)", v);
-		} else if (!strcmp(w, "save")) {
+		} else if (tool_matches(w, "save")) {
 			save = v;
 		} else {
 			fprintf(stderr, "snode-perf: link: unknown argument \"%s\"\n", w);
@@ -397,6 +397,9 @@ int perf_link(struct perf *p)
 			return perf_err("link: baseline %s: %s", base_file, err);
 		rep.baseline = base_file;
 	}
+	ret = perf_dev_open(p);
+	if (ret)
+		return ret;
 	ret = snode_dev_get_status(p->dev, &st, sizeof(st));
 	if (ret < 0)
 		return perf_lib_err("link: status", ret);

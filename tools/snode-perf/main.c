@@ -109,6 +109,16 @@ const char *perf_arg_next(struct perf *p)
 	return *p->argv++;
 }
 
+int perf_dev_open(struct perf *p)
+{
+	p->dev = p->devname ? snode_dev_get_by_name(p->ctx, p->devname) :
+			      snode_dev_get_first(p->ctx);
+	if (p->dev)
+		return 0;
+	return perf_err("no snode device %s%s(is snode.ko loaded?)",
+			p->devname ? p->devname : "", p->devname ? " " : "");
+}
+
 static bool perf_is_help(const char *w)
 {
 	return tool_matches(w, "help") || !strcmp(w, "-h") ||
@@ -118,21 +128,20 @@ static bool perf_is_help(const char *w)
 enum { OPT_DEV, OPT_HELP, OPT_JSON, OPT_OUT, OPT_PRETTY, OPT_VERSION };
 
 static const struct tool_opt perf_opts[] = {
-	{ "-Version", OPT_VERSION, false },
-	{ "-d", OPT_DEV, true },
-	{ "-help", OPT_HELP, false },
-	{ "-json", OPT_JSON, false },
-	{ "-o", OPT_OUT, true },
-	{ "-pretty", OPT_PRETTY, false },
-	{ "-version", OPT_VERSION, false },
-	{ NULL, 0, false }
+	{ "-Version", OPT_VERSION, false, false },
+	{ "-d", OPT_DEV, true, false },
+	{ "-help", OPT_HELP, false, false },
+	{ "-json", OPT_JSON, false, false },
+	{ "-o", OPT_OUT, true, false },
+	{ "-pretty", OPT_PRETTY, false, false },
+	{ "-version", OPT_VERSION, false, false },
+	{ NULL, 0, false, false }
 };
 
 int main(int argc, char **argv)
 {
-	const char *devname = NULL, *name, *val = NULL;
+	const char *name, *val = NULL;
 	struct perf p = { 0 };
-	char cands[128];
 	int opt, i, ret;
 
 	tool_set_name("snode-perf");
@@ -141,6 +150,9 @@ int main(int argc, char **argv)
 	while ((opt = tool_next_opt(&argc, &argv, perf_opts, &val)) != -1) {
 		switch (opt) {
 		case OPT_VERSION:
+			if (argc > 0)
+				return tool_usage_err("-V takes no argument (\"%s\")",
+						      argv[0]);
 			printf("snode-perf %s\n", SNODE_VERSION);
 			return 0;
 		case OPT_HELP:
@@ -156,7 +168,7 @@ int main(int argc, char **argv)
 			p.json_file = val;
 			break;
 		case OPT_DEV:
-			devname = val;
+			p.devname = val;
 			break;
 		default:
 			usage(stderr);
@@ -174,11 +186,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	i = tool_lookup(name, perf_cmds, sizeof(perf_cmds[0]), NULL, cands,
-			sizeof(cands));
-	if (i == -2)
-		return tool_usage_err("benchmark \"%s\" is ambiguous (%s), try \"snode-perf help\"",
-				      name, cands);
+	/* as snodectl: a prefix of several is the first in table order */
+	i = tool_lookup_first(name, perf_cmds, sizeof(perf_cmds[0]));
 	if (i < 0)
 		return tool_usage_err("unknown benchmark \"%s\", try \"snode-perf help\"",
 				      name);
@@ -191,13 +200,7 @@ int main(int argc, char **argv)
 	ret = snode_new(&p.ctx);
 	if (ret < 0)
 		return perf_lib_err("snode_new", ret);
-	p.dev = devname ? snode_dev_get_by_name(p.ctx, devname) :
-			  snode_dev_get_first(p.ctx);
-	if (!p.dev) {
-		snode_unref(p.ctx);
-		return perf_err("no snode device %s(is snode.ko loaded?)",
-				devname ? devname : "");
-	}
+	/* the benchmark parses its arguments, then perf_dev_open() */
 	ret = perf_cmds[i].fn(&p);
 	snode_unref(p.ctx);
 	return ret;

@@ -209,21 +209,21 @@ static int mem_parse(struct perf *p, struct mem_args *a)
 		v = perf_arg_next(p);
 		if (!v)
 			return perf_usage(perf_mem_help);
-		if (!strcmp(w, "handle")) {
+		if (tool_matches(w, "handle")) {
 			if (snode_handle_from_str(v, &a->handle) < 0)
-				return perf_err("\"%s\" is not a handle (snode:v1:NODE:EXPORT:KEY)",
-						v);
+				return tool_usage_err("mem: \"%s\" is not a handle (snode:v1:NODE:EXPORT:KEY)",
+						      v);
 			a->have_handle = true;
-		} else if (!strcmp(w, "size")) {
+		} else if (tool_matches(w, "size")) {
 			if (perf_parse_size(v, &a->size))
-				return perf_err("bad size \"%s\"", v);
-		} else if (!strcmp(w, "bw-size")) {
+				return tool_usage_err("mem: bad size \"%s\"", v);
+		} else if (tool_matches(w, "bw-size")) {
 			if (perf_parse_size(v, &a->bw_size))
-				return perf_err("bad bw-size \"%s\"", v);
-		} else if (!strcmp(w, "cycles")) {
+				return tool_usage_err("mem: bad bw-size \"%s\"", v);
+		} else if (tool_matches(w, "cycles")) {
 			a->cycles = strtoul(v, NULL, 0);
 			if (!a->cycles)
-				return perf_err("bad cycles \"%s\"", v);
+				return tool_usage_err("mem: bad cycles \"%s\"", v);
 		} else {
 			return perf_usage(perf_mem_help);
 		}
@@ -318,6 +318,8 @@ int perf_mem(struct perf *p)
 
 	memset(&a, 0, sizeof(a));
 	ret = mem_parse(p, &a);
+	if (!ret)
+		ret = perf_dev_open(p);
 	if (ret)
 		return ret;
 	ret = snode_dev_get_info(p->dev, &info, sizeof(info));

@@ -127,12 +127,15 @@ int perf_notify(struct perf *p)
 	while ((w = perf_arg_next(p))) {
 		const char *v = perf_arg_next(p);
 
-		if (!v || strcmp(w, "iters"))
+		if (!v || !tool_matches(w, "iters"))
 			return perf_usage(perf_notify_help);
 		r.iters = strtoul(v, NULL, 0);
 		if (!r.iters)
 			return perf_usage(perf_notify_help);
 	}
+	ret = perf_dev_open(p);
+	if (ret)
+		return ret;
 	r.t_ring = calloc(r.iters, sizeof(double));
 	r.wake = calloc(r.iters, sizeof(double));
 	ret_us = calloc(r.iters, sizeof(double));

@@ -15,7 +15,8 @@
 
 struct perf {
 	struct snode_ctx *ctx;
-	struct snode_dev *dev;
+	struct snode_dev *dev;	/* perf_dev_open(), after the arguments */
+	const char *devname;	/* -d DEV, NULL: the first */
 	bool json;		/* JSON on stdout instead of text */
 	bool pretty;		/* ... indented */
 	const char *json_file;	/* and/or JSON into this file */
@@ -35,6 +36,12 @@ double perf_now(void);
 int perf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int perf_lib_err(const char *what, int err);
 const char *perf_arg_next(struct perf *p);
+/*
+ * Look up the NIC (-d DEV or the first) into p->dev. A benchmark calls it
+ * once its arguments are parsed, so that a usage error is one (64) with or
+ * without a device. Returns 0 or 1 with a message.
+ */
+int perf_dev_open(struct perf *p);
 /* A usage error: @help to stderr; returns TOOL_EXIT_USAGE. */
 int perf_usage(void (*help)(FILE *f));
 

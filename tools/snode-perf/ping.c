@@ -316,11 +316,11 @@ static int ping_parse(struct perf *p, struct ping_args *a)
 		v = perf_arg_next(p);
 		if (!v)
 			return perf_usage(perf_ping_help);
-		if (!strcmp(w, "iters"))
+		if (tool_matches(w, "iters"))
 			a->iters = strtoul(v, NULL, 0);
-		else if (!strcmp(w, "size"))
+		else if (tool_matches(w, "size"))
 			a->size = strtoul(v, NULL, 0);
-		else if (!strcmp(w, "mode") && (!strcmp(v, "poll") ||
+		else if (tool_matches(w, "mode") && (!strcmp(v, "poll") ||
 						 !strcmp(v, "sleep")))
 			a->sleep = !strcmp(v, "sleep");
 		else
@@ -328,8 +328,8 @@ static int ping_parse(struct perf *p, struct ping_args *a)
 	}
 	if (!a->iters || a->size < sizeof(unsigned int) ||
 	    a->size > SNODE_MSG_MAX_LEN)
-		return perf_err("iters must be > 0 and size 4 to %u",
-				SNODE_MSG_MAX_LEN);
+		return tool_usage_err("ping: iters must be > 0 and size 4 to %u",
+				      SNODE_MSG_MAX_LEN);
 	return 0;
 }
 
@@ -344,6 +344,8 @@ int perf_ping(struct perf *p)
 	int ret;
 
 	ret = ping_parse(p, &a);
+	if (!ret)
+		ret = perf_dev_open(p);
 	if (ret)
 		return ret;
 	if (!strcmp(a.role, "server"))

@@ -41,9 +41,9 @@
 static void diag_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snodectl diag bundle -o FILE.tar.gz [ --with-keys ]\n"
-		"       snodectl diag coherence --key KEY [ --nodes LIST ] [ --export ID ]\n"
-		"                               [ --size BYTES ] [ --duration SECONDS ] [ DEV ]\n"
+		"Usage: snodectl diag bundle output FILE.tar.gz [ with-keys ]\n"
+		"       snodectl diag coherence key KEY [ nodes LIST ] [ export ID ]\n"
+		"                               [ size BYTES ] [ duration SECONDS ] [ DEV ]\n"
 		"LIST := NODE[-NODE][,...]  (default: every other node the NIC sees)\n"
 		"DEV := { snodeN | dev snodeN }\n");
 }
@@ -474,10 +474,10 @@ static void diag_rm_tree(const char *path)
 enum { BUNDLE_OPT_OUT, BUNDLE_OPT_KEYS };
 
 static const struct tool_opt bundle_opts[] = {
-	{ "-o", BUNDLE_OPT_OUT, true },
-	{ "-output", BUNDLE_OPT_OUT, true },
-	{ "-with-keys", BUNDLE_OPT_KEYS, false },
-	{ NULL, 0, false }
+	{ "-o", BUNDLE_OPT_OUT, true, false },
+	{ "-output", BUNDLE_OPT_OUT, true, true },
+	{ "-with-keys", BUNDLE_OPT_KEYS, false, true },
+	{ NULL, 0, false, false }
 };
 
 static int diag_bundle(struct snodectl *sc)
@@ -492,24 +492,29 @@ static int diag_bundle(struct snodectl *sc)
 	struct stat st;
 
 	while (sc->argc > 0) {
-		id = tool_next_opt(&sc->argc, &sc->argv, bundle_opts, &val);
+		id = snodectl_next_opt(sc, bundle_opts, &val);
 		if (id == -2)
 			return TOOL_EXIT_USAGE;
-		if (id == -1)
+		if (id == -1) {
+			if (sc->argc <= 0)	/* "--" last */
+				break;
 			return snodectl_usage("diag", "diag bundle: unexpected argument \"%s\"",
 					      sc->argv[0]);
+		}
 		if (id == BUNDLE_OPT_KEYS) {
 			with_keys = true;
 			continue;
 		}
 		if (out)
-			return snodectl_usage("diag", "diag bundle: -o given twice");
+			return snodectl_usage("diag", "diag bundle: %s given twice",
+					      tool_opt_word());
 		if (!*val)
-			return snodectl_usage("diag", "diag bundle: -o needs a file name");
+			return snodectl_usage("diag", "diag bundle: %s needs a file name",
+					      tool_opt_word());
 		out = val;
 	}
 	if (!out)
-		return snodectl_usage("diag", "diag bundle: -o FILE.tar.gz is required");
+		return snodectl_usage("diag", "diag bundle: output FILE.tar.gz is required");
 	/* the output's directory must exist: fail before collecting anything */
 	outdir = strdup(out);
 	if (!outdir)
@@ -559,7 +564,7 @@ static int diag_bundle(struct snodectl *sc)
 		"# keys: %s\n"
 		"# FILE                       FROM                                     STATUS\n",
 		SNODE_VERSION, (long)time(NULL),
-		with_keys ? "INCLUDED (--with-keys): do not pass this bundle on" :
+		with_keys ? "INCLUDED (with-keys): do not pass this bundle on" :
 			    "redacted (every key the driver listed, and any value after \"key\")");
 	if (!with_keys)
 		bundle_keys(b);
@@ -1152,17 +1157,18 @@ static void coh_print_node(const struct coh_node *cn)
 enum { COH_OPT_NODES, COH_OPT_EXPORT, COH_OPT_KEY, COH_OPT_SIZE, COH_OPT_DURATION };
 
 static const struct tool_opt coh_opts[] = {
-	{ "-duration", COH_OPT_DURATION, true },
-	{ "-export", COH_OPT_EXPORT, true },
-	{ "-key", COH_OPT_KEY, true },
-	{ "-nodes", COH_OPT_NODES, true },
-	{ "-size", COH_OPT_SIZE, true },
-	{ NULL, 0, false }
+	{ "-duration", COH_OPT_DURATION, true, true },
+	{ "-export", COH_OPT_EXPORT, true, true },
+	{ "-key", COH_OPT_KEY, true, true },
+	{ "-nodes", COH_OPT_NODES, true, true },
+	{ "-size", COH_OPT_SIZE, true, true },
+	{ NULL, 0, false, false }
 };
 
 static int diag_coherence(struct snodectl *sc)
 {
 	const char *val = NULL, *name = NULL, *nodes_arg = NULL;
+	const char *nodes_word = NULL;
 	uint64_t key = 0, export_id = 0, size = COH_MIN_SIZE, duration = 1, v;
 	uint32_t nodes[DIAG_MAX_NODES];
 	struct snode_node_iter *iter;
@@ -1181,7 +1187,7 @@ static int diag_coherence(struct snodectl *sc)
 	struct timespec ts;
 
 	while (sc->argc > 0) {
-		id = tool_next_opt(&sc->argc, &sc->argv, coh_opts, &val);
+		id = snodectl_next_opt(sc, coh_opts, &val);
 		if (id == -2)
 			return TOOL_EXIT_USAGE;
 		if (id == -1) {
@@ -1196,40 +1202,41 @@ static int diag_coherence(struct snodectl *sc)
 		switch (id) {
 		case COH_OPT_NODES:
 			nodes_arg = val;
+			nodes_word = tool_opt_word();
 			break;
 		case COH_OPT_KEY:
 			if (tool_parse_u64(val, UINT64_MAX, &key))
-				return snodectl_usage("diag", "diag coherence: bad --key \"%s\" (a number, 0x for hex)",
-						      val);
+				return snodectl_usage("diag", "diag coherence: bad %s \"%s\" (a number, 0x for hex)",
+						      tool_opt_word(), val);
 			have_key = true;
 			break;
 		case COH_OPT_EXPORT:
 			if (tool_parse_u64(val, UINT32_MAX - 1, &export_id))
-				return snodectl_usage("diag", "diag coherence: bad --export \"%s\" (an export id)",
-						      val);
+				return snodectl_usage("diag", "diag coherence: bad %s \"%s\" (an export id)",
+						      tool_opt_word(), val);
 			break;
 		case COH_OPT_SIZE:
 			if (tool_parse_size(val, &v) || v < COH_MIN_SIZE || v % 4096 ||
 			    v > (1ULL << 30))
-				return snodectl_usage("diag", "diag coherence: bad --size \"%s\" (4K to 1G, a multiple of 4K)",
-						      val);
+				return snodectl_usage("diag", "diag coherence: bad %s \"%s\" (4K to 1G, a multiple of 4K)",
+						      tool_opt_word(), val);
 			size = v;
 			break;
 		case COH_OPT_DURATION:
 			if (tool_parse_u64(val, 3600, &v) || !v)
-				return snodectl_usage("diag", "diag coherence: bad --duration \"%s\" (1 to 3600 seconds)",
-						      val);
+				return snodectl_usage("diag", "diag coherence: bad %s \"%s\" (1 to 3600 seconds)",
+						      tool_opt_word(), val);
 			duration = v;
 			break;
 		}
 	}
 	if (!have_key)
-		return snodectl_usage("diag", "diag coherence: --key KEY is required (the scratch exports' key)");
+		return snodectl_usage("diag", "diag coherence: key KEY is required (the scratch exports' key)");
 	if (nodes_arg) {
 		n = scrub_parse_nodes(nodes_arg, nodes, DIAG_MAX_NODES, UINT32_MAX);
 		if (n < 0)
-			return snodectl_usage("diag", "diag coherence: bad --nodes \"%s\": %s",
-					      nodes_arg,
+			return snodectl_usage("diag", "diag coherence: bad %s \"%s\": %s",
+					      nodes_word, nodes_arg,
 					      n == -EEXIST ? "a node given twice" :
 					      n == -E2BIG ? "more than 256 nodes" :
 					      "want NODE[-NODE][,...]");

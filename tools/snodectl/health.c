@@ -15,9 +15,9 @@
 static void health_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snodectl health [ show ] [ DEV ] [ --baseline FILE ]\n"
+		"Usage: snodectl health [ show ] [ DEV ] [ baseline FILE ]\n"
 		"DEV := { snodeN | dev snodeN }\n"
-		"--baseline FILE: warn of a NIC more than 8 C above its baseline\n"
+		"baseline FILE: warn of a NIC more than 8 C above its baseline\n"
 		"(snodectl sensor baseline record) at a power within 10 %%.\n"
 		"Exit status: 0 ok, 1 warning, 2 critical, 3 unknown (no NIC, or\n"
 		"one that cannot be read); 64 on a usage error or a malformed FILE.\n");
@@ -269,8 +269,8 @@ static void health_common_cause(const struct health_down *down)
 enum { HEALTH_OPT_BASELINE };
 
 static const struct tool_opt health_opts[] = {
-	{ "-baseline", HEALTH_OPT_BASELINE, true },
-	{ NULL, 0, false }
+	{ "-baseline", HEALTH_OPT_BASELINE, true, true },
+	{ NULL, 0, false, false }
 };
 
 static int health_run(struct snodectl *sc)
@@ -283,14 +283,16 @@ static int health_run(struct snodectl *sc)
 	int ret, id, argc;
 
 	while (sc->argc > 0) {
-		id = tool_next_opt(&sc->argc, &sc->argv, health_opts, &val);
+		id = snodectl_next_opt(sc, health_opts, &val);
 		if (id == -2)
 			return TOOL_EXIT_USAGE;
 		if (id == HEALTH_OPT_BASELINE) {
 			if (base.file)
-				return snodectl_usage("health", "health: --baseline given twice");
+				return snodectl_usage("health", "health: %s given twice",
+						      tool_opt_word());
 			if (!*val)
-				return snodectl_usage("health", "health: --baseline needs a file name");
+				return snodectl_usage("health", "health: %s needs a file name",
+						      tool_opt_word());
 			base.file = val;
 			continue;
 		}
@@ -342,7 +344,7 @@ static const struct snodectl_cmd health_cmds[] = {
 
 int cmd_health(struct snodectl *sc)
 {
-	/* "snodectl health [DEV] [--baseline FILE]": the verb is optional */
+	/* "snodectl health [DEV] [baseline FILE]": the verb is optional */
 	if (sc->argc > 0 && !tool_matches(sc->argv[0], "show") &&
 	    !tool_matches(sc->argv[0], "help"))
 		return health_run(sc);

@@ -80,11 +80,11 @@ static int history_append(const char *file, const char *line)
 enum { DIAG_OPT_RECORD };
 
 static const struct tool_opt diag_opts[] = {
-	{ "-record", DIAG_OPT_RECORD, true },
-	{ NULL, 0, false }
+	{ "-record", DIAG_OPT_RECORD, true, true },
+	{ NULL, 0, false, false }
 };
 
-/* link diag [ --record FILE ] [ DEV ] */
+/* link diag [ record FILE ] [ DEV ] */
 int link_diag(struct snodectl *sc)
 {
 	const char *record = NULL, *name = NULL, *val = NULL;
@@ -94,14 +94,16 @@ int link_diag(struct snodectl *sc)
 	char *line;
 
 	while (sc->argc > 0) {
-		id = tool_next_opt(&sc->argc, &sc->argv, diag_opts, &val);
+		id = snodectl_next_opt(sc, diag_opts, &val);
 		if (id == -2)
 			return TOOL_EXIT_USAGE;
 		if (id == DIAG_OPT_RECORD) {
 			if (record)
-				return snodectl_usage("link", "link diag: --record given twice");
+				return snodectl_usage("link", "link diag: %s given twice",
+						      tool_opt_word());
 			if (!*val)
-				return snodectl_usage("link", "link diag: --record needs a file name");
+				return snodectl_usage("link", "link diag: %s needs a file name",
+						      tool_opt_word());
 			record = val;
 			continue;
 		}
@@ -217,13 +219,13 @@ enum {
 };
 
 static const struct tool_opt trend_opts[] = {
-	{ "-since", TREND_OPT_SINCE, true },
-	{ "-max-crc", TREND_OPT_MAX_CRC, true },
-	{ "-max-replays", TREND_OPT_MAX_REPLAYS, true },
-	{ "-max-down", TREND_OPT_MAX_DOWN, true },
-	{ "-json", TREND_OPT_JSON, false },
-	{ "-pretty", TREND_OPT_PRETTY, false },
-	{ NULL, 0, false }
+	{ "-since", TREND_OPT_SINCE, true, true },
+	{ "-max-crc", TREND_OPT_MAX_CRC, true, true },
+	{ "-max-replays", TREND_OPT_MAX_REPLAYS, true, true },
+	{ "-max-down", TREND_OPT_MAX_DOWN, true, true },
+	{ "-json", TREND_OPT_JSON, false, false },
+	{ "-pretty", TREND_OPT_PRETTY, false, false },
+	{ NULL, 0, false, false }
 };
 
 static int trend_rate_arg(const char *opt, const char *s, double *v)
@@ -232,12 +234,12 @@ static int trend_rate_arg(const char *opt, const char *s, double *v)
 
 	*v = strtod(s, &end);
 	if (end == s || *end || !(*v >= 0) || !isfinite(*v))
-		return snodectl_usage("link", "link trend: bad --%s \"%s\" (a rate >= 0)",
+		return snodectl_usage("link", "link trend: bad %s \"%s\" (a rate >= 0)",
 				      opt, s);
 	return 0;
 }
 
-/* link trend FILE [ --since DUR ] [ --max-crc N ] ... */
+/* link trend FILE [ since DUR ] [ max-crc N ] ... */
 int link_trend(struct snodectl *sc)
 {
 	struct record_file h = { 0 };
@@ -250,7 +252,7 @@ int link_trend(struct snodectl *sc)
 
 	trend_limits_default(&lim);
 	while (sc->argc > 0) {
-		id = tool_next_opt(&sc->argc, &sc->argv, trend_opts, &val);
+		id = snodectl_next_opt(sc, trend_opts, &val);
 		switch (id) {
 		case -2:
 			return TOOL_EXIT_USAGE;
@@ -262,13 +264,13 @@ int link_trend(struct snodectl *sc)
 		case TREND_OPT_SINCE:
 			since = trend_parse_duration(val);
 			if (since < 0)
-				return snodectl_usage("link", "link trend: bad --since \"%s\" (e.g. 90m, 24h, 7d, 2w)",
-						      val);
+				return snodectl_usage("link", "link trend: bad %s \"%s\" (e.g. 90m, 24h, 7d, 2w)",
+						      tool_opt_word(), val);
 			break;
 		case TREND_OPT_MAX_CRC:
 		case TREND_OPT_MAX_REPLAYS:
 		case TREND_OPT_MAX_DOWN:
-			ret = trend_rate_arg(trend_opts[id].name + 1, val,
+			ret = trend_rate_arg(tool_opt_word(), val,
 					     &lim.max_rate[id - TREND_OPT_MAX_CRC]);
 			if (ret)
 				return ret;
@@ -282,7 +284,7 @@ int link_trend(struct snodectl *sc)
 		}
 	}
 	if (!h.file)
-		return snodectl_usage("link", "link trend: missing the record file (snodectl link diag --record FILE)");
+		return snodectl_usage("link", "link trend: missing the record file (snodectl link diag record FILE)");
 	/* -j after the command as well as before it */
 	print_init(json, pretty);
 
@@ -300,7 +302,7 @@ int link_trend(struct snodectl *sc)
 	}
 	if (!judged) {
 		snodectl_err("link trend: %s: no samples%s", h.file,
-			     h.records && since ? " in the --since window" : "");
+			     h.records && since ? " in the since window" : "");
 		ret = SNODECTL_HEALTH_UNKNOWN;
 		goto out;
 	}

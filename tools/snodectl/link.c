@@ -14,7 +14,8 @@
 static void link_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snodectl link status [ -s [ --interval S ] ] [ DEV ]\n"
+		"Usage: snodectl link status [ DEV ]\n"
+		"       snodectl -s link status [ interval S ] [ DEV ]\n"
 		"       snodectl link show DEV PORT\n"
 		"       snodectl link set DEV PORT { state { up | down } | ber-threshold BER |\n"
 		"                                    util-threshold PCT |\n"
@@ -22,9 +23,9 @@ static void link_help(FILE *f)
 		"       snodectl link reset DEV PORT\n"
 		"       snodectl link clear DEV PORT\n"
 		"       snodectl link threshold DEV [ PORT ] { BER | off }\n"
-		"       snodectl link diag [ --record FILE ] [ DEV ]\n"
-		"       snodectl link trend FILE [ --since DUR ] [ --max-crc N ]\n"
-		"                              [ --max-replays N ] [ --max-down N ] [ -j ]\n"
+		"       snodectl link diag [ record FILE ] [ DEV ]\n"
+		"       snodectl link trend FILE [ since DUR ] [ max-crc N ]\n"
+		"                              [ max-replays N ] [ max-down N ]\n"
 		"DEV := { snodeN | dev snodeN }    PORT := 0..255 (or DEV/PORT)\n"
 		"BER := a rate from 0 to 1, e.g. 1e-12    DUR := N{s|m|h|d|w}, e.g. 7d\n"
 		"-s: rx/tx Gbit/s and %% of lanes x speed over S seconds (default 1, 0.1..60)\n"
@@ -220,11 +221,11 @@ static int link_target_only(struct snodectl *sc, struct link_target *t,
 enum { STATUS_OPT_STATS, STATUS_OPT_INTERVAL };
 
 static const struct tool_opt status_opts[] = {
-	{ "-s", STATUS_OPT_STATS, false },
-	{ "-stats", STATUS_OPT_STATS, false },
-	{ "-statistics", STATUS_OPT_STATS, false },
-	{ "-interval", STATUS_OPT_INTERVAL, true },
-	{ NULL, 0, false }
+	{ "-s", STATUS_OPT_STATS, false, false },
+	{ "-stats", STATUS_OPT_STATS, false, false },
+	{ "-statistics", STATUS_OPT_STATS, false, false },
+	{ "-interval", STATUS_OPT_INTERVAL, true, true },
+	{ NULL, 0, false, false }
 };
 
 static double link_now(void)
@@ -247,23 +248,24 @@ link_find(struct snode_link_iter *iter, const struct snode_link_info *li)
 	return NULL;
 }
 
-/* link status [ -s [ --interval S ] ] [ DEV ] */
+/* [ -s ] link status [ interval S ] [ DEV ]; "link status -s" as well */
 static int link_status(struct snodectl *sc)
 {
 	struct snode_link_iter *iter, *first = NULL;
 	const struct snode_link_info *li;
 	const char *name = NULL, *val;
 	double secs = 1, t0 = 0, t1;
-	bool stats = false, interval = false;
+	const char *interval = NULL;
+	bool stats;
 	int dev_index = -1, argc, id, ret;
 	struct snode_dev *dev;
 
 	while (sc->argc > 0) {
-		id = tool_next_opt(&sc->argc, &sc->argv, status_opts, &val);
+		id = snodectl_next_opt(sc, status_opts, &val);
 		if (id == -2)
 			return TOOL_EXIT_USAGE;
 		if (id == STATUS_OPT_STATS) {
-			stats = true;
+			sc->stats = true;
 			continue;
 		}
 		if (id == STATUS_OPT_INTERVAL) {
@@ -271,7 +273,7 @@ static int link_status(struct snodectl *sc)
 				return snodectl_usage("link", "link status: bad interval \"%s\" (seconds, %g to %d, e.g. 2 or 0.5s)",
 						      val, LINK_MIN_INTERVAL,
 						      LINK_MAX_INTERVAL);
-			interval = true;
+			interval = tool_opt_word();
 			continue;
 		}
 		argc = sc->argc;
@@ -281,8 +283,10 @@ static int link_status(struct snodectl *sc)
 		if (sc->argc == argc)
 			return snodectl_no_more(sc);
 	}
+	stats = sc->stats;
 	if (interval && !stats)
-		return snodectl_usage("link", "link status: --interval goes with -s");
+		return snodectl_usage("link", "link status: %s goes with -s (snodectl -s link status interval S)",
+				      interval);
 	ret = snodectl_dev_resolve(sc, name, &dev);
 	if (ret)
 		return ret;

@@ -209,10 +209,9 @@ static int mem_list(struct snodectl *sc)
 	if (dev) {
 		ret = mem_print_dev(dev, want);
 	} else {
-		if (!snode_dev_get_first(sc->ctx)) {
-			print_close_array();
-			return snodectl_err("no snode devices (is snode.ko loaded?)");
-		}
+		/* no NIC: an empty list and a hint, as dev show */
+		if (!snode_dev_get_first(sc->ctx))
+			snodectl_err("no snode devices (is snode.ko loaded?)");
 		snode_dev_foreach(sc->ctx, dev)
 			ret |= mem_print_dev(dev, want);
 	}

@@ -110,10 +110,10 @@ static int msg_foreach_dev(struct snodectl *sc, struct snode_dev *dev,
 	print_open_array("devices");
 	if (dev) {
 		ret = fn(dev, want);
-	} else if (!snode_dev_get_first(sc->ctx)) {
-		print_close_array();
-		return snodectl_err("no snode devices (is snode.ko loaded?)");
 	} else {
+		/* no NIC: an empty list and a hint, as dev show */
+		if (!snode_dev_get_first(sc->ctx))
+			snodectl_err("no snode devices (is snode.ko loaded?)");
 		snode_dev_foreach(sc->ctx, dev)
 			ret |= fn(dev, want);
 	}

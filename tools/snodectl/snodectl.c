@@ -24,12 +24,12 @@
 static void main_help(FILE *f)
 {
 	fprintf(f,
-		"Usage: snodectl [ OPTIONS ] OBJECT { COMMAND | help }\n"
-		"       snodectl [ -force ] -batch FILENAME\n"
+		"Usage: snodectl [ OPTIONS ] [ -- ] OBJECT { COMMAND | help }\n"
+		"       snodectl [ OPTIONS ] [ -force ] -batch FILENAME\n"
 		"where  OBJECT := { dev | diag | dma | health | link | mem | monitor | msg | node | sensor }\n"
-		"       OPTIONS := { -V[ersion] | -j[son] | -p[retty] | -h[elp] |\n"
-		"                    -b[atch] FILENAME | -f[orce] }\n"
-		"Objects, commands and options may be abbreviated (snodectl l st).\n");
+		"       OPTIONS := { -V[ersion] | -j[son] | -p[retty] | -s[tatistics] |\n"
+		"                    -h[elp] | -b[atch] FILENAME | -f[orce] }\n"
+		"Objects, commands, keywords and options may be abbreviated (snodectl l st).\n");
 }
 
 int snodectl_err(const char *fmt, ...)
@@ -104,6 +104,48 @@ int snodectl_nl_err(const char *what, int err)
 		return 1;
 	}
 	return snodectl_err("%s", msg);
+}
+
+/* the global options a command takes among its own, spelled out */
+static const struct {
+	const char *word;
+	int what;		/* 'j', 'p', 's' */
+} snodectl_globals[] = {
+	{ "-j", 'j' }, { "-json", 'j' }, { "--json", 'j' },
+	{ "-p", 'p' }, { "-pretty", 'p' }, { "--pretty", 'p' },
+	{ "-s", 's' }, { "-stats", 's' }, { "-statistics", 's' },
+	{ "--statistics", 's' },
+};
+
+int snodectl_next_opt(struct snodectl *sc, const struct tool_opt *opts,
+		      const char **val)
+{
+	const char *w;
+	unsigned int i;
+
+	while (sc->argc > 0 && sc->argv[0][0] == '-') {
+		w = sc->argv[0];
+		/* the command's own spelling wins ("-s" is trend's -since) */
+		if (tool_lookup(w[1] == '-' ? w + 1 : w, opts, sizeof(*opts),
+				NULL, NULL, 0) != -1)
+			break;
+		for (i = 0; i < sizeof(snodectl_globals) /
+			    sizeof(snodectl_globals[0]); i++)
+			if (!strcmp(w, snodectl_globals[i].word))
+				break;
+		if (i == sizeof(snodectl_globals) / sizeof(snodectl_globals[0]))
+			break;
+		if (snodectl_globals[i].what == 'j')
+			sc->json = true;
+		else if (snodectl_globals[i].what == 'p')
+			sc->pretty = true;
+		else
+			sc->stats = true;
+		/* nothing is printed before the options are parsed */
+		print_init(sc->json, sc->pretty);
+		snodectl_arg_next(sc);
+	}
+	return tool_next_opt(&sc->argc, &sc->argv, opts, val);
 }
 
 const char *snodectl_arg_next(struct snodectl *sc)
@@ -269,6 +311,7 @@ static const struct snodectl_cmd snodectl_objects[] = {
 /* One command line; every command starts with a fresh document. */
 static int snodectl_run(struct snodectl *sc)
 {
+	const struct snodectl opts = *sc;
 	int i, ret;
 
 	/* as for commands: a prefix of several objects is the first one */
@@ -283,6 +326,10 @@ static int snodectl_run(struct snodectl *sc)
 	ret = snodectl_objects[i].fn(sc);
 	if (print_flush(!ret) && !ret)
 		ret = snodectl_err("writing output failed");
+	/* -j after a command holds for that command (one batch line) only */
+	sc->json = opts.json;
+	sc->pretty = opts.pretty;
+	sc->stats = opts.stats;
 	return ret;
 }
 
@@ -327,17 +374,22 @@ static int snodectl_batch(struct snodectl *sc, const char *file, bool force)
 	return first;
 }
 
-enum { OPT_BATCH, OPT_FORCE, OPT_HELP, OPT_JSON, OPT_PRETTY, OPT_VERSION };
+enum {
+	OPT_BATCH, OPT_FORCE, OPT_HELP, OPT_JSON, OPT_PRETTY, OPT_STATS,
+	OPT_VERSION
+};
 
 static const struct tool_opt snodectl_opts[] = {
-	{ "-Version", OPT_VERSION, false },
-	{ "-batch", OPT_BATCH, true },
-	{ "-force", OPT_FORCE, false },
-	{ "-help", OPT_HELP, false },
-	{ "-json", OPT_JSON, false },
-	{ "-pretty", OPT_PRETTY, false },
-	{ "-version", OPT_VERSION, false },
-	{ NULL, 0, false }
+	{ "-Version", OPT_VERSION, false, false },
+	{ "-batch", OPT_BATCH, true, false },
+	{ "-force", OPT_FORCE, false, false },
+	{ "-help", OPT_HELP, false, false },
+	{ "-json", OPT_JSON, false, false },
+	{ "-pretty", OPT_PRETTY, false, false },
+	{ "-statistics", OPT_STATS, false, false },
+	{ "-stats", OPT_STATS, false, false },
+	{ "-version", OPT_VERSION, false, false },
+	{ NULL, 0, false, false }
 };
 
 int main(int argc, char **argv)
@@ -353,6 +405,9 @@ int main(int argc, char **argv)
 	while ((opt = tool_next_opt(&argc, &argv, snodectl_opts, &val)) != -1) {
 		switch (opt) {
 		case OPT_VERSION:
+			if (argc > 0)
+				return snodectl_usage(NULL, "-V takes no argument (\"%s\")",
+						      argv[0]);
 			printf("snodectl %s\n", SNODE_VERSION);
 			return 0;
 		case OPT_HELP:
@@ -363,6 +418,9 @@ int main(int argc, char **argv)
 			break;
 		case OPT_PRETTY:
 			sc.pretty = true;
+			break;
+		case OPT_STATS:
+			sc.stats = true;
 			break;
 		case OPT_FORCE:
 			force = true;

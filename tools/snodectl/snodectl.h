@@ -26,6 +26,7 @@ struct snodectl {
 	struct snode_ctx *ctx;
 	bool json;
 	bool pretty;
+	bool stats;		/* -s: link status with rates */
 	int argc;
 	char **argv;
 };
@@ -47,6 +48,14 @@ typedef void (*snodectl_help_fn)(FILE *f);
  */
 int snodectl_dispatch(struct snodectl *sc, const char *object,
 		      const struct snodectl_cmd *cmds, snodectl_help_fn help);
+/*
+ * tool_next_opt() over a command's options @opts, which also takes the
+ * global -j, -p and -s among them ("link trend FILE -j") when @opts has no
+ * option of that spelling: the global options go before the object, and
+ * commands that take options accept them there too.
+ */
+int snodectl_next_opt(struct snodectl *sc, const struct tool_opt *opts,
+		      const char **val);
 /* The next argument is a prefix of WORD; consumes it if so. */
 bool snodectl_arg_match(struct snodectl *sc, const char *word);
 const char *snodectl_arg_next(struct snodectl *sc);

@@ -63,7 +63,7 @@ fi
 # The weekly link record: installed, names the installed snodectl, and
 # nothing enables it (no .wants/ link).
 U=$D$P/lib/systemd/system
-if grep -qx "ExecStart=$P/bin/snodectl link diag --record /var/lib/snode/link-history.jsonl" \
+if grep -qx "ExecStart=$P/bin/snodectl link diag record /var/lib/snode/link-history.jsonl" \
 		"$U/snode-link-record.service" 2>/dev/null &&
 	grep -qx 'OnCalendar=weekly' "$U/snode-link-record.timer" 2>/dev/null &&
 	grep -qx 'Persistent=true' "$U/snode-link-record.timer" &&
@@ -221,6 +221,29 @@ if grep -qx 'prefix=/opt/snode' "$D2/opt/snode/lib/pkgconfig/libsnode.pc" 2>/dev
 else
 	cat "$D2/opt/snode/lib/pkgconfig/libsnode.pc" >"$LOG" 2>&1
 	not_ok "libsnode.pc is rebuilt when PREFIX changes"
+fi
+
+# --- the libfabric provider: where libfabric looks, and uninstalled ---------
+D3=$T/dest-ofi
+ofilib=$(pkg-config --variable=libdir libfabric 2>/dev/null)
+if [ -z "$ofilib" ]; then
+	skip "make ofi-install into libfabric's provider directory" "no libfabric.pc (libfabric-dev)"
+elif make "${MAKE_ARGS[@]}" ofi-install DESTDIR="$D3" >"$LOG" 2>&1 &&
+	[ -x "$D3$ofilib/libfabric/libsnode-fi.so" ] && [ -f "$D3$P/share/man/man7/fi_snode.7" ] &&
+	[ "$(find "$D3" ! -type d | wc -l)" = 2 ]; then
+	ok "make ofi-install: libsnode-fi.so into $ofilib/libfabric (pkg-config's), fi_snode.7 under PREFIX"
+else
+	find "$D3" ! -type d >>"$LOG" 2>&1
+	not_ok "make ofi-install: libsnode-fi.so into $ofilib/libfabric (pkg-config's), fi_snode.7 under PREFIX"
+fi
+if [ -n "$ofilib" ]; then
+	if make "${MAKE_ARGS[@]}" uninstall DESTDIR="$D3" >"$LOG" 2>&1 &&
+		left=$(find "$D3" ! -type d) && [ -z "$left" ]; then
+		ok "make uninstall removes the provider and fi_snode.7 as well"
+	else
+		echo "left: ${left:-}" >>"$LOG"
+		not_ok "make uninstall removes the provider and fi_snode.7 as well"
+	fi
 fi
 
 for d in "$D:$P" "$D2:/opt/snode"; do

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # cli-test: host tests (TAP) of snodectl, snode-perf, snode-fm ctl's output
 # and the pure parts of tools/lib, libsnode and snodectl; no VM, no device,
-# no root.
+# no root. grammar.sh walks every command of both tools through the one
+# grammar (--, -j, -p, -s, extra and bad arguments).
 # run-all.sh runs it first as the cli-unit suite.
 
 CLI_TEST_DIR  := $(TOP)/tools/testing/cli
@@ -23,6 +24,7 @@ cli-test: $(CLI_UNIT) $(SNODECTL) $(SNODE_PERF) $(FM_BIN)
 	  fail=0; \
 	  $(CLI_UNIT) "$$tmp" || fail=1; \
 	  BUILD=$(BUILD) bash $(CLI_TEST_DIR)/cli.sh || fail=1; \
+	  BUILD=$(BUILD) bash $(CLI_TEST_DIR)/grammar.sh || fail=1; \
 	  exit $$fail
 
 $(CLI_UNIT): $(CLI_UNIT_SRCS) $(TOP)/tools/snode-perf/perf.h \

@@ -95,7 +95,7 @@ done
 # Every option the help lists works, short and long.
 run "$SNODECTL" help
 opts=$(grep -o -- '-[A-Za-z]\[[a-z]*\]' <<<"$out" | sort -u)
-ok "help lists the options (-V -b -f -h -j -p)" eval '[ "$(wc -l <<<"$opts")" -eq 6 ]'
+ok "help lists the options (-V -b -f -h -j -p -s)" eval '[ "$(wc -l <<<"$opts")" -eq 7 ]'
 for o in $opts; do
 	short=${o%%\[*}
 	long=$short${o#*\[}
@@ -145,24 +145,31 @@ comp() { # comp WORD...: the completions after WORD... and an empty word
 ok "completion: link t DEV PORT offers off (threshold)" eval '[ "$(comp link t snode0 1)" = off ]'
 ok "completion: l se DEV PORT offers state, ber-threshold, util-threshold and auto-isolate (set)" eval '[ "$(comp l se snode0 1 | sort | tr "\n" " ")" = "auto-isolate ber-threshold state util-threshold " ]'
 ok "completion: link set DEV PORT util-threshold offers percentages" eval 'comp link set snode0 1 util-threshold | grep -qx 80'
-ok "completion: link status offers -s and --interval" eval '[ "$(comp link status | sort | tr "\n" " ")" = "--interval -s " ]'
-ok "completion: link status -s --interval offers seconds" eval 'comp link status -s --interval | grep -qx 2'
-ok "completion: link status -s offers --interval after it" eval 'comp link status -s | grep -qx -- --interval'
+ok "completion: link status offers the keyword interval" eval '[ "$(comp link status | sort | tr "\n" " ")" = "interval " ]'
+ok "completion: -s link status interval offers seconds" eval 'comp -s link status interval | grep -qx 2'
+ok "completion: link status -s --interval (the old spelling) offers seconds" eval 'comp link status -s --interval | grep -qx 2'
+ok "completion: link status -s offers interval after it" eval 'comp link status -s | grep -qx -- interval'
 ok "completion: link set DEV PORT auto-isolate offers off, ber, flaps" eval '[ "$(comp link set snode0 1 auto-isolate | sort | tr "\n" " ")" = "ber flaps off " ]'
 ok "completion: ... ber BER offers the limit not given yet (flaps)" eval '[ "$(comp link set snode0 1 auto-isolate ber 1e-9)" = flaps ]'
 ok "completion: ... flaps offers N/DUR examples" eval 'comp link set snode0 1 auto-isolate flaps | grep -qx 5/60s'
-ok "completion: link tr FILE offers trend's options" eval '[ "$(comp link tr x | sort | tr "\n" " ")" = "--max-crc --max-down --max-replays --since -j " ]'
+ok "completion: link tr FILE offers trend's keywords" eval '[ "$(comp link tr x | sort | tr "\n" " ")" = "max-crc max-down max-replays since " ]'
+ok "completion: link trend FILE since DUR offers the keywords again" eval 'comp link trend x since 7d | grep -qx max-crc'
 ok "completion: dev se DEV offers the limits (set)" eval '[ "$(comp dev se snode0 | sort | tr "\n" " ")" = "power-max temp-crit temp-max " ]'
 ok "completion: dev set DEV temp-max C offers the limits not given yet" eval '[ "$(comp dev set snode0 temp-max 70 | sort | tr "\n" " ")" = "power-max temp-crit " ]'
 ok "completion: dev set DEV temp-max offers no word for the value" eval '[ -z "$(comp dev set snode0 temp-max)" ]'
 ok "completion: sensor offers baseline, sensor baseline offers record" eval '[ "$(comp sensor | sort | tr "\n" " ")" = "baseline help " ] && [ "$(comp s b)" = record ]'
 ok "completion: sensor baseline record FILE offers load; load offers labels" eval '[ "$(comp sensor baseline record x)" = load ] && comp sensor baseline record x load | grep -qx idle'
-ok "completion: health offers --baseline" eval 'comp health | grep -qx -- --baseline && comp health snode0 | grep -qx -- --baseline'
+ok "completion: health offers baseline" eval 'comp health | grep -qx -- baseline && comp health snode0 | grep -qx -- baseline'
 ok "completion: diag offers bundle and coherence" eval '[ "$(comp diag | sort | tr "\n" " ")" = "bundle coherence help " ]'
-ok "completion: di b (diag bundle) offers -o and --with-keys" eval '[ "$(comp di b | sort | tr "\n" " ")" = "--with-keys -o " ]'
-ok "completion: diag bundle -o completes a file name" eval '(cd "$TOP" && comp diag bundle -o) | grep -qx Makefile'
-ok "completion: diag coherence --key K offers the other options" eval '[ "$(comp diag coherence --key 5 | sort | tr "\n" " ")" = "--duration --export --key --nodes --size " ]'
-ok "completion: diag coherence --nodes takes a value (no completions)" eval '[ -z "$(comp diag coherence --nodes)" ]'
+ok "completion: di b (diag bundle) offers output and with-keys" eval '[ "$(comp di b | sort | tr "\n" " ")" = "output with-keys " ]'
+ok "completion: diag bundle output and -o complete a file name" eval '(cd "$TOP" && comp diag bundle output) | grep -qx Makefile && (cd "$TOP" && comp diag bundle -o) | grep -qx Makefile'
+ok "completion: diag coherence key K offers the other keywords" eval '[ "$(comp diag coherence key 5 | sort | tr "\n" " ")" = "duration export key nodes size " ]'
+ok "completion: diag coherence --key K (the old spelling) as well" eval '[ "$(comp diag coherence --key 5 | sort | tr "\n" " ")" = "duration export key nodes size " ]'
+ok "completion: diag coherence nodes takes a value (no completions)" eval '[ -z "$(comp diag coherence nodes)" ] && [ -z "$(comp diag coherence --nodes)" ]'
+ok "completion: the first word offers -batch, -force and -s" eval 'comp | grep -qx -- -batch && comp | grep -qx -- -force && comp | grep -qx -- -s'
+ok "completion: monitor offers events; monitor events offers count and timeout" eval 'comp monitor | grep -qx events && [ "$(comp monitor events | sort | tr "\n" " ")" = "count timeout " ] && [ -z "$(comp monitor count)" ]'
+ok "completion: -batch completes a file name" eval '(cd "$TOP" && comp -batch) | grep -qx Makefile'
+ok "completion: mem list DEV exports is not taken for a keyword" eval 'comp mem list | grep -qx exports'
 ok "completion: node offers list and show" eval '[ "$(comp node | sort | tr "\n" " ")" = "help list show " ]'
 ok "completion: node show offers node; node show DEV offers node; after node none" eval '[ "$(comp node show)" = node ] && [ "$(comp no sh snode0)" = node ] && [ -z "$(comp node show snode0 node)" ]'
 ok "completion: d is still dev" eval '[ "$(comp d)" = show ] || [ "$(comp d | head -1)" = show ]'
@@ -522,7 +529,7 @@ for b in $benches; do
 	ok "snode-perf -j ${b:0:4} --help: abbreviated, exit 0" eval 'rc_is 0 && has "Usage: snode-perf $b" "$out"'
 done
 run -n "$PERF" al --help
-ok "snode-perf al: ambiguous (allreduce, alltoall), exit 64" eval 'rc_is 64 && has "is ambiguous (allreduce, alltoall)" "$err"'
+ok "snode-perf al is allreduce, the first in table order (as snodectl's m is mem)" eval 'rc_is 0 && has "Usage: snode-perf allreduce" "$out"'
 run -n "$PERF"
 ok "snode-perf without a benchmark: exit 64" eval 'rc_is 64 && has Usage: "$err"'
 run -n "$PERF" frobnicate
@@ -541,13 +548,13 @@ while IFS='|' read -r args want code; do
 	run -n "$SNODECTL" diag $args
 	ok "diag $args: exit $code, says \"$want\"" eval 'rc_is $code && [ -z "$out" ] && [ "$(wc -l <<<"$err")" = 1 ] && has "$want" "$err"'
 done <<'EOF2'
-bundle|-o FILE.tar.gz is required|64
+bundle|output FILE.tar.gz is required|64
 bundle -o|option "-o" needs a value|64
 bundle -o a.tgz -o b.tgz|-o given twice|64
 bundle -o a.tgz extra|unexpected argument "extra"|64
 bundle --bogus|--bogus|64
 bundle -o /nonexistent/dir/x.tgz|/nonexistent/dir: no such directory for the bundle|1
-coherence|--key KEY is required|64
+coherence|key KEY is required|64
 coherence --key zz|bad --key "zz"|64
 coherence --key 1 --nodes 1,,2|bad --nodes "1,,2": want NODE|64
 coherence --key 1 --nodes 2,2|a node given twice|64
@@ -563,7 +570,7 @@ EOF2
 run -n "$SNODECTL" diag bundle -o ""
 ok "diag bundle -o \"\": exit 64, needs a file name" eval 'rc_is 64 && has "-o needs a file name" "$err"'
 run -n "$SNODECTL" diag help
-ok "diag help: both commands" eval 'rc_is 0 && has "snodectl diag bundle -o FILE.tar.gz" "$out" && has "snodectl diag coherence --key KEY" "$out"'
+ok "diag help: both commands" eval 'rc_is 0 && has "snodectl diag bundle output FILE.tar.gz" "$out" && has "snodectl diag coherence key KEY" "$out"'
 run -n "$SNODECTL" diag bundle -o "$TMP/x.tar.gz"
 ok "diag bundle without a device: exit 1, no file left" eval 'rc_is 1 && has "no snode devices" "$err" && [ ! -e "$TMP/x.tar.gz" ] && [ ! -e "$TMP/x.tar.gz.tmp" ]'
 run "$SNODECTL" diag coherence --key 1 snode9
