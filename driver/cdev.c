@@ -118,7 +118,7 @@ static int snode_fops_open(struct inode *inode, struct file *filp)
 	if (!sfile)
 		return -ENOMEM;
 	sfile->sdev = sdev;
-	sfile->quota = snode_quota_alloc();
+	sfile->quota = snode_quota_get(sdev, current_euid());
 	if (!sfile->quota) {
 		kfree(sfile);
 		return -ENOMEM;
@@ -209,6 +209,7 @@ struct snode_dev *snode_dev_alloc(struct pci_dev *pdev)
 	sdev->pdev = pdev;
 	init_rwsem(&sdev->rwsem);
 	spin_lock_init(&sdev->id_lock);
+	snode_quotas_init(sdev);
 	mutex_init(&sdev->sensors.lock);
 
 	dev = &sdev->dev;

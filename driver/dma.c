@@ -79,8 +79,8 @@ static void snode_dma_queue_free(struct kref *kref)
 	struct snode_dma_queue *q = container_of(kref, struct snode_dma_queue,
 						 kref);
 
-	put_device(&q->sdev->dev);
 	snode_owner_put(&q->owner);
+	put_device(&q->sdev->dev);
 	kvfree(q->cpls);
 	kfree(q);
 }

@@ -465,7 +465,7 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd)
 	init_waitqueue_head(&q->wait);
 	INIT_LIST_HEAD(&q->node);
 	ret = snode_owner_charge(&q->owner, ucmd->sfile,
-				 SNODE_QUOTA_DMA_QUEUES);
+				 SNODE_QUOTA_DMA_QUEUES, 1);
 	if (ret) {
 		snode_dma_queue_put(q);
 		return ret;

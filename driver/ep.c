@@ -624,7 +624,8 @@ int snode_ioctl_ep_alloc(struct snode_ucmd *ucmd)
 								cmd->key);
 	if (IS_ERR(ep))
 		return PTR_ERR(ep);
-	ret = snode_owner_charge(&ep->owner, ucmd->sfile, SNODE_QUOTA_ENDPOINTS);
+	ret = snode_owner_charge(&ep->owner, ucmd->sfile, SNODE_QUOTA_ENDPOINTS,
+				 1);
 	if (ret) {
 		snode_ep_destroy(md, ep);
 		return ret;

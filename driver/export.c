@@ -323,7 +323,8 @@ int snode_ioctl_mem_export(struct snode_ucmd *ucmd)
 	exp->key = cmd->flags & SNODE_EXPORT_RANDOM_KEY ? get_random_u64() :
 							  cmd->key;
 	snode_owner_init(&exp->owner);
-	ret = snode_owner_charge(&exp->owner, ucmd->sfile, SNODE_QUOTA_EXPORTS);
+	ret = snode_owner_charge(&exp->owner, ucmd->sfile, SNODE_QUOTA_EXPORTS,
+				 1);
 	if (ret)
 		goto err_free;
 	ret = snode_export_nodes(mem, cmd, &exp->nodemask);

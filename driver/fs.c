@@ -173,47 +173,124 @@ bool snode_owner_visible(const struct snode_owner *owner,
 }
 
 /*
- * Per-file caps, so that one member of group snode cannot take every
- * queue, endpoint, ATT entry or export entry of the NIC from the others.
- * 0 lifts a cap. Documentation/decisions/0008-permission-model.md.
+ * Per-user caps on each NIC: what one user's objects on one NIC may hold
+ * together, through however many files, so that one member of group snode
+ * cannot take every queue, endpoint, ATT entry, export entry or the pool
+ * from the others. 0 lifts a cap.
+ * Documentation/decisions/0008-permission-model.md.
  */
 static unsigned int snode_quota_max[SNODE_QUOTA_NR] = {
 	[SNODE_QUOTA_DMA_QUEUES] = 64,
 	[SNODE_QUOTA_ENDPOINTS] = 32,
 	[SNODE_QUOTA_IMPORTS] = 128,
 	[SNODE_QUOTA_EXPORTS] = 128,
+	[SNODE_QUOTA_POOL] = 0,
 };
 module_param_named(max_dma_queues, snode_quota_max[SNODE_QUOTA_DMA_QUEUES],
 		   uint, 0644);
 MODULE_PARM_DESC(max_dma_queues,
-		 "DMA queues one open file may create (0: no cap, default 64)");
+		 "DMA queues one user may hold on a NIC (0: no cap, default 64)");
 module_param_named(max_endpoints, snode_quota_max[SNODE_QUOTA_ENDPOINTS],
 		   uint, 0644);
 MODULE_PARM_DESC(max_endpoints,
-		 "endpoints one open file may create (0: no cap, default 32)");
+		 "endpoints one user may hold on a NIC (0: no cap, default 32)");
 module_param_named(max_imports, snode_quota_max[SNODE_QUOTA_IMPORTS],
 		   uint, 0644);
 MODULE_PARM_DESC(max_imports,
-		 "imports (ATT entries) one open file may create (0: no cap, default 128)");
+		 "imports (ATT entries) one user may hold on a NIC (0: no cap, default 128)");
 module_param_named(max_exports, snode_quota_max[SNODE_QUOTA_EXPORTS],
 		   uint, 0644);
 MODULE_PARM_DESC(max_exports,
-		 "exports one open file may create (0: no cap, default 128)");
+		 "exports one user may hold on a NIC (0: no cap, default 128)");
+module_param_named(max_pool_mib, snode_quota_max[SNODE_QUOTA_POOL],
+		   uint, 0644);
+MODULE_PARM_DESC(max_pool_mib,
+		 "MiB of a NIC's pool one user may hold (0: no cap beyond the kernel's reserve, default 0)");
+
+/* The cap of @kind for one user, in the unit of &snode_quota.used. */
+static u64 snode_quota_cap(enum snode_quota_kind kind)
+{
+	u64 max = READ_ONCE(snode_quota_max[kind]);
+
+	return kind == SNODE_QUOTA_POOL ? max << 20 : max;
+}
+
+/*
+ * What all users together may hold of @kind: the NIC's table (or pool) less
+ * the kernel's reserve. DMA queues have no table; the kernel's endpoint has
+ * an id users never get (ep.c).
+ */
+static u64 snode_quota_room(struct snode_dev *sdev, enum snode_quota_kind kind)
+{
+	struct snode_id id;
+	u64 size, reserve;
+
+	snode_id_get(sdev, &id);
+	switch (kind) {
+	case SNODE_QUOTA_IMPORTS:
+		size = id.att_entries;
+		reserve = SNODE_RESERVE_IMPORTS;
+		break;
+	case SNODE_QUOTA_EXPORTS:
+		size = id.export_entries;
+		reserve = SNODE_RESERVE_EXPORTS;
+		break;
+	case SNODE_QUOTA_POOL:
+		size = id.pool_size;
+		reserve = SNODE_RESERVE_POOL;
+		break;
+	default:
+		return U64_MAX;
+	}
+	return size > reserve ? size - reserve : 0;
+}
 
 /**
- * snode_quota_alloc() - the quota of a newly opened file
+ * snode_quotas_init() - a NIC without users
+ * @sdev: snode device
+ *
+ * Context: Process context (probe).
+ */
+void snode_quotas_init(struct snode_dev *sdev)
+{
+	spin_lock_init(&sdev->quotas.lock);
+	INIT_LIST_HEAD(&sdev->quotas.list);
+}
+
+/**
+ * snode_quota_get() - the quota of a user on a NIC
+ * @sdev: snode device
+ * @uid: the user
  *
  * Context: Process context.
- * Return: the quota with one reference, or NULL.
+ * Return: the quota with a reference taken, or NULL if out of memory.
  */
-struct snode_quota *snode_quota_alloc(void)
+struct snode_quota *snode_quota_get(struct snode_dev *sdev, kuid_t uid)
 {
-	struct snode_quota *quota;
+	struct snode_quotas *qs = &sdev->quotas;
+	struct snode_quota *quota, *new;
+	unsigned long flags;
 
-	quota = kzalloc(sizeof(*quota), GFP_KERNEL_ACCOUNT);
-	if (quota)
-		refcount_set(&quota->ref, 1);
-	return quota;
+	new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+	if (!new)
+		return NULL;
+	spin_lock_irqsave(&qs->lock, flags);
+	/* a listed quota is alive: its last put unlists it under the lock */
+	list_for_each_entry(quota, &qs->list, node) {
+		if (uid_eq(quota->uid, uid)) {
+			refcount_inc(&quota->ref);
+			spin_unlock_irqrestore(&qs->lock, flags);
+			kfree(new);
+			return quota;
+		}
+	}
+	refcount_set(&new->ref, 1);
+	new->sdev = sdev;
+	new->uid = uid;
+	get_device(&sdev->dev);
+	list_add(&new->node, &qs->list);
+	spin_unlock_irqrestore(&qs->lock, flags);
+	return new;
 }
 
 /**
@@ -224,34 +301,55 @@ struct snode_quota *snode_quota_alloc(void)
  */
 void snode_quota_put(struct snode_quota *quota)
 {
-	if (refcount_dec_and_test(&quota->ref))
-		kfree(quota);
+	struct snode_dev *sdev = quota->sdev;
+	unsigned long flags;
+
+	if (!refcount_dec_and_lock_irqsave(&quota->ref, &sdev->quotas.lock,
+					   &flags))
+		return;
+	list_del(&quota->node);
+	spin_unlock_irqrestore(&sdev->quotas.lock, flags);
+	kfree(quota);
+	put_device(&sdev->dev);
 }
 
 /**
- * snode_owner_charge() - count an object against its file's cap
+ * snode_owner_charge() - count an object against its user's quota
  * @owner: the object's owner, recorded by snode_owner_init()
- * @sfile: the file it is created through
+ * @sfile: the file it is created through; its opener's quota is charged
  * @kind: what it is
+ * @amount: 1, or its bytes for %SNODE_QUOTA_POOL
  *
- * snode_owner_put() uncharges it.
+ * snode_owner_put() uncharges it. Besides the user's cap, all users
+ * together leave the kernel's reserve of the NIC's tables free, unless the
+ * caller has CAP_SYS_RESOURCE (as the blocks ext4 reserves for root).
  *
  * Context: Process context.
- * Return: 0, or -EMFILE if the file holds its cap of @kind already.
+ * Return: 0, -EMFILE if the user holds its cap of @kind already, or
+ * -ENOSPC if the users' share of the NIC's table is taken.
  */
 int snode_owner_charge(struct snode_owner *owner, struct snode_file *sfile,
-		       enum snode_quota_kind kind)
+		       enum snode_quota_kind kind, u64 amount)
 {
 	struct snode_quota *quota = sfile->quota;
-	unsigned int max = READ_ONCE(snode_quota_max[kind]);
+	struct snode_quotas *qs = &quota->sdev->quotas;
+	u64 max = snode_quota_cap(kind);
 
-	if (atomic_inc_return(&quota->used[kind]) > max && max) {
-		atomic_dec(&quota->used[kind]);
+	if ((u64)atomic64_add_return(amount, &quota->used[kind]) > max && max) {
+		atomic64_sub(amount, &quota->used[kind]);
 		return -EMFILE;
+	}
+	if ((u64)atomic64_add_return(amount, &qs->users[kind]) >
+	    snode_quota_room(quota->sdev, kind) &&
+	    !capable(CAP_SYS_RESOURCE)) {
+		atomic64_sub(amount, &qs->users[kind]);
+		atomic64_sub(amount, &quota->used[kind]);
+		return -ENOSPC;
 	}
 	refcount_inc(&quota->ref);
 	owner->quota = quota;
 	owner->kind = kind;
+	owner->amount = amount;
 	return 0;
 }
 
@@ -268,9 +366,12 @@ void snode_owner_put(struct snode_owner *owner)
 	put_pid(owner->pid);
 	owner->pid = NULL;
 	if (owner->quota) {
-		atomic_dec(&owner->quota->used[owner->kind]);
-		snode_quota_put(owner->quota);
+		struct snode_quota *quota = owner->quota;
+
+		atomic64_sub(owner->amount, &quota->sdev->quotas.users[owner->kind]);
+		atomic64_sub(owner->amount, &quota->used[owner->kind]);
 		owner->quota = NULL;
+		snode_quota_put(quota);
 	}
 }
 

@@ -429,7 +429,8 @@ int snode_ioctl_mem_import(struct snode_ucmd *ucmd)
 	imp->offset = cmd->offset;
 	imp->flags = cmd->flags;
 	snode_owner_init(&imp->owner);
-	ret = snode_owner_charge(&imp->owner, ucmd->sfile, SNODE_QUOTA_IMPORTS);
+	ret = snode_owner_charge(&imp->owner, ucmd->sfile, SNODE_QUOTA_IMPORTS,
+				 1);
 	if (ret) {
 		snode_owner_put(&imp->owner);
 		put_device(&sdev->dev);

@@ -200,6 +200,10 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 	alloc->mem = mem;
 	alloc->length = cmd->length;
 	snode_owner_init(&alloc->owner);
+	ret = snode_owner_charge(&alloc->owner, ucmd->sfile, SNODE_QUOTA_POOL,
+				 cmd->length);
+	if (ret)
+		goto err_free;
 
 	mutex_lock(&mfile->ops_lock);
 	ret = snode_pool_get(mem, alloc);
@@ -221,6 +225,7 @@ int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd)
 
 err_unlock_ops:
 	mutex_unlock(&mfile->ops_lock);
+err_free:
 	snode_owner_put(&alloc->owner);
 	kfree(alloc);
 	return ret;

@@ -60,6 +60,11 @@ module_param_named(net_rings, snode_net_rings, bool, 0644);
 MODULE_PARM_DESC(net_rings,
 		 "network interfaces: unicast frames through window rings (default on; off: messages only, as interfaces opened from now on)");
 
+/* the interface's rings fit in the reserve users leave free (fs.c) */
+static_assert(SNODE_NET_RINGS <= SNODE_RESERVE_EXPORTS);
+static_assert(SNODE_NET_RINGS <= SNODE_RESERVE_IMPORTS);
+static_assert((u64)SNODE_NET_RINGS * SNODE_NET_RING_SIZE <= SNODE_RESERVE_POOL);
+
 /* a REFUSE, or a failed window, makes us ask again after this */
 #define SNODE_NET_REFUSED_MS	10000
 /* an ASK unanswered for this long is asked again */

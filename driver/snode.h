@@ -14,6 +14,7 @@
 #include <linux/refcount.h>
 #include <linux/rwsem.h>
 #include <linux/sched.h>
+#include <linux/sizes.h>
 #include <linux/spinlock.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
@@ -199,6 +200,47 @@ struct snode_sensors {
 };
 
 /**
+ * enum snode_quota_kind - what a user may hold only so much of on a NIC
+ * @SNODE_QUOTA_DMA_QUEUES: DMA queues
+ * @SNODE_QUOTA_ENDPOINTS: message endpoints
+ * @SNODE_QUOTA_IMPORTS: imports (each holds an ATT entry)
+ * @SNODE_QUOTA_EXPORTS: export table entries
+ * @SNODE_QUOTA_POOL: bytes of the NIC's pool
+ * @SNODE_QUOTA_NR: the number of kinds
+ */
+enum snode_quota_kind {
+	SNODE_QUOTA_DMA_QUEUES,
+	SNODE_QUOTA_ENDPOINTS,
+	SNODE_QUOTA_IMPORTS,
+	SNODE_QUOTA_EXPORTS,
+	SNODE_QUOTA_POOL,
+	SNODE_QUOTA_NR,
+};
+
+/*
+ * The kernel's reserve: what the driver's own users (the network
+ * interface: SNODE_NET_RINGS receive rings, each exported, and as many
+ * imported send windows) may need of each table, which users without
+ * CAP_SYS_RESOURCE leave free (net_ring.c checks that the interface fits).
+ * Its endpoint has an id of its own, SNODE_NET_EP, which users never get.
+ */
+#define SNODE_RESERVE_IMPORTS	8
+#define SNODE_RESERVE_EXPORTS	8
+#define SNODE_RESERVE_POOL	SZ_16M
+
+/**
+ * struct snode_quotas - the users of a NIC and what they hold
+ * @lock: protects @list
+ * @list: a &struct snode_quota per user with files or objects
+ * @users: what all users' objects hold together, per kind
+ */
+struct snode_quotas {
+	spinlock_t lock;
+	struct list_head list;
+	atomic64_t users[SNODE_QUOTA_NR];
+};
+
+/**
  * struct snode_dev - one snode NIC
  * @dev: the class device behind /dev/snodeN; its refcount owns this
  *       structure, which lives on while a file descriptor is open
@@ -267,6 +309,8 @@ struct snode_dev {
 	struct snode_dma_dev *dma;
 	struct snode_devlink *dl;
 	struct snode_net *net;
+
+	struct snode_quotas quotas;
 };
 
 static inline struct snode_dev *to_snode_dev(struct device *dev)
@@ -312,8 +356,8 @@ struct snode_admin_req {
  * struct snode_file - an open file of /dev/snodeN
  * @sdev: the device; the file holds a reference
  * @mem: the global memory the file owns (mem.c)
- * @quota: what the file's objects count against the per-file caps; it
- *         outlives the file while objects the file created still exist
+ * @quota: the quota of the file's opener on this NIC, which the objects
+ *         created through the file are charged to
  */
 struct snode_file {
 	struct snode_dev *sdev;
@@ -322,30 +366,20 @@ struct snode_file {
 };
 
 /**
- * enum snode_quota_kind - objects a file may hold only so many of
- * @SNODE_QUOTA_DMA_QUEUES: DMA queues
- * @SNODE_QUOTA_ENDPOINTS: message endpoints
- * @SNODE_QUOTA_IMPORTS: imports (each holds an ATT entry)
- * @SNODE_QUOTA_EXPORTS: export table entries
- * @SNODE_QUOTA_NR: the number of kinds
- */
-enum snode_quota_kind {
-	SNODE_QUOTA_DMA_QUEUES,
-	SNODE_QUOTA_ENDPOINTS,
-	SNODE_QUOTA_IMPORTS,
-	SNODE_QUOTA_EXPORTS,
-	SNODE_QUOTA_NR,
-};
-
-/**
- * struct snode_quota - what the objects created through one open file use
- * @ref: one for the file, one per object charged; objects (an import's or
- *       an endpoint's file) may outlive the file that created them
- * @used: objects of each kind that exist
+ * struct snode_quota - what one user's objects on one NIC hold
+ * @ref: one per open file of the user, one per object charged; objects (an
+ *       import's or an endpoint's file) may outlive the files
+ * @sdev: the NIC; the quota holds a reference
+ * @uid: the user: the effective uid of the files' openers
+ * @node: in &snode_quotas.list
+ * @used: objects of each kind that exist, bytes for %SNODE_QUOTA_POOL
  */
 struct snode_quota {
 	refcount_t ref;
-	atomic_t used[SNODE_QUOTA_NR];
+	struct snode_dev *sdev;
+	kuid_t uid;
+	struct list_head node;
+	atomic64_t used[SNODE_QUOTA_NR];
 };
 
 /**
@@ -353,8 +387,9 @@ struct snode_quota {
  * @pid: thread-group id of the creator
  * @uid: its effective uid at the time
  * @comm: its command name at the time
- * @quota: the quota of the file that created the object, if charged
+ * @quota: the quota the object is charged to, if any
  * @kind: what @quota was charged for
+ * @amount: how much: 1, or bytes for %SNODE_QUOTA_POOL
  */
 struct snode_owner {
 	struct pid *pid;
@@ -362,6 +397,7 @@ struct snode_owner {
 	char comm[TASK_COMM_LEN];
 	struct snode_quota *quota;
 	enum snode_quota_kind kind;
+	u64 amount;
 };
 
 /**
@@ -640,13 +676,14 @@ void snode_fs_inode_put(struct inode *inode);
 struct file *snode_fs_file_create(const char *name, int flags,
 				  const struct file_operations *fops,
 				  void *priv);
-struct snode_quota *snode_quota_alloc(void);
+void snode_quotas_init(struct snode_dev *sdev);
+struct snode_quota *snode_quota_get(struct snode_dev *sdev, kuid_t uid);
 void snode_quota_put(struct snode_quota *quota);
 void snode_owner_init(struct snode_owner *owner);
 void snode_owner_init_kernel(struct snode_owner *owner);
 void snode_owner_put(struct snode_owner *owner);
 int snode_owner_charge(struct snode_owner *owner, struct snode_file *sfile,
-		       enum snode_quota_kind kind);
+		       enum snode_quota_kind kind, u64 amount);
 bool snode_owner_visible(const struct snode_owner *owner,
 			 const struct snode_viewer *viewer);
 bool snode_owner_is_viewer(const struct snode_owner *owner,

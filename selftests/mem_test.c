@@ -47,7 +47,10 @@
 #define SNODE_BAR_APERTURE	2
 #define SZ_4K			0x1000ULL
 #define SZ_64K			0x10000ULL
+#define SZ_1M			0x100000ULL
 #define SZ_2M			0x200000ULL
+#define SZ_8M			0x800000ULL
+#define SZ_16M			0x1000000ULL
 #define SZ_64M			0x4000000ULL
 #define PEER_WAIT_S		240
 
@@ -833,18 +836,53 @@ TEST_F(mem, export_table_full)
 	EXPECT_LE(0, set_param("max_exports", cap));
 }
 
+/* What a member user's child does in mem_test's quota tests. */
+struct member_mem {
+	uint32_t node, id;	/* an export to import, and its key */
+	uint64_t key;
+};
+
+/* As the member user: 0 if it can export a fresh allocation, else the step. */
+static int member_export(void *arg)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	int fd = open(SNODE_DEV, O_RDWR);
+	uint64_t off;
+
+	(void)arg;
+	if (fd < 0)
+		return 1;
+	if (_snode_alloc(fd, SZ_4K, &off))
+		return 2;
+	exp.alloc = off;
+	return _snode_export(fd, &exp) ? 3 : 0;
+}
+
+/* As the member user: 0 if it can import @arg's export, else the step. */
+static int member_import(void *arg)
+{
+	const struct member_mem *m = arg;
+	int fd = open(SNODE_DEV, O_RDWR);
+
+	if (fd < 0)
+		return 1;
+	return sn_import(fd, 0, m->node, m->id, m->key, 0, SZ_4K) < 0 ? 2 : 0;
+}
+
 /*
- * A file holds at most max_exports exports and max_imports imports
- * (EMFILE beyond); other files are not affected, and closing an import
- * or withdrawing an export makes room.
+ * A user holds at most max_exports exports and max_imports imports on a
+ * NIC (EMFILE beyond), through however many files it opens; another user
+ * is not affected, and closing an import or withdrawing an export makes
+ * room.
  */
-TEST_F(mem, per_file_caps)
+TEST_F(mem, per_user_caps)
 {
 	struct snode_mem_export exp = { .length = SZ_4K };
 	long old_exports, old_imports;
-	int other, imp, imp2;
+	struct member_mem m;
 	uint64_t off, other_off;
-	uint32_t ids[3];
+	uint32_t ids[2];
+	int other, imp;
 	int i;
 
 	SKIP_IF_SKIPPED();
@@ -862,11 +900,13 @@ TEST_F(mem, per_file_caps)
 		ids[i] = exp.out_export_id;
 	}
 	test_err_snode_export(EMFILE, &exp);
-	/* another file's exports do not count */
+	/* a second open of the same user counts against the same caps */
 	ASSERT_EQ(0, _snode_alloc(other, SZ_4K, &other_off));
 	exp.alloc = other_off;
-	EXPECT_EQ(0, _snode_export(other, &exp));
-	ids[2] = exp.out_export_id;
+	EXPECT_EQ(-1, _snode_export(other, &exp));
+	EXPECT_EQ(EMFILE, errno);
+	/* another user's do not */
+	EXPECT_EQ(0, sn_run_member(SNODE_DEV, member_export, NULL));
 	/* withdrawing one makes room */
 	test_snode_unexport(ids[0]);
 	exp.alloc = off;
@@ -875,9 +915,10 @@ TEST_F(mem, per_file_caps)
 
 	test_snode_import(imp, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
 	test_err_snode_import(EMFILE, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
-	imp2 = sn_import(other, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
-	EXPECT_LE(0, imp2);
-	close(imp2);
+	EXPECT_ERRNO(EMFILE, sn_import(other, 0, NODE, ids[1], exp.out_key, 0,
+				       SZ_4K));
+	m = (struct member_mem){ .node = NODE, .id = ids[1], .key = exp.out_key };
+	EXPECT_EQ(0, sn_run_member(SNODE_DEV, member_import, &m));
 	/* closing an import makes room */
 	close(imp);
 	test_snode_import(imp, 0, NODE, ids[1], exp.out_key, 0, SZ_4K);
@@ -886,6 +927,164 @@ TEST_F(mem, per_file_caps)
 	close(other);
 	EXPECT_LE(0, set_param("max_exports", old_exports));
 	EXPECT_LE(0, set_param("max_imports", old_imports));
+}
+
+/* As the member user with max_pool_mib 1: the step that went wrong, or 0. */
+static int member_pool_cap(void *arg)
+{
+	int fd = open(SNODE_DEV, O_RDWR), fd2 = open(SNODE_DEV, O_RDWR);
+	uint64_t off, off2;
+
+	(void)arg;
+	if (fd < 0 || fd2 < 0)
+		return 1;
+	if (_snode_alloc(fd, SZ_1M, &off))
+		return 2;
+	/* the cap is the user's, whichever file asks */
+	if (!_snode_alloc(fd2, SZ_4K, &off2) || errno != EMFILE)
+		return 3;
+	if (_snode_free(fd, off))
+		return 4;
+	return _snode_alloc(fd2, SZ_4K, &off2) ? 5 : 0;
+}
+
+/* max_pool_mib caps the pool bytes one user holds on a NIC */
+TEST_F(mem, pool_per_user_cap)
+{
+	long old;
+
+	SKIP_IF_SKIPPED();
+	old = set_param("max_pool_mib", 1);
+	ASSERT_LE(0, old);
+	EXPECT_EQ(0, sn_run_member(SNODE_DEV, member_pool_cap, NULL));
+	EXPECT_LE(0, set_param("max_pool_mib", old));
+}
+
+struct pool_fill {
+	int res[2];	/* the child's bytes and errno */
+	int done[2];	/* the parent is done: the child may let go */
+};
+
+/* As the member user: take the pool in 1 MiB pieces until refused, hold. */
+static int member_pool_fill(void *arg)
+{
+	struct pool_fill *f = arg;
+	int fd = open(SNODE_DEV, O_RDWR);
+	uint64_t r[2] = { 0, 0 }, off;
+	char c;
+
+	if (fd < 0)
+		return 1;
+	for (;;) {
+		if (_snode_alloc(fd, SZ_1M, &off)) {
+			r[1] = errno;
+			break;
+		}
+		r[0] += SZ_1M;
+	}
+	if (write(f->res[1], r, sizeof(r)) != sizeof(r))
+		return 2;
+	if (read(f->done[0], &c, 1) != 1)
+		return 3;
+	return 0;
+}
+
+/*
+ * Users without CAP_SYS_RESOURCE leave the kernel's reserve of the pool
+ * free (the network interface's receive rings, 16 MiB): a member user
+ * filling the pool is refused with ENOSPC while root still gets memory.
+ */
+TEST_F(mem, pool_kernel_reserve)
+{
+	struct pool_fill f;
+	uint64_t r[2], off;
+	pid_t pid;
+
+	SKIP_IF_SKIPPED();
+	ASSERT_EQ(0, pipe(f.res));
+	ASSERT_EQ(0, pipe(f.done));
+	pid = sn_fork_member(SNODE_DEV, member_pool_fill, &f);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(sizeof(r), read(f.res[0], r, sizeof(r)));
+	EXPECT_EQ(ENOSPC, r[1]);
+	EXPECT_GE(self->info.out_pool_size - SZ_16M, r[0]);
+	EXPECT_LT(self->info.out_pool_size / 2, r[0]);
+	/* the reserve is there for the privileged (the kernel's own rings) */
+	test_snode_alloc(SZ_8M, &off);
+	test_snode_free(off);
+	ASSERT_EQ(1, write(f.done[1], "x", 1));
+	EXPECT_EQ(0, sn_wait_child(pid));
+	close(f.res[0]);
+	close(f.res[1]);
+	close(f.done[0]);
+	close(f.done[1]);
+}
+
+/* As the member user: export until refused, report, hold. */
+static int member_export_fill(void *arg)
+{
+	struct pool_fill *f = arg;
+	struct snode_mem_export exp = { .length = SZ_4K };
+	int fd = open(SNODE_DEV, O_RDWR);
+	uint64_t r[2] = { 0, 0 }, off;
+	char c;
+
+	if (fd < 0 || _snode_alloc(fd, SZ_4K, &off))
+		return 1;
+	exp.alloc = off;
+	for (;;) {
+		if (_snode_export(fd, &exp)) {
+			r[1] = errno;
+			break;
+		}
+		if (++r[0] > 4096)
+			break;
+	}
+	if (write(f->res[1], r, sizeof(r)) != sizeof(r))
+		return 2;
+	if (read(f->done[0], &c, 1) != 1)
+		return 3;
+	return 0;
+}
+
+/*
+ * The same for the export table: a member user with its cap lifted is
+ * refused (ENOSPC) with the kernel's 8 entries still free, which root gets.
+ */
+TEST_F(mem, export_kernel_reserve)
+{
+	struct snode_mem_export exp = { .length = SZ_4K };
+	uint64_t r[2], off;
+	struct pool_fill f;
+	long cap;
+	pid_t pid;
+	int i;
+
+	SKIP_IF_SKIPPED();
+	cap = set_param("max_exports", 0);
+	ASSERT_LE(0, cap);
+	ASSERT_EQ(0, pipe(f.res));
+	ASSERT_EQ(0, pipe(f.done));
+	pid = sn_fork_member(SNODE_DEV, member_export_fill, &f);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(sizeof(r), read(f.res[0], r, sizeof(r)));
+	EXPECT_EQ(ENOSPC, r[1]);
+	EXPECT_LT(0, r[0]);
+	test_snode_alloc(SZ_4K, &off);
+	exp.alloc = off;
+	for (i = 0; i < 8; i++)
+		EXPECT_EQ(0, _snode_export(self->fd, &exp))
+			TH_LOG("root's export %d of the reserve: %s", i,
+			       strerror(errno));
+	test_err_snode_export(ENOSPC, &exp);
+	ASSERT_EQ(1, write(f.done[1], "x", 1));
+	EXPECT_EQ(0, sn_wait_child(pid));
+	test_snode_free(off);
+	close(f.res[0]);
+	close(f.res[1]);
+	close(f.done[0]);
+	close(f.done[1]);
+	EXPECT_LE(0, set_param("max_exports", cap));
 }
 
 /* ---- imports (of this node's own exports) -------------------------------------- */

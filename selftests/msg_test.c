@@ -223,11 +223,26 @@ TEST_F(msg, ep_table_full)
 	EXPECT_LE(0, set_param("max_endpoints", cap));
 }
 
+/* As the member user: 0 if it can allocate an endpoint, else the step. */
+static int member_ep_alloc(void *arg)
+{
+	struct snode_ep_alloc ep = { .size = sizeof(ep), .entries = 2 };
+	int fd = open(SNODE_DEV, O_RDWR);
+
+	(void)arg;
+	if (fd < 0)
+		return 1;
+	if (sn_ep_alloc(fd, &ep))
+		return errno == EMFILE ? 2 : 3;
+	return 0;
+}
+
 /*
- * A file creates at most max_endpoints endpoints (EMFILE beyond); another
- * file is not affected, and closing an endpoint makes room.
+ * A user holds at most max_endpoints endpoints on a NIC (EMFILE beyond),
+ * through however many files it opens; another user is not affected, and
+ * closing an endpoint makes room.
  */
-TEST_F(msg, ep_per_file_cap)
+TEST_F(msg, ep_per_user_cap)
 {
 	struct snode_ep_alloc ep;
 	int fds[3], other, i;
@@ -245,14 +260,17 @@ TEST_F(msg, ep_per_file_cap)
 	ep = (struct snode_ep_alloc){ .size = sizeof(ep), .entries = 2 };
 	EXPECT_EQ(-1, sn_ep_alloc(other, &ep));
 	EXPECT_EQ(EMFILE, errno);
+	/* a second open of the same user counts against the same cap */
 	ep = (struct snode_ep_alloc){ .size = sizeof(ep), .entries = 2 };
-	ASSERT_EQ(0, sn_ep_alloc(self->fd, &ep));
-	fds[2] = ep.out_fd;
+	EXPECT_EQ(-1, sn_ep_alloc(self->fd, &ep));
+	EXPECT_EQ(EMFILE, errno);
+	/* another user has a cap of its own */
+	EXPECT_EQ(0, sn_run_member(SNODE_DEV, member_ep_alloc, NULL));
 	close(fds[0]);
 	ep = (struct snode_ep_alloc){ .size = sizeof(ep), .entries = 2 };
-	ASSERT_EQ(0, sn_ep_alloc(other, &ep));
+	ASSERT_EQ(0, sn_ep_alloc(self->fd, &ep));
 	fds[0] = ep.out_fd;
-	for (i = 0; i < 3; i++)
+	for (i = 0; i < 2; i++)
 		close(fds[i]);
 	close(other);
 	EXPECT_LE(0, set_param("max_endpoints", cap));

@@ -1100,17 +1100,22 @@ TEST_F(nl, obj_dumps_flag_change)
 	int qfd[DUMP_QUEUES], efd[DUMP_EPS];
 	struct intr_arg a = { .close_fd = -1 };
 	int fd, fd2, i, kind, tries;
+	long cap_eps, cap_queues;
 	char path[64];
 	struct nl small;
 	struct req r;
 
 	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
+	/* more than one user's caps: lift them meanwhile */
+	cap_eps = set_param("max_endpoints", 0);
+	ASSERT_LE(0, cap_eps);
+	cap_queues = set_param("max_dma_queues", 0);
+	ASSERT_LE(0, cap_queues);
 	fd = open(path, O_RDWR);
 	ASSERT_LE(0, fd);
-	fd2 = open(path, O_RDWR);	/* max_endpoints is 32 per file */
+	fd2 = open(path, O_RDWR);
 	ASSERT_LE(0, fd2);
 	for (i = 0; i < DUMP_QUEUES; i++) {
-		/* max_dma_queues is 64 per file */
 		ASSERT_EQ(0, ioctl(i % 2 ? fd2 : fd, SNODE_IOCTL_DMA_OPEN, &dq));
 		qfd[i] = dq.out_fd;
 	}
@@ -1159,6 +1164,8 @@ TEST_F(nl, obj_dumps_flag_change)
 		close(efd[i]);
 	close(fd2);
 	close(fd);
+	EXPECT_LE(0, set_param("max_endpoints", cap_eps));
+	EXPECT_LE(0, set_param("max_dma_queues", cap_queues));
 }
 
 TEST_HARNESS_MAIN

@@ -14,6 +14,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,6 +22,8 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -112,6 +115,23 @@ static inline int write_file(const char *path, const char *val)
  * Read the sysfs or debugfs file @path into @buf, NUL terminated: the bytes
  * read, or -errno.
  */
+static inline int read_file(const char *path, char *buf, size_t len)
+{
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		n = -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return n;
+}
+
 /*
  * The caller's VmLck (mm->locked_vm) in KiB, where account_locked_vm()
  * charges pins; -1 if it cannot be read.
@@ -131,21 +151,50 @@ static inline long vm_locked_kib(void)
 	return kib;
 }
 
-static inline int read_file(const char *path, char *buf, size_t len)
-{
-	ssize_t n;
-	int fd;
+/* ---- another user ------------------------------------------------------ */
 
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
+#define SNODE_GROUP_GID		900	/* group "snode" in the guests' /etc/group */
+#define SNODE_MEMBER_UID	1000	/* a member of it, not root */
+
+/*
+ * Fork a child that becomes uid SNODE_MEMBER_UID in group snode (after
+ * giving the device node @dev to that group, as the udev rule does) and
+ * exits with @fn(@arg); 125 if it could not become that user. Returns the
+ * child's pid, or -1.
+ */
+static inline pid_t sn_fork_member(const char *dev, int (*fn)(void *arg),
+				   void *arg)
+{
+	gid_t gid = SNODE_GROUP_GID;
+	pid_t pid;
+
+	if (chown(dev, 0, SNODE_GROUP_GID) || chmod(dev, 0660))
+		return -1;
+	pid = fork();
+	if (pid)
+		return pid;
+	if (setgroups(1, &gid) ||
+	    setresgid(SNODE_MEMBER_UID, SNODE_MEMBER_UID, SNODE_MEMBER_UID) ||
+	    setresuid(SNODE_MEMBER_UID, SNODE_MEMBER_UID, SNODE_MEMBER_UID))
+		_exit(125);
+	_exit(fn(arg));
+}
+
+/* The exit status of child @pid, or -1 if it did not exit. */
+static inline int sn_wait_child(pid_t pid)
+{
+	int status;
+
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* @fn(@arg) as the member user (sn_fork_member()): its result, or -1. */
+static inline int sn_run_member(const char *dev, int (*fn)(void *arg),
+				void *arg)
+{
+	return sn_wait_child(sn_fork_member(dev, fn, arg));
 }
 
 /* PCI address of snodeN, from its "device" link. */

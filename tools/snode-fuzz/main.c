@@ -657,14 +657,15 @@ static bool has_net_admin(void)
 	return d[0].effective & (1U << CAP_NET_ADMIN);
 }
 
-static void drop_privileges(void)
+/* Become @uid, primary group @uid, with the one supplementary group --user gave. */
+static void drop_privileges(uid_t uid)
 {
 	gid_t g = fz_opt.gid;
 
-	if (setgroups(1, &g) || setresgid(fz_opt.uid, fz_opt.uid, fz_opt.uid) ||
-	    setresuid(fz_opt.uid, fz_opt.uid, fz_opt.uid)) {
+	if (setgroups(1, &g) || setresgid(uid, uid, uid) ||
+	    setresuid(uid, uid, uid)) {
 		fprintf(stderr, "snode-fuzz: cannot become uid %u (group %u): %s\n",
-			fz_opt.uid, fz_opt.gid, strerror(errno));
+			uid, fz_opt.gid, strerror(errno));
 		exit(2);
 	}
 }
@@ -706,12 +707,20 @@ static int wait_attached(struct fz_ctx *c)
 	return -1;
 }
 
+/*
+ * The exporter and data processes run as a second member of the group
+ * (--user's UID + 1): the chaos threads, one user, may exhaust that user's
+ * quotas on the NIC, never theirs.
+ */
 static pid_t spawn(int (*fn)(void))
 {
 	pid_t pid = fork();
 
-	if (pid == 0)
+	if (pid == 0) {
+		if (fz_opt.drop)
+			drop_privileges(fz_opt.uid + 1);
 		_exit(fn());
+	}
 	return pid;
 }
 
@@ -726,9 +735,6 @@ int main(int argc, char **argv)
 	main_pid = getpid();
 	printf("snode-fuzz: seed %" PRIu64 " duration %g s threads %d\n",
 	       fz_opt.seed, fz_opt.duration, fz_opt.threads);
-	if (fz_opt.drop)
-		drop_privileges();
-	fz_privileged = has_net_admin();
 	if (fz_opt.log) {
 		fz_logfd = open(fz_opt.log, O_WRONLY | O_CREAT | O_TRUNC |
 				O_APPEND | O_CLOEXEC, 0644);
@@ -756,15 +762,18 @@ int main(int argc, char **argv)
 	fz_node = wait_attached(&c);
 	if (fz_node < 0)
 		return 2;
-	printf("snode-fuzz: node %d, %s, %s\n", fz_node, fz_opt.dev,
-	       fz_privileged ? "with CAP_NET_ADMIN" :
-	       "unprivileged (no CAP_NET_ADMIN)");
 	t_start = fz_now_ns();
 
 	if (fz_opt.peer >= 0) {
 		kids[0] = spawn(fz_exporter_main);
 		kids[1] = spawn(fz_data_main);
 	}
+	if (fz_opt.drop)
+		drop_privileges(fz_opt.uid);
+	fz_privileged = has_net_admin();
+	printf("snode-fuzz: node %d, %s, %s\n", fz_node, fz_opt.dev,
+	       fz_privileged ? "with CAP_NET_ADMIN" :
+	       "unprivileged (no CAP_NET_ADMIN)");
 	pthread_create(&wd, NULL, watchdog, NULL);
 	for (i = 0; i < fz_opt.threads; i++)
 		pthread_create(&th[i], NULL, fz_chaos_thread,

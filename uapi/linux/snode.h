@@ -205,9 +205,13 @@ struct snode_info {
  * - ENOENT: no allocation at that offset of this file (free, export), no
  *   export of this file with that id (unexport), no such export on the
  *   target node (import)
- * - ENOSPC: the export table, the ATT or the aperture is full
- * - EMFILE: this file holds as many exports or imports as one file may
- *   (the snode module's max_exports and max_imports parameters)
+ * - ENOSPC: the export table, the ATT or the aperture is full, or the
+ *   users' share of it or of the pool is taken: users without
+ *   CAP_SYS_RESOURCE leave the kernel's reserve free (alloc, export,
+ *   import)
+ * - EMFILE: the caller's user holds as many exports, imports or pool
+ *   bytes on this NIC as one user may, through all its files (the snode
+ *   module's max_exports, max_imports and max_pool_mib parameters)
  * - EKEYREJECTED: the export exists but the key does not match (import)
  * - EACCES: the export does not admit this node (import)
  * - EROFS: write access asked of a read-only export (import)
@@ -473,8 +477,9 @@ struct snode_import_status {
  * - EACCES: the destination endpoint is SNODE_NET_EP and the caller lacks
  *   CAP_NET_RAW (send)
  * - ENOSPC: every endpoint id is in use (alloc)
- * - EMFILE: this file created as many endpoints as one file may (the
- *   snode module's max_endpoints parameter) (alloc)
+ * - EMFILE: the caller's user holds as many endpoints on this NIC as one
+ *   user may, through all its files (the snode module's max_endpoints
+ *   parameter) (alloc)
  * - EAGAIN: the destination's ring is full (send)
  * - ENXIO: no endpoint with that id on the destination node (send)
  * - EKEYREJECTED: the endpoint exists but the key does not match (send)
@@ -630,8 +635,9 @@ struct snode_msg_send {
  * with ECONNRESET; the bytes before that point were copied, nothing outside
  * the window was written. A reset of the NIC fails the copies in flight
  * with ECONNRESET, an unbind with ENODEV; the queue stays usable after a
- * reset. One file opens at most max_dma_queues queues (a parameter of the
- * snode module); SNODE_IOCTL_DMA_OPEN fails with EMFILE beyond.
+ * reset. One user holds at most max_dma_queues queues on a NIC, through
+ * all its files (a parameter of the snode module); SNODE_IOCTL_DMA_OPEN
+ * fails with EMFILE beyond.
  *
  * Per-copy status (struct snode_dma_cpl.status, struct
  * snode_dma_req.out_status), besides 0:
