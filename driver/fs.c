@@ -275,10 +275,9 @@ struct snode_quota *snode_quota_get(struct snode_dev *sdev, kuid_t uid)
 	if (!new)
 		return NULL;
 	spin_lock_irqsave(&qs->lock, flags);
-	/* a listed quota is alive: its last put unlists it under the lock */
 	list_for_each_entry(quota, &qs->list, node) {
-		if (uid_eq(quota->uid, uid)) {
-			refcount_inc(&quota->ref);
+		/* one whose last reference went is unlisted soon: skip it */
+		if (uid_eq(quota->uid, uid) && refcount_inc_not_zero(&quota->ref)) {
 			spin_unlock_irqrestore(&qs->lock, flags);
 			kfree(new);
 			return quota;
@@ -304,9 +303,9 @@ void snode_quota_put(struct snode_quota *quota)
 	struct snode_dev *sdev = quota->sdev;
 	unsigned long flags;
 
-	if (!refcount_dec_and_lock_irqsave(&quota->ref, &sdev->quotas.lock,
-					   &flags))
+	if (!refcount_dec_and_test(&quota->ref))
 		return;
+	spin_lock_irqsave(&sdev->quotas.lock, flags);
 	list_del(&quota->node);
 	spin_unlock_irqrestore(&sdev->quotas.lock, flags);
 	kfree(quota);

@@ -235,7 +235,7 @@ enum snode_quota_kind {
  * @users: what all users' objects hold together, per kind
  */
 struct snode_quotas {
-	spinlock_t lock;
+	spinlock_t lock;	/* protects list */
 	struct list_head list;
 	atomic64_t users[SNODE_QUOTA_NR];
 };
@@ -274,6 +274,7 @@ struct snode_quotas {
  *      cleared under &snode_link.lock, which the event path holds to use it
  * @net: the network interface (net.c) while it is registered; set and
  *       cleared under &snode_link.lock (snode_link_net_attach())
+ * @quotas: the users of the NIC and what they hold (fs.c)
  */
 struct snode_dev {
 	struct device dev;
