@@ -83,7 +83,7 @@ static int __snode_hw_start(struct snode_dev *sdev)
 	}
 
 	__snode_queues_start(sdev);
-	__snode_dma_start(sdev);
+	snode_features_call(sdev, start);
 	snode_writel(sdev, SNODE_CTRL_OFFSET, SNODE_CTRL_ENABLE);
 	ret = readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
 				 status & (SNODE_STATUS_ENABLED | SNODE_STATUS_FATAL),
@@ -270,19 +270,6 @@ static void snode_identify_work(struct work_struct *work)
 		snode_print_identity(sdev, "fabric changed: ");
 }
 
-/**
- * snode_fabric_event() - the device attached to or detached from a fabric
- * @sdev: snode device
- * @ev: FABRIC event
- *
- * Context: Event IRQ thread.
- */
-void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev)
-{
-	snode_debug_delay(SNODE_DELAY_FABRIC_EVENT);
-	schedule_work(&sdev->identify_work);
-}
-
 static int snode_check_hw(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
@@ -308,15 +295,51 @@ static int snode_check_hw(struct snode_dev *sdev)
 	return 0;
 }
 
+static const struct snode_driver *snode_driver;
+
+/* the probe phases of a feature, in order (struct snode_feature_ops) */
+enum snode_probe_phase {
+	SNODE_PROBE_EARLY,
+	SNODE_PROBE_INIT,
+	SNODE_PROBE_ADD,
+};
+
+/* Run one probe phase of every feature, in table order. */
+static int snode_features_probe(struct snode_dev *sdev,
+				enum snode_probe_phase phase)
+{
+	const struct snode_feature_ops *const *fp;
+	int ret;
+
+	snode_for_each_feature(sdev, fp) {
+		const struct snode_feature_ops *f = *fp;
+		int (*const hook[])(struct snode_dev *sdev) = {
+			[SNODE_PROBE_EARLY] = f->early_init,
+			[SNODE_PROBE_INIT] = f->init,
+			[SNODE_PROBE_ADD] = f->add,
+		};
+
+		if (!hook[phase])
+			continue;
+		ret = hook[phase](sdev);
+		if (ret)
+			return dev_err_probe(&sdev->pdev->dev, ret,
+					     "cannot set up %s\n", f->name);
+	}
+	return 0;
+}
+
 static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
 	struct device *dev = &pdev->dev;
 	struct snode_dev *sdev;
 	int ret;
 
-	sdev = snode_dev_alloc(pdev);
+	sdev = snode_driver->dev_alloc(pdev);
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
+	sdev->features = snode_driver->features;
+	sdev->listeners = snode_driver->listeners;
 	INIT_WORK(&sdev->identify_work, snode_identify_work);
 	pci_set_drvdata(pdev, sdev);
 
@@ -360,7 +383,7 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return ret;
 
 	/* before the queues, so that it outlives the event interrupt */
-	ret = snode_link_init(sdev);
+	ret = snode_features_probe(sdev, SNODE_PROBE_EARLY);
 	if (ret)
 		return ret;
 
@@ -368,18 +391,13 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the queues\n");
 
-	/* before the device is enabled: torn down after its reset on unbind */
-	ret = snode_msg_init(sdev);
+	/*
+	 * Before the device is enabled: torn down after its reset on unbind,
+	 * and no event finds a half-gone feature (hwmon).
+	 */
+	ret = snode_features_probe(sdev, SNODE_PROBE_INIT);
 	if (ret)
-		return dev_err_probe(dev, ret, "cannot set up messages\n");
-	ret = snode_dma_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot set up the DMA engine\n");
-
-	/* before the queues start, so events never see a half-gone hwmon */
-	ret = snode_hwmon_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register hwmon\n");
+		return ret;
 
 	ret = __snode_hw_start(sdev);
 	if (ret)
@@ -394,33 +412,12 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return dev_err_probe(dev, ret, "device does not answer IDENTIFY\n");
 
-	ret = snode_link_register(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register the links\n");
-
-	ret = snode_mem_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot set up global memory\n");
-
 	pci_save_state(pdev);
 
-	ret = snode_cdev_add(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot add %s\n",
-				     dev_name(&sdev->dev));
-
-	ret = snode_debugfs_add(sdev);
+	/* devlink last: its callbacks use all of the above; unregistered first */
+	ret = snode_features_probe(sdev, SNODE_PROBE_ADD);
 	if (ret)
 		return ret;
-
-	ret = snode_net_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register the network interface\n");
-
-	/* last: its callbacks use all of the above; unregistered first */
-	ret = snode_devlink_register(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register with devlink\n");
 
 	snode_print_identity(sdev, "");
 	return 0;
@@ -438,12 +435,8 @@ static void snode_quiesce(struct snode_dev *sdev)
 		sdev->state = SNODE_STATE_RESETTING;
 		snode_writel(sdev, SNODE_CTRL_OFFSET, 0);
 		__snode_queues_stop(sdev);
-		/* the reset wipes the ATT: revoke every window now */
-		__snode_mem_reset_prepare(sdev);
-		/* and every message endpoint */
-		__snode_msg_reset_prepare(sdev);
-		/* the engine stopped: fail the copies in flight */
-		__snode_dma_stop(sdev, -ECONNRESET);
+		/* windows, message endpoints, copies in flight */
+		snode_features_call(sdev, reset_prepare);
 	}
 	up_write(&sdev->rwsem);
 }
@@ -466,16 +459,14 @@ static int snode_restart(struct snode_dev *sdev)
 	ret = __snode_hw_start(sdev);
 	if (ret)
 		goto err_dead;
-	__snode_hwmon_restore(sdev);
-	__snode_msg_reset_done(sdev);
+	snode_features_call(sdev, reset_restore);
 	ret = __snode_identify(sdev);
 	if (ret) {
 		dev_err(dev, "device does not answer IDENTIFY after reset: %d\n", ret);
 		goto err_stop;
 	}
-	__snode_mem_reset_done(sdev);
+	snode_features_call(sdev, reset_done);
 	sdev->state = SNODE_STATE_LIVE;
-	snode_net_reset_done(sdev);
 	up_write(&sdev->rwsem);
 	snode_print_identity(sdev, "reset done, ");
 	return 0;
@@ -560,12 +551,14 @@ static struct pci_driver snode_pci_driver = {
 
 /**
  * snode_pci_init() - register the PCI driver
+ * @drv: how to allocate a NIC's device and which features to set up
  *
  * Context: Module init.
  * Return: 0 or a negative errno.
  */
-int snode_pci_init(void)
+int snode_pci_init(const struct snode_driver *drv)
 {
+	snode_driver = drv;
 	return pci_register_driver(&snode_pci_driver);
 }
 
