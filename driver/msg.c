@@ -141,7 +141,7 @@ static int snode_msg_xmit(struct snode_msg_dev *md,
 	if (ret)
 		goto out_unlock;
 	snode_msg_load(sdev, cmd, src_ep);
-	trace_snode_msg_submit(sdev, cmd->node, cmd->ep, src_ep, cmd->len);
+	trace_snode_msg_submit(sdev, cmd->node, cmd->ep, src_ep, cmd->len, 0);
 	snode_writel(sdev, SNODE_MSG_SEND_OFFSET, SNODE_MSG_SEND_GO);
 	ret = snode_msg_wait_idle(md, &status);
 	if (!ret)
