@@ -194,8 +194,8 @@ void __snode_link_notify(struct snode_link *link, unsigned int port,
 	lockdep_assert_held(&link->lock);
 	if (!link->live || !__snode_rl_admit(link, &lp->rl[kind], meta))
 		return;
-	snode_listeners_call(link->sdev, link_ntf, kind, port, lp,
-			     __snode_link_threshold(link, lp), meta);
+	snode_tell_link_ntf(link->sdev, kind, port, lp,
+			    __snode_link_threshold(link, lp), meta);
 }
 
 /* Re-evaluate the BER alarm of a port; a crossing is notified. */
@@ -211,9 +211,9 @@ static void __snode_link_check_ber(struct snode_link *link, unsigned int port,
 	lp->ber_alarm = alarm;
 	__snode_link_notify(link, port, SNODE_LINK_NTF_BER, meta);
 	if (alarm)
-		snode_listeners_call(link->sdev, link_error, port,
-				     "bit-error rate above threshold",
-				     &lp->port, threshold);
+		snode_tell_link_error(link->sdev, port,
+				      "bit-error rate above threshold",
+				      &lp->port, threshold);
 }
 
 /*
@@ -251,9 +251,9 @@ static void snode_link_flush_work(struct work_struct *work)
 
 		for (k = 0; k < SNODE_LINK_NTF_NR; k++)
 			if (__snode_rl_due(&lp->rl[k], now, &next, &meta))
-				snode_listeners_call(link->sdev, link_ntf, k, i, lp,
-						     __snode_link_threshold(link, lp),
-						     &meta);
+				snode_tell_link_ntf(link->sdev, k, i, lp,
+						    __snode_link_threshold(link, lp),
+						    &meta);
 	}
 	for (i = 0; i < link->max_nodes; i++)
 		if (__snode_rl_due(&link->nodes[i].rl, now, &next, &meta))
@@ -261,8 +261,8 @@ static void snode_link_flush_work(struct work_struct *work)
 	if (__snode_rl_due(&link->av_rl, now, &next, &meta)) {
 		meta.suppressed += link->av_suppressed;
 		link->av_suppressed = 0;
-		snode_listeners_call(link->sdev, access_ntf, link->av_offset,
-				     link->av_write, &meta);
+		snode_tell_access_ntf(link->sdev, link->av_offset,
+				      link->av_write, &meta);
 	}
 
 	if (next != U64_MAX)
@@ -527,8 +527,8 @@ static void snode_link_state_event(struct snode_link *link,
 	__snode_link_notify(link, d->port, SNODE_LINK_NTF_STATE, meta);
 	error = snode_link_error(&lp->port, before);
 	if (error)
-		snode_listeners_call(link->sdev, link_error, d->port, error,
-				     &lp->port, __snode_link_threshold(link, lp));
+		snode_tell_link_error(link->sdev, d->port, error, &lp->port,
+				      __snode_link_threshold(link, lp));
 	__snode_link_check_isolate(link, d->port, meta);
 	mutex_unlock(&link->lock);
 }
@@ -563,8 +563,8 @@ static void snode_link_access_event(struct snode_link *link,
 	if (__snode_rl_admit(link, &link->av_rl, meta)) {
 		/* the NIC rate limits violations too; report its count */
 		meta->suppressed = suppressed;
-		snode_listeners_call(link->sdev, access_ntf, link->av_offset,
-				     link->av_write, meta);
+		snode_tell_access_ntf(link->sdev, link->av_offset,
+				      link->av_write, meta);
 	} else {
 		link->av_suppressed += suppressed;
 	}
@@ -609,12 +609,12 @@ static void snode_link_event(struct snode_dev *sdev, const struct snode_event *e
 
 		mutex_lock(&link->lock);
 		if (link->live)
-			snode_listeners_call(sdev, revoked_ntf,
-					     le16_to_cpu(d->att_index),
-					     le16_to_cpu(d->reason),
-					     le32_to_cpu(d->epoch),
-					     le32_to_cpu(d->node),
-					     le32_to_cpu(d->export_id), &meta);
+			snode_tell_revoked_ntf(sdev, le16_to_cpu(d->att_index),
+					       le16_to_cpu(d->reason),
+					       le32_to_cpu(d->epoch),
+					       le32_to_cpu(d->node),
+					       le32_to_cpu(d->export_id),
+					       &meta);
 		mutex_unlock(&link->lock);
 		break;
 	}
@@ -623,15 +623,13 @@ static void snode_link_event(struct snode_dev *sdev, const struct snode_event *e
 
 		mutex_lock(&link->lock);
 		if (link->live)
-			snode_listeners_call(sdev, thermal_ntf,
-					     le32_to_cpu(d->temp),
-					     le32_to_cpu(d->power),
-					     le32_to_cpu(d->alarm), &meta);
+			snode_tell_thermal_ntf(sdev, le32_to_cpu(d->temp),
+					       le32_to_cpu(d->power),
+					       le32_to_cpu(d->alarm), &meta);
 		if (d->alarm)
-			snode_listeners_call(sdev, thermal_alarm,
-					     le32_to_cpu(d->temp),
-					     le32_to_cpu(d->power),
-					     le32_to_cpu(d->alarm));
+			snode_tell_thermal_alarm(sdev, le32_to_cpu(d->temp),
+						 le32_to_cpu(d->power),
+						 le32_to_cpu(d->alarm));
 		mutex_unlock(&link->lock);
 		break;
 	}

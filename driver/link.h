@@ -340,4 +340,109 @@ void snode_link_node_event(struct snode_link *link,
 			   const struct snode_event_node_state *d,
 			   const struct snode_ev_meta *meta);
 
+/*
+ * Tell every listener of the NIC (main.c's table: the netlink family,
+ * devlink, the network interface) that has the hook.
+ */
+static inline void snode_tell_nodes_changed(struct snode_dev *sdev)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->nodes_changed)
+			(*ops)->nodes_changed(sdev);
+}
+
+static inline void snode_tell_link_ntf(struct snode_dev *sdev,
+				       enum snode_link_ntf kind,
+				       unsigned int port,
+				       const struct snode_link_port *lp,
+				       u64 threshold,
+				       const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->link_ntf)
+			(*ops)->link_ntf(sdev, kind, port, lp, threshold, meta);
+}
+
+static inline void snode_tell_node_ntf(struct snode_dev *sdev, u32 id,
+				       const struct snode_link_node *ln,
+				       const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->node_ntf)
+			(*ops)->node_ntf(sdev, id, ln, meta);
+}
+
+static inline void snode_tell_revoked_ntf(struct snode_dev *sdev, u32 att_index,
+					  u32 reason, u32 epoch, u32 node,
+					  u32 export_id,
+					  const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->revoked_ntf)
+			(*ops)->revoked_ntf(sdev, att_index, reason, epoch, node,
+					    export_id, meta);
+}
+
+static inline void snode_tell_access_ntf(struct snode_dev *sdev, u64 offset,
+					 bool write,
+					 const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->access_ntf)
+			(*ops)->access_ntf(sdev, offset, write, meta);
+}
+
+static inline void snode_tell_thermal_ntf(struct snode_dev *sdev, s32 temp,
+					  u32 power, u32 alarm,
+					  const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->thermal_ntf)
+			(*ops)->thermal_ntf(sdev, temp, power, alarm, meta);
+}
+
+static inline void snode_tell_link_error(struct snode_dev *sdev,
+					 unsigned int port, const char *reason,
+					 const struct snode_port *state,
+					 u64 threshold)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->link_error)
+			(*ops)->link_error(sdev, port, reason, state, threshold);
+}
+
+static inline void snode_tell_thermal_alarm(struct snode_dev *sdev, s32 temp,
+					    u32 power, u32 alarm)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->thermal_alarm)
+			(*ops)->thermal_alarm(sdev, temp, power, alarm);
+}
+
+static inline void snode_tell_node_changed(struct snode_dev *sdev, u32 node,
+					   bool up)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->node_changed)
+			(*ops)->node_changed(sdev, node, up);
+}
+
 #endif /* _SNODE_LINK_H_ */

@@ -44,7 +44,7 @@ void __snode_node_send(struct snode_link *link, u32 id,
 {
 	struct snode_link_node *ln = &link->nodes[id];
 
-	snode_listeners_call(link->sdev, node_ntf, id, ln, meta);
+	snode_tell_node_ntf(link->sdev, id, ln, meta);
 	ln->sent_state = ln->state;
 	ln->sent_route = ln->route;
 }
@@ -56,9 +56,9 @@ static void __snode_node_changed(struct snode_link *link, u32 id,
 	struct snode_link_node *ln = &link->nodes[id];
 
 	lockdep_assert_held(&link->lock);
-	snode_listeners_call(link->sdev, nodes_changed);
-	snode_listeners_call(link->sdev, node_changed, id,
-			     ln->state == SNODE_NODE_STATE_UP);
+	snode_tell_nodes_changed(link->sdev);
+	snode_tell_node_changed(link->sdev, id,
+				ln->state == SNODE_NODE_STATE_UP);
 	if (!link->live) {
 		/* before registration the state is the starting point */
 		ln->sent_state = ln->state;
@@ -77,7 +77,8 @@ static void __snode_node_changed(struct snode_link *link, u32 id,
  *      node that is up now
  *
  * From here on every node change reaches the interface (its
- * &snode_listener_ops.node_changed) with &snode_link.lock held; detaching waits for the one in progress.
+ * &snode_listener_ops.node_changed) with &snode_link.lock held; detaching
+ * waits for the one in progress.
  *
  * Context: Process context.
  */

@@ -64,6 +64,32 @@ static int snode_hw_reset(struct snode_dev *sdev)
 				  SNODE_READY_TIMEOUT_US);
 }
 
+/* the steps every feature may take part in after probe (snode_feature_ops) */
+enum snode_step {
+	SNODE_STEP_START,
+	SNODE_STEP_RESET_PREPARE,
+	SNODE_STEP_RESET_RESTORE,
+	SNODE_STEP_RESET_DONE,
+};
+
+/* Run one step of every feature, in table order. */
+static void snode_features_step(struct snode_dev *sdev, enum snode_step step)
+{
+	const struct snode_feature_ops *const *fp;
+
+	for (fp = sdev->features; *fp; fp++) {
+		void (*const hook[])(struct snode_dev *sdev) = {
+			[SNODE_STEP_START] = (*fp)->start,
+			[SNODE_STEP_RESET_PREPARE] = (*fp)->reset_prepare,
+			[SNODE_STEP_RESET_RESTORE] = (*fp)->reset_restore,
+			[SNODE_STEP_RESET_DONE] = (*fp)->reset_done,
+		};
+
+		if (hook[step])
+			hook[step](sdev);
+	}
+}
+
 /*
  * Program the queues of a device fresh out of reset and enable them.
  * Caller holds rwsem for write, or is probing.
@@ -83,7 +109,7 @@ static int __snode_hw_start(struct snode_dev *sdev)
 	}
 
 	__snode_queues_start(sdev);
-	snode_features_call(sdev, start);
+	snode_features_step(sdev, SNODE_STEP_START);
 	snode_writel(sdev, SNODE_CTRL_OFFSET, SNODE_CTRL_ENABLE);
 	ret = readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
 				 status & (SNODE_STATUS_ENABLED | SNODE_STATUS_FATAL),
@@ -311,12 +337,11 @@ static int snode_features_probe(struct snode_dev *sdev,
 	const struct snode_feature_ops *const *fp;
 	int ret;
 
-	snode_for_each_feature(sdev, fp) {
-		const struct snode_feature_ops *f = *fp;
+	for (fp = sdev->features; *fp; fp++) {
 		int (*const hook[])(struct snode_dev *sdev) = {
-			[SNODE_PROBE_EARLY] = f->early_init,
-			[SNODE_PROBE_INIT] = f->init,
-			[SNODE_PROBE_ADD] = f->add,
+			[SNODE_PROBE_EARLY] = (*fp)->early_init,
+			[SNODE_PROBE_INIT] = (*fp)->init,
+			[SNODE_PROBE_ADD] = (*fp)->add,
 		};
 
 		if (!hook[phase])
@@ -324,7 +349,8 @@ static int snode_features_probe(struct snode_dev *sdev,
 		ret = hook[phase](sdev);
 		if (ret)
 			return dev_err_probe(&sdev->pdev->dev, ret,
-					     "cannot set up %s\n", f->name);
+					     "cannot set up %s\n",
+					     (*fp)->name);
 	}
 	return 0;
 }
@@ -436,7 +462,7 @@ static void snode_quiesce(struct snode_dev *sdev)
 		snode_writel(sdev, SNODE_CTRL_OFFSET, 0);
 		__snode_queues_stop(sdev);
 		/* windows, message endpoints, copies in flight */
-		snode_features_call(sdev, reset_prepare);
+		snode_features_step(sdev, SNODE_STEP_RESET_PREPARE);
 	}
 	up_write(&sdev->rwsem);
 }
@@ -459,13 +485,13 @@ static int snode_restart(struct snode_dev *sdev)
 	ret = __snode_hw_start(sdev);
 	if (ret)
 		goto err_dead;
-	snode_features_call(sdev, reset_restore);
+	snode_features_step(sdev, SNODE_STEP_RESET_RESTORE);
 	ret = __snode_identify(sdev);
 	if (ret) {
 		dev_err(dev, "device does not answer IDENTIFY after reset: %d\n", ret);
 		goto err_stop;
 	}
-	snode_features_call(sdev, reset_done);
+	snode_features_step(sdev, SNODE_STEP_RESET_DONE);
 	sdev->state = SNODE_STATE_LIVE;
 	up_write(&sdev->rwsem);
 	snode_print_identity(sdev, "reset done, ");

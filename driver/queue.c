@@ -86,7 +86,7 @@ static void snode_event_dispatch(struct snode_dev *sdev,
 
 	if (snode_event_handlers[type])
 		snode_event_handlers[type](sdev, ev);
-	snode_for_each_feature(sdev, fp)
+	for (fp = sdev->features; *fp; fp++)
 		if ((*fp)->events & BIT(type))
 			(*fp)->event(sdev, ev);
 }
@@ -538,7 +538,7 @@ static irqreturn_t snode_aq_irq(int irq, void *data)
 	snode_writel(sdev, SNODE_INTR_CAUSE_OFFSET,
 		     cause & (SNODE_INTR_ADMIN | SNODE_INTR_FATAL | SNODE_INTR_MSG));
 	/* vector 0 also tells that a message send finished (msg.c) */
-	snode_for_each_feature(sdev, fp)
+	for (fp = sdev->features; *fp; fp++)
 		if (cause & (*fp)->intr)
 			(*fp)->irq(sdev);
 	if (cause & SNODE_INTR_FATAL)
@@ -550,13 +550,15 @@ static irqreturn_t snode_aq_irq(int irq, void *data)
 		dma_free_coherent(&sdev->pdev->dev, stale_len, stale_buf,
 				  stale_dma);
 	/* nothing told to the device before can change its tables now */
-	if (answered)
-		snode_features_call(sdev, admin_answered);
+	for (fp = sdev->features; answered && *fp; fp++)
+		if ((*fp)->admin_answered)
+			(*fp)->admin_answered(sdev);
 	return IRQ_HANDLED;
 }
 
 static irqreturn_t snode_eq_irq(int irq, void *data)
 {
+	const struct snode_feature_ops *const *fp;
 	struct snode_dev *sdev = data;
 	struct snode_eq *eq = &sdev->eq;
 	unsigned int budget = 0;
@@ -601,7 +603,9 @@ static irqreturn_t snode_eq_irq(int irq, void *data)
 			snode_event_dispatch(sdev, &ev, type);
 		}
 		/* then the netlink family tells the operators */
-		snode_features_call(sdev, event_report, &ev);
+		for (fp = sdev->features; *fp; fp++)
+			if ((*fp)->event_report)
+				(*fp)->event_report(sdev, &ev);
 
 		if (++budget % 64 == 0)
 			cond_resched();

@@ -232,6 +232,8 @@ struct snode_sensors {
  *      cleared under &snode_link.lock, which the event path holds to use it
  * @net: the network interface (net.c) while it is registered; set and
  *       cleared under &snode_link.lock (snode_link_net_attach())
+ * @features: main.c's table of features, NULL-terminated, set at probe
+ * @listeners: main.c's table of what hears the links, NULL-terminated
  */
 struct snode_dev {
 	struct device dev;
@@ -320,20 +322,6 @@ struct snode_feature_ops {
 	void (*admin_answered)(struct snode_dev *sdev);
 };
 
-/* for each feature ops @fp (a const struct snode_feature_ops **) of @sdev */
-#define snode_for_each_feature(sdev, fp) \
-	for ((fp) = (sdev)->features; *(fp); (fp)++)
-
-/* call the void hook @hook of every feature that has one, in table order */
-#define snode_features_call(sdev, hook, ...)				\
-	do {								\
-		const struct snode_feature_ops *const *__fp;		\
-									\
-		snode_for_each_feature(sdev, __fp)			\
-			if ((*__fp)->hook)				\
-				(*__fp)->hook(sdev, ##__VA_ARGS__);	\
-	} while (0)
-
 struct snode_ev_meta;
 struct snode_link_node;
 struct snode_link_port;
@@ -392,16 +380,6 @@ struct snode_listener_ops {
 			      u32 alarm);
 	void (*node_changed)(struct snode_dev *sdev, u32 node, bool up);
 };
-
-/* call the hook @hook of every listener of @sdev that has one */
-#define snode_listeners_call(sdev, hook, ...)				\
-	do {								\
-		const struct snode_listener_ops *const *__lp;		\
-									\
-		for (__lp = (sdev)->listeners; *__lp; __lp++)		\
-			if ((*__lp)->hook)				\
-				(*__lp)->hook(sdev, ##__VA_ARGS__);	\
-	} while (0)
 
 /**
  * struct snode_driver - what the module hands the PCI driver
