@@ -185,8 +185,8 @@ def main():
             bad = 1
     gone = sorted(set(allowed) - {(f, g) for f, g, _, _ in forbidden})
     for f, g in gone:
-        print("  stale: %s.c -> %s.c is allowed but gone: drop it from "
-              "driver-layering.allow" % (f, g))
+        print("  stale: %s.c -> %s.c is listed but is no forbidden edge "
+              "any more: drop it from driver-layering.allow" % (f, g))
         bad = 1
     return bad if check else 0
 
