@@ -28,6 +28,43 @@
 
 static DEFINE_IDA(snode_ida);
 
+static struct class snode_class = {
+	.name = "snode",
+};
+
+static dev_t snode_devt;
+
+/**
+ * snode_cdev_init() - register the "snode" class and the character device
+ * region for /dev/snode0 to /dev/snode255
+ *
+ * Context: Module init.
+ * Return: 0 or a negative errno.
+ */
+int snode_cdev_init(void)
+{
+	int ret;
+
+	ret = class_register(&snode_class);
+	if (ret)
+		return ret;
+	ret = alloc_chrdev_region(&snode_devt, 0, SNODE_MAX_DEVS, "snode");
+	if (ret)
+		class_unregister(&snode_class);
+	return ret;
+}
+
+/**
+ * snode_cdev_exit() - undo snode_cdev_init()
+ *
+ * Context: Module exit, every NIC unbound.
+ */
+void snode_cdev_exit(void)
+{
+	unregister_chrdev_region(snode_devt, SNODE_MAX_DEVS);
+	class_unregister(&snode_class);
+}
+
 static int snode_ioctl_info(struct snode_ucmd *ucmd)
 {
 	struct snode_info *cmd = ucmd->cmd;
@@ -257,7 +294,7 @@ static void snode_cdev_del(void *data)
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_cdev_add(struct snode_dev *sdev)
+static int snode_cdev_add(struct snode_dev *sdev)
 {
 	int ret;
 
@@ -266,3 +303,8 @@ int snode_cdev_add(struct snode_dev *sdev)
 		return ret;
 	return devm_add_action_or_reset(&sdev->pdev->dev, snode_cdev_del, sdev);
 }
+
+const struct snode_feature_ops snode_cdev_feature = {
+	.name = "the character device",
+	.add = snode_cdev_add,
+};

@@ -202,32 +202,6 @@ long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
 	return op->execute(ucmd);
 }
 
-/**
- * snode_dev_stats() - read the NIC's counters
- * @sdev: snode device
- * @st: @st->hw filled in: the STATS command's answer (little endian, as
- *      the NIC wrote it)
- *
- * Context: Process context; sleeps while the NIC answers.
- * Return: 0 or a negative errno of the admin command.
- */
-int snode_dev_stats(struct snode_dev *sdev, struct snode_dev_stats *st)
-{
-	struct snode_admin_req req = {
-		.cmd.opcode = SNODE_OP_STATS,
-		.data = &st->hw,
-		.len = sizeof(st->hw),
-		.dir = DMA_FROM_DEVICE,
-	};
-
-	/*
-	 * @st->send_retries is the message engine's, a feature's: the
-	 * caller reads it (snode_msg_send_retries()), so that the core calls
-	 * no feature (issue 33).
-	 */
-	return snode_admin_exec(sdev, &req);
-}
-
 /*
  * Test hooks: the knobs debugfs.c exposes under /sys/kernel/debug/snode/
  * (its DOC: debugfs says what each does) live here, in the core, because

@@ -256,7 +256,7 @@ static void snode_debugfs_remove(void *data)
  * Context: Process context (probe).
  * Return: 0 or -ENOMEM.
  */
-int snode_debugfs_add(struct snode_dev *sdev)
+static int snode_debugfs_add(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct debugfs_regset32 *regset;
@@ -314,3 +314,8 @@ void snode_debugfs_exit(void)
 {
 	debugfs_remove_recursive(snode_debugfs_root);
 }
+
+const struct snode_feature_ops snode_debugfs_feature = {
+	.name = "debugfs",
+	.add = snode_debugfs_add,
+};

@@ -552,9 +552,9 @@ static void snode_dl_report_work(struct work_struct *work)
  *
  * Context: Any context that may sleep; the caller holds &snode_link.lock.
  */
-void snode_devlink_link_error(struct snode_dev *sdev, unsigned int port,
-			      const char *reason, const struct snode_port *state,
-			      u64 threshold)
+static void snode_devlink_link_error(struct snode_dev *sdev, unsigned int port,
+				     const char *reason, const struct snode_port *state,
+				     u64 threshold)
 {
 	struct snode_devlink *dl = sdev->dl;
 	struct snode_dl_link_err *e;
@@ -592,8 +592,8 @@ void snode_devlink_link_error(struct snode_dev *sdev, unsigned int port,
  *
  * Context: Any context that may sleep; the caller holds &snode_link.lock.
  */
-void snode_devlink_thermal(struct snode_dev *sdev, s32 temp, u32 power,
-			   u32 alarm)
+static void snode_devlink_thermal(struct snode_dev *sdev, s32 temp, u32 power,
+				  u32 alarm)
 {
 	struct snode_devlink *dl = sdev->dl;
 
@@ -684,7 +684,7 @@ static void snode_dl_unregister(void *data)
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_devlink_register(struct snode_dev *sdev)
+static int snode_devlink_register(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct snode_devlink *dl;
@@ -733,3 +733,14 @@ err_free:
 	devlink_free(devlink);
 	return ret;
 }
+
+const struct snode_feature_ops snode_devlink_feature = {
+	.name = "devlink",
+	.add = snode_devlink_register,
+};
+
+/* the health reporters hear what the links observe */
+const struct snode_listener_ops snode_devlink_listener = {
+	.link_error = snode_devlink_link_error,
+	.thermal_alarm = snode_devlink_thermal,
+};

@@ -468,7 +468,7 @@ void snode_dma_cancel(struct snode_dma_queue *q)
  * Context: Process context; caller holds @sdev->rwsem for write, or is
  * probing.
  */
-void __snode_dma_start(struct snode_dev *sdev)
+static void __snode_dma_start(struct snode_dev *sdev)
 {
 	struct snode_dma_dev *dd = sdev->dma;
 
@@ -507,7 +507,7 @@ void __snode_dma_start(struct snode_dev *sdev)
  * Context: Process context; caller holds @sdev->rwsem for write, or the
  * device is being unbound.
  */
-void __snode_dma_stop(struct snode_dev *sdev, int err)
+static void __snode_dma_stop(struct snode_dev *sdev, int err)
 {
 	struct snode_dma_dev *dd = sdev->dma;
 	u32 status;
@@ -552,7 +552,7 @@ static void snode_dma_remove(void *data)
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_dma_init(struct snode_dev *sdev)
+static int snode_dma_init(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct snode_dma_dev *dd;
@@ -610,3 +610,16 @@ void snode_dma_free(struct snode_dev *sdev)
 	kfree(sdev->dma);
 	sdev->dma = NULL;
 }
+
+/* the reset stopped the engine: fail the copies in flight */
+static void __snode_dma_reset_prepare(struct snode_dev *sdev)
+{
+	__snode_dma_stop(sdev, -ECONNRESET);
+}
+
+const struct snode_feature_ops snode_dma_feature = {
+	.name = "the DMA engine",
+	.init = snode_dma_init,
+	.start = __snode_dma_start,
+	.reset_prepare = __snode_dma_reset_prepare,
+};

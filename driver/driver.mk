@@ -12,7 +12,9 @@
 #   modules-debug     the same for the debug kernel (make kernels-debug):
 #                     build/stage/kdebug/lib/snode/snode.ko
 #   lint              W=1 and sparse on both kernels, checkpatch --strict,
-#                     kernel-doc of the headers; any finding fails
+#                     kernel-doc of the headers, the driver's layering
+#                     (driver-layering.py on the 6.12 objects); any finding
+#                     fails
 #   modules_install   snode.ko into INSTALL_MOD_PATH (make install, in
 #                     install.mk, installs the userspace and no module)
 #   driver-clean      remove the module's build products
@@ -116,7 +118,19 @@ lint-kernel-doc:
 		printf '%s\n' "$$out"; \
 		echo "lint: kernel-doc FAILED"; exit 1; fi
 
-lint: $(foreach v,$(GUEST_KVERS),lint-$(v)) lint-checkpatch lint-kernel-doc
+# The driver's layering (Documentation/driver/snode.rst, "Layers"): the call
+# graph of the objects lint-6.12 just built has no cycle between features
+# and no forbidden edge beyond tools/testing/driver-layering.allow.
+.PHONY: lint-layering
+lint-layering: $(if $(filter lint,$(MAKECMDGOALS)),lint-6.12)
+	@echo "lint: driver layering"
+	@python3 $(TOP)/tools/testing/driver-layering.py --check \
+		$(BUILD)/lint/6.12/driver > $(BUILD)/lint/layering.log 2>&1; rc=$$?; \
+	if [ $$rc -ne 0 ]; then cat $(BUILD)/lint/layering.log; \
+		echo "lint: driver layering FAILED"; exit 1; fi
+
+lint: $(foreach v,$(GUEST_KVERS),lint-$(v)) lint-layering lint-checkpatch \
+	lint-kernel-doc
 	@echo "lint: clean"
 
 modules_install: module

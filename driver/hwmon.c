@@ -209,7 +209,7 @@ static const struct hwmon_chip_info snode_hwmon_chip = {
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_hwmon_init(struct snode_dev *sdev)
+static int snode_hwmon_init(struct snode_dev *sdev)
 {
 	struct device *hwmon;
 
@@ -231,7 +231,7 @@ int snode_hwmon_init(struct snode_dev *sdev)
  *
  * Context: Process context. Caller holds @sdev->rwsem for write.
  */
-void __snode_hwmon_restore(struct snode_dev *sdev)
+static void __snode_hwmon_restore(struct snode_dev *sdev)
 {
 	struct snode_sensors *s = &sdev->sensors;
 
@@ -254,7 +254,7 @@ void __snode_hwmon_restore(struct snode_dev *sdev)
  *
  * Context: Event IRQ thread.
  */
-void snode_hwmon_event(struct snode_dev *sdev, const struct snode_event *ev)
+static void snode_hwmon_event(struct snode_dev *sdev, const struct snode_event *ev)
 {
 	const struct snode_event_thermal *data = (const void *)ev->data;
 	u32 alarm = le32_to_cpu(data->alarm);
@@ -277,3 +277,11 @@ void snode_hwmon_event(struct snode_dev *sdev, const struct snode_event *ev)
 		hwmon_notify_event(sdev->hwmon, hwmon_power,
 				   hwmon_power_max_alarm, 0);
 }
+
+const struct snode_feature_ops snode_hwmon_feature = {
+	.name = "hwmon",
+	.init = snode_hwmon_init,
+	.reset_restore = __snode_hwmon_restore,
+	.events = BIT(SNODE_EV_THERMAL),
+	.event = snode_hwmon_event,
+};

@@ -194,8 +194,8 @@ void __snode_link_notify(struct snode_link *link, unsigned int port,
 	lockdep_assert_held(&link->lock);
 	if (!link->live || !__snode_rl_admit(link, &lp->rl[kind], meta))
 		return;
-	snode_nl_link_ntf(link->sdev, kind, port, lp,
-			  __snode_link_threshold(link, lp), meta);
+	snode_tell_link_ntf(link->sdev, kind, port, lp,
+			    __snode_link_threshold(link, lp), meta);
 }
 
 /* Re-evaluate the BER alarm of a port; a crossing is notified. */
@@ -211,9 +211,9 @@ static void __snode_link_check_ber(struct snode_link *link, unsigned int port,
 	lp->ber_alarm = alarm;
 	__snode_link_notify(link, port, SNODE_LINK_NTF_BER, meta);
 	if (alarm)
-		snode_devlink_link_error(link->sdev, port,
-					 "bit-error rate above threshold",
-					 &lp->port, threshold);
+		snode_tell_link_error(link->sdev, port,
+				      "bit-error rate above threshold",
+				      &lp->port, threshold);
 }
 
 /*
@@ -251,9 +251,9 @@ static void snode_link_flush_work(struct work_struct *work)
 
 		for (k = 0; k < SNODE_LINK_NTF_NR; k++)
 			if (__snode_rl_due(&lp->rl[k], now, &next, &meta))
-				snode_nl_link_ntf(link->sdev, k, i, lp,
-						  __snode_link_threshold(link, lp),
-						  &meta);
+				snode_tell_link_ntf(link->sdev, k, i, lp,
+						    __snode_link_threshold(link, lp),
+						    &meta);
 	}
 	for (i = 0; i < link->max_nodes; i++)
 		if (__snode_rl_due(&link->nodes[i].rl, now, &next, &meta))
@@ -261,8 +261,8 @@ static void snode_link_flush_work(struct work_struct *work)
 	if (__snode_rl_due(&link->av_rl, now, &next, &meta)) {
 		meta.suppressed += link->av_suppressed;
 		link->av_suppressed = 0;
-		snode_nl_access_ntf(link->sdev, link->av_offset, link->av_write,
-				    &meta);
+		snode_tell_access_ntf(link->sdev, link->av_offset,
+				      link->av_write, &meta);
 	}
 
 	if (next != U64_MAX)
@@ -527,8 +527,8 @@ static void snode_link_state_event(struct snode_link *link,
 	__snode_link_notify(link, d->port, SNODE_LINK_NTF_STATE, meta);
 	error = snode_link_error(&lp->port, before);
 	if (error)
-		snode_devlink_link_error(link->sdev, d->port, error, &lp->port,
-					 __snode_link_threshold(link, lp));
+		snode_tell_link_error(link->sdev, d->port, error, &lp->port,
+				      __snode_link_threshold(link, lp));
 	__snode_link_check_isolate(link, d->port, meta);
 	mutex_unlock(&link->lock);
 }
@@ -563,8 +563,8 @@ static void snode_link_access_event(struct snode_link *link,
 	if (__snode_rl_admit(link, &link->av_rl, meta)) {
 		/* the NIC rate limits violations too; report its count */
 		meta->suppressed = suppressed;
-		snode_nl_access_ntf(link->sdev, link->av_offset, link->av_write,
-				    meta);
+		snode_tell_access_ntf(link->sdev, link->av_offset,
+				      link->av_write, meta);
 	} else {
 		link->av_suppressed += suppressed;
 	}
@@ -579,7 +579,7 @@ out:
  *
  * Context: Event IRQ thread.
  */
-void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev)
+static void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev)
 {
 	struct snode_link *link = sdev->link;
 	struct snode_ev_meta meta = {
@@ -609,11 +609,12 @@ void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev)
 
 		mutex_lock(&link->lock);
 		if (link->live)
-			snode_nl_revoked_ntf(sdev, le16_to_cpu(d->att_index),
-					     le16_to_cpu(d->reason),
-					     le32_to_cpu(d->epoch),
-					     le32_to_cpu(d->node),
-					     le32_to_cpu(d->export_id), &meta);
+			snode_tell_revoked_ntf(sdev, le16_to_cpu(d->att_index),
+					       le16_to_cpu(d->reason),
+					       le32_to_cpu(d->epoch),
+					       le32_to_cpu(d->node),
+					       le32_to_cpu(d->export_id),
+					       &meta);
 		mutex_unlock(&link->lock);
 		break;
 	}
@@ -622,13 +623,13 @@ void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev)
 
 		mutex_lock(&link->lock);
 		if (link->live)
-			snode_nl_thermal_ntf(sdev, le32_to_cpu(d->temp),
-					     le32_to_cpu(d->power),
-					     le32_to_cpu(d->alarm), &meta);
+			snode_tell_thermal_ntf(sdev, le32_to_cpu(d->temp),
+					       le32_to_cpu(d->power),
+					       le32_to_cpu(d->alarm), &meta);
 		if (d->alarm)
-			snode_devlink_thermal(sdev, le32_to_cpu(d->temp),
-					      le32_to_cpu(d->power),
-					      le32_to_cpu(d->alarm));
+			snode_tell_thermal_alarm(sdev, le32_to_cpu(d->temp),
+						 le32_to_cpu(d->power),
+						 le32_to_cpu(d->alarm));
 		mutex_unlock(&link->lock);
 		break;
 	}
@@ -643,12 +644,44 @@ void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev)
 	}
 }
 
+/* Undo the dev_add of the listeners before @end, last first. */
+static void snode_link_listeners_del(struct snode_dev *sdev,
+				     const struct snode_listener_ops *const *end)
+{
+	const struct snode_listener_ops *const *lp = end;
+
+	while (lp-- != sdev->listeners)
+		if ((*lp)->dev_del)
+			(*lp)->dev_del(sdev);
+}
+
+/* Tell every listener (the netlink family) that the NIC is there. */
+static int snode_link_listeners_add(struct snode_dev *sdev)
+{
+	const struct snode_listener_ops *const *lp;
+	int ret;
+
+	for (lp = sdev->listeners; *lp; lp++) {
+		if (!(*lp)->dev_add)
+			continue;
+		ret = (*lp)->dev_add(sdev);
+		if (ret) {
+			snode_link_listeners_del(sdev, lp);
+			return ret;
+		}
+	}
+	return 0;
+}
+
 static void snode_link_unregister(void *data)
 {
 	struct snode_dev *sdev = data;
 	struct snode_link *link = sdev->link;
+	const struct snode_listener_ops *const *end = sdev->listeners;
 
-	snode_nl_dev_del(sdev);
+	while (*end)
+		end++;
+	snode_link_listeners_del(sdev, end);
 	mutex_lock(&link->lock);
 	link->live = false;
 	mutex_unlock(&link->lock);
@@ -664,19 +697,19 @@ static void snode_link_unregister(void *data)
  * @sdev: identified snode device with live queues
  *
  * Reads the starting state of every port and node, then adds the NIC to
- * the netlink family. Undone on unbind.
+ * its listeners (the netlink family). Undone on unbind.
  *
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_link_register(struct snode_dev *sdev)
+static int snode_link_register(struct snode_dev *sdev)
 {
 	struct snode_link *link = sdev->link;
 	int ret;
 
 	snode_link_resync(sdev);
 
-	ret = snode_nl_dev_add(sdev);
+	ret = snode_link_listeners_add(sdev);
 	if (ret)
 		return ret;
 	mutex_lock(&link->lock);
@@ -710,7 +743,7 @@ static void snode_link_free(void *data)
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_link_init(struct snode_dev *sdev)
+static int snode_link_init(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct snode_link *link;
@@ -757,3 +790,10 @@ int snode_link_init(struct snode_dev *sdev)
 
 	return devm_add_action_or_reset(dev, snode_link_free, sdev);
 }
+
+const struct snode_feature_ops snode_link_feature = {
+	.name = "the links",
+	.early_init = snode_link_init,
+	.add = snode_link_register,
+	.event_report = snode_link_event,
+};

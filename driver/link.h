@@ -14,6 +14,7 @@
 #include <linux/snode.h>
 
 #include "hw.h"
+#include "snode.h"
 
 struct snode_dev;
 struct snode_net;
@@ -115,14 +116,6 @@ struct snode_rl {
 	u64 last;
 	u32 held;
 	struct snode_ev_meta meta;
-};
-
-enum snode_link_ntf {
-	SNODE_LINK_NTF_STATE,
-	SNODE_LINK_NTF_BER,
-	SNODE_LINK_NTF_ISOLATION,
-	SNODE_LINK_NTF_UTIL,
-	SNODE_LINK_NTF_NR,
 };
 
 /**
@@ -347,44 +340,109 @@ void snode_link_node_event(struct snode_link *link,
 			   const struct snode_event_node_state *d,
 			   const struct snode_ev_meta *meta);
 
-/* netlink.c and nl_*.c: the family, its notifications */
-int snode_nl_dev_add(struct snode_dev *sdev);
-void snode_nl_dev_del(struct snode_dev *sdev);
-void snode_nl_nodes_changed(void);
-void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
-		       unsigned int port, const struct snode_link_port *lp,
-		       u64 threshold, const struct snode_ev_meta *meta);
-void snode_nl_node_ntf(struct snode_dev *sdev, u32 id,
-		       const struct snode_link_node *ln,
-		       const struct snode_ev_meta *meta);
-void snode_nl_revoked_ntf(struct snode_dev *sdev, u32 att_index, u32 reason,
-			  u32 epoch, u32 node, u32 export_id,
-			  const struct snode_ev_meta *meta);
-void snode_nl_access_ntf(struct snode_dev *sdev, u64 offset, bool write,
-			 const struct snode_ev_meta *meta);
-void snode_nl_thermal_ntf(struct snode_dev *sdev, s32 temp, u32 power,
-			  u32 alarm, const struct snode_ev_meta *meta);
-
-/* devlink.c: the health reporters; the caller holds &snode_link.lock */
-#if IS_ENABLED(CONFIG_NET_DEVLINK)
-void snode_devlink_link_error(struct snode_dev *sdev, unsigned int port,
-			      const char *reason, const struct snode_port *state,
-			      u64 threshold);
-void snode_devlink_thermal(struct snode_dev *sdev, s32 temp, u32 power,
-			   u32 alarm);
-#else
-static inline void snode_devlink_link_error(struct snode_dev *sdev,
-					    unsigned int port,
-					    const char *reason,
-					    const struct snode_port *state,
-					    u64 threshold)
+/*
+ * Tell every listener of the NIC (main.c's table: the netlink family,
+ * devlink, the network interface) that has the hook.
+ */
+static inline void snode_tell_nodes_changed(struct snode_dev *sdev)
 {
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->nodes_changed)
+			(*ops)->nodes_changed(sdev);
 }
 
-static inline void snode_devlink_thermal(struct snode_dev *sdev, s32 temp,
-					 u32 power, u32 alarm)
+static inline void snode_tell_link_ntf(struct snode_dev *sdev,
+				       enum snode_link_ntf kind,
+				       unsigned int port,
+				       const struct snode_link_port *lp,
+				       u64 threshold,
+				       const struct snode_ev_meta *meta)
 {
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->link_ntf)
+			(*ops)->link_ntf(sdev, kind, port, lp, threshold, meta);
 }
-#endif
+
+static inline void snode_tell_node_ntf(struct snode_dev *sdev, u32 id,
+				       const struct snode_link_node *ln,
+				       const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->node_ntf)
+			(*ops)->node_ntf(sdev, id, ln, meta);
+}
+
+static inline void snode_tell_revoked_ntf(struct snode_dev *sdev, u32 att_index,
+					  u32 reason, u32 epoch, u32 node,
+					  u32 export_id,
+					  const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->revoked_ntf)
+			(*ops)->revoked_ntf(sdev, att_index, reason, epoch, node,
+					    export_id, meta);
+}
+
+static inline void snode_tell_access_ntf(struct snode_dev *sdev, u64 offset,
+					 bool write,
+					 const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->access_ntf)
+			(*ops)->access_ntf(sdev, offset, write, meta);
+}
+
+static inline void snode_tell_thermal_ntf(struct snode_dev *sdev, s32 temp,
+					  u32 power, u32 alarm,
+					  const struct snode_ev_meta *meta)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->thermal_ntf)
+			(*ops)->thermal_ntf(sdev, temp, power, alarm, meta);
+}
+
+static inline void snode_tell_link_error(struct snode_dev *sdev,
+					 unsigned int port, const char *reason,
+					 const struct snode_port *state,
+					 u64 threshold)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->link_error)
+			(*ops)->link_error(sdev, port, reason, state, threshold);
+}
+
+static inline void snode_tell_thermal_alarm(struct snode_dev *sdev, s32 temp,
+					    u32 power, u32 alarm)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->thermal_alarm)
+			(*ops)->thermal_alarm(sdev, temp, power, alarm);
+}
+
+static inline void snode_tell_node_changed(struct snode_dev *sdev, u32 node,
+					   bool up)
+{
+	const struct snode_listener_ops *const *ops;
+
+	for (ops = sdev->listeners; *ops; ops++)
+		if ((*ops)->node_changed)
+			(*ops)->node_changed(sdev, node, up);
+}
 
 #endif /* _SNODE_LINK_H_ */

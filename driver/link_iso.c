@@ -200,12 +200,12 @@ void snode_link_isolate_work(struct work_struct *work)
 			__snode_link_isolation(link, port,
 					       SNODE_LINK_ISOLATION_ISOLATED,
 					       reason, &meta);
-			snode_devlink_link_error(sdev, port,
-						 reason == SNODE_ISOLATE_REASON_BER ?
-						 "isolated by auto-isolate (BER)" :
-						 "isolated by auto-isolate (flaps)",
-						 &lp->port,
-						 __snode_link_threshold(link, lp));
+			snode_tell_link_error(sdev, port,
+					      reason == SNODE_ISOLATE_REASON_BER ?
+					      "isolated by auto-isolate (BER)" :
+					      "isolated by auto-isolate (flaps)",
+					      &lp->port,
+					      __snode_link_threshold(link, lp));
 		} else {
 			if (ret)
 				dev_warn(&sdev->pdev->dev,

@@ -44,7 +44,7 @@ void __snode_node_send(struct snode_link *link, u32 id,
 {
 	struct snode_link_node *ln = &link->nodes[id];
 
-	snode_nl_node_ntf(link->sdev, id, ln, meta);
+	snode_tell_node_ntf(link->sdev, id, ln, meta);
 	ln->sent_state = ln->state;
 	ln->sent_route = ln->route;
 }
@@ -56,8 +56,9 @@ static void __snode_node_changed(struct snode_link *link, u32 id,
 	struct snode_link_node *ln = &link->nodes[id];
 
 	lockdep_assert_held(&link->lock);
-	snode_nl_nodes_changed();
-	snode_net_node_changed(link->sdev, id, ln->state == SNODE_NODE_STATE_UP);
+	snode_tell_nodes_changed(link->sdev);
+	snode_tell_node_changed(link->sdev, id,
+				ln->state == SNODE_NODE_STATE_UP);
 	if (!link->live) {
 		/* before registration the state is the starting point */
 		ln->sent_state = ln->state;
@@ -75,8 +76,9 @@ static void __snode_node_changed(struct snode_link *link, u32 id,
  * @up: with @net, a bitmap of &snode_link.max_nodes bits to set for every
  *      node that is up now
  *
- * From here on every node change is passed to snode_net_node_changed()
- * with &snode_link.lock held; detaching waits for the one in progress.
+ * From here on every node change reaches the interface (its
+ * &snode_listener_ops.node_changed) with &snode_link.lock held; detaching
+ * waits for the one in progress.
  *
  * Context: Process context.
  */

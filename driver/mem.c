@@ -550,7 +550,7 @@ static void snode_pool_zap(struct snode_mem *mem, bool *flag)
  *
  * Context: Process context; caller holds @sdev->rwsem for write.
  */
-void __snode_mem_reset_prepare(struct snode_dev *sdev)
+static void __snode_mem_reset_prepare(struct snode_dev *sdev)
 {
 	struct snode_mem *mem = sdev->mem;
 
@@ -574,7 +574,7 @@ void __snode_mem_reset_prepare(struct snode_dev *sdev)
  *
  * Context: Process context; caller holds @sdev->rwsem for write.
  */
-void __snode_mem_reset_done(struct snode_dev *sdev)
+static void __snode_mem_reset_done(struct snode_dev *sdev)
 {
 	lockdep_assert_held_write(&sdev->rwsem);
 
@@ -712,7 +712,7 @@ static int snode_mem_pools_init(struct snode_mem *mem)
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_mem_init(struct snode_dev *sdev)
+static int snode_mem_init(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct snode_mem *mem;
@@ -818,3 +818,30 @@ void snode_mem_free(struct snode_dev *sdev)
 	kfree(mem);
 	sdev->mem = NULL;
 }
+
+/* Context: event IRQ thread. */
+static void snode_mem_event(struct snode_dev *sdev, const struct snode_event *ev)
+{
+	switch (le16_to_cpu(ev->type)) {
+	case SNODE_EV_NODE_STATE:
+		snode_mem_node_event(sdev, ev);
+		break;
+	case SNODE_EV_WINDOW_REVOKED:
+		snode_mem_window_event(sdev, ev);
+		break;
+	case SNODE_EV_EQ_OVERFLOW:
+		snode_mem_events_lost(sdev);
+		break;
+	}
+}
+
+const struct snode_feature_ops snode_mem_feature = {
+	.name = "global memory",
+	.add = snode_mem_init,
+	.reset_prepare = __snode_mem_reset_prepare,
+	.reset_done = __snode_mem_reset_done,
+	.events = BIT(SNODE_EV_NODE_STATE) | BIT(SNODE_EV_WINDOW_REVOKED) |
+		  BIT(SNODE_EV_EQ_OVERFLOW),
+	.event = snode_mem_event,
+	.admin_answered = snode_mem_reconcile,
+};

@@ -362,6 +362,11 @@ void snode_hostmem_free(struct snode_hostmem *hm);
 
 /* import_att.c */
 void snode_imports_revoke_all(struct snode_mem *mem, u32 reason);
+void snode_mem_window_event(struct snode_dev *sdev,
+			    const struct snode_event *ev);
+void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev);
+void snode_mem_events_lost(struct snode_dev *sdev);
+void snode_mem_reconcile(struct snode_dev *sdev);
 void snode_imports_revoke_node(struct snode_mem *mem, u32 node, u32 reason);
 void snode_att_clear_work(struct work_struct *work);
 void __snode_att_reset(struct snode_mem *mem);

@@ -93,7 +93,7 @@ static int snode_msg_wait_idle(struct snode_msg_dev *md, u32 *status)
  *
  * Context: The admin interrupt thread (vector 0).
  */
-void snode_msg_send_irq(struct snode_dev *sdev)
+static void snode_msg_send_irq(struct snode_dev *sdev)
 {
 	if (sdev->msg)
 		wake_up(&sdev->msg->send_wait);
@@ -141,7 +141,7 @@ static int snode_msg_xmit(struct snode_msg_dev *md,
 	if (ret)
 		goto out_unlock;
 	snode_msg_load(sdev, cmd, src_ep);
-	trace_snode_msg_submit(sdev, cmd->node, cmd->ep, src_ep, cmd->len);
+	trace_snode_msg_submit(sdev, cmd->node, cmd->ep, src_ep, cmd->len, 0);
 	snode_writel(sdev, SNODE_MSG_SEND_OFFSET, SNODE_MSG_SEND_GO);
 	ret = snode_msg_wait_idle(md, &status);
 	if (!ret)
@@ -247,7 +247,7 @@ u64 snode_msg_send_retries(struct snode_dev *sdev)
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_msg_init(struct snode_dev *sdev)
+static int snode_msg_init(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct snode_msg_dev *md;
@@ -320,3 +320,12 @@ void snode_msg_free(struct snode_dev *sdev)
 	kfree(md);
 	sdev->msg = NULL;
 }
+
+const struct snode_feature_ops snode_msg_feature = {
+	.name = "messages",
+	.init = snode_msg_init,
+	.reset_prepare = __snode_msg_reset_prepare,
+	.reset_restore = __snode_msg_reset_done,
+	.intr = SNODE_INTR_MSG,
+	.irq = snode_msg_send_irq,
+};

@@ -171,6 +171,8 @@ int snode_ep_set(struct snode_msg_dev *md, struct snode_ep *ep, bool signal);
 void snode_ep_destroy(struct snode_msg_dev *md, struct snode_ep *ep);
 irqreturn_t snode_ep_irq(int irq, void *data);
 void snode_ep_remove_all(void *data);
+void __snode_msg_reset_prepare(struct snode_dev *sdev);
+void __snode_msg_reset_done(struct snode_dev *sdev);
 /* ep.c: for ep_kernel.c */
 struct snode_ep *__snode_ep_create(struct snode_msg_dev *md, u32 id,
 				   u32 entries, u64 key, bool kernel);

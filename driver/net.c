@@ -55,7 +55,7 @@
  * context, which schedules NAPI; the poll reassembles frames and hands them
  * to GRO, then drains the rings (net_ring.c), and stops only once every
  * ring is armed and found empty. Carrier: on while at least one other node
- * is up (link_node.c tells snode_net_node_changed()).
+ * is up (the links tell snode_net_node_changed(), a listener of theirs).
  *
  * Reset: the reset kills the endpoint (ep.c); the poll then reads nothing.
  * @restart_work, queued by snode_net_reset_done(), stops NAPI, sets the
@@ -517,7 +517,7 @@ static void snode_net_restart_work(struct work_struct *work)
  * Context: Process context; caller holds &snode_dev.rwsem for write, so
  * the endpoint is set up again from a work item.
  */
-void snode_net_reset_done(struct snode_dev *sdev)
+static void snode_net_reset_done(struct snode_dev *sdev)
 {
 	struct snode_net *net = READ_ONCE(sdev->net);
 
@@ -533,7 +533,7 @@ void snode_net_reset_done(struct snode_dev *sdev)
  *
  * Context: Caller holds &snode_link.lock (snode_link_net_attach()).
  */
-void snode_net_node_changed(struct snode_dev *sdev, u32 node, bool up)
+static void snode_net_node_changed(struct snode_dev *sdev, u32 node, bool up)
 {
 	struct snode_net *net = sdev->net;
 
@@ -703,7 +703,7 @@ static void snode_net_remove(void *data)
  * Context: Process context (probe).
  * Return: 0 or a negative errno.
  */
-int snode_net_init(struct snode_dev *sdev)
+static int snode_net_init(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
 	struct snode_msg_dev *md = sdev->msg;
@@ -780,3 +780,14 @@ int snode_net_init(struct snode_dev *sdev)
 	}
 	return devm_add_action_or_reset(dev, snode_net_remove, net);
 }
+
+const struct snode_feature_ops snode_net_feature = {
+	.name = "the network interface",
+	.add = snode_net_init,
+	.reset_done = snode_net_reset_done,
+};
+
+/* the interface hears of nodes going up and down from the links */
+const struct snode_listener_ops snode_net_listener = {
+	.node_changed = snode_net_node_changed,
+};

@@ -650,15 +650,28 @@ void snode_nl_dev_del(struct snode_dev *sdev)
 
 /**
  * snode_nl_nodes_changed() - a node's state or route changed
+ * @sdev: the NIC that saw it (node dumps span every NIC)
  *
  * Makes node dumps that span the change report NLM_F_DUMP_INTR.
  *
  * Context: Any context.
  */
-void snode_nl_nodes_changed(void)
+void snode_nl_nodes_changed(struct snode_dev *sdev)
 {
 	atomic_inc(&snode_nl_node_gen);
 }
+
+/* the family hears what the links observe (&struct snode_listener_ops) */
+const struct snode_listener_ops snode_nl_listener = {
+	.dev_add = snode_nl_dev_add,
+	.dev_del = snode_nl_dev_del,
+	.nodes_changed = snode_nl_nodes_changed,
+	.link_ntf = snode_nl_link_ntf,
+	.node_ntf = snode_nl_node_ntf,
+	.revoked_ntf = snode_nl_revoked_ntf,
+	.access_ntf = snode_nl_access_ntf,
+	.thermal_ntf = snode_nl_thermal_ntf,
+};
 
 /**
  * snode_nl_init() - register the family

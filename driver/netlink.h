@@ -151,4 +151,22 @@ int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info);
 int snode_nl_stats_get_dumpit(struct sk_buff *skb,
 			      struct netlink_callback *cb);
 
+/* netlink.c and nl_*.c: the family, its notifications */
+int snode_nl_dev_add(struct snode_dev *sdev);
+void snode_nl_dev_del(struct snode_dev *sdev);
+void snode_nl_nodes_changed(struct snode_dev *sdev);
+void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
+		       unsigned int port, const struct snode_link_port *lp,
+		       u64 threshold, const struct snode_ev_meta *meta);
+void snode_nl_node_ntf(struct snode_dev *sdev, u32 id,
+		       const struct snode_link_node *ln,
+		       const struct snode_ev_meta *meta);
+void snode_nl_revoked_ntf(struct snode_dev *sdev, u32 att_index, u32 reason,
+			  u32 epoch, u32 node, u32 export_id,
+			  const struct snode_ev_meta *meta);
+void snode_nl_access_ntf(struct snode_dev *sdev, u64 offset, bool write,
+			 const struct snode_ev_meta *meta);
+void snode_nl_thermal_ntf(struct snode_dev *sdev, s32 temp, u32 power,
+			  u32 alarm, const struct snode_ev_meta *meta);
+
 #endif /* _SNODE_NETLINK_H_ */

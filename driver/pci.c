@@ -64,6 +64,32 @@ static int snode_hw_reset(struct snode_dev *sdev)
 				  SNODE_READY_TIMEOUT_US);
 }
 
+/* the steps every feature may take part in after probe (snode_feature_ops) */
+enum snode_step {
+	SNODE_STEP_START,
+	SNODE_STEP_RESET_PREPARE,
+	SNODE_STEP_RESET_RESTORE,
+	SNODE_STEP_RESET_DONE,
+};
+
+/* Run one step of every feature, in table order. */
+static void snode_features_step(struct snode_dev *sdev, enum snode_step step)
+{
+	const struct snode_feature_ops *const *fp;
+
+	for (fp = sdev->features; *fp; fp++) {
+		void (*const hook[])(struct snode_dev *sdev) = {
+			[SNODE_STEP_START] = (*fp)->start,
+			[SNODE_STEP_RESET_PREPARE] = (*fp)->reset_prepare,
+			[SNODE_STEP_RESET_RESTORE] = (*fp)->reset_restore,
+			[SNODE_STEP_RESET_DONE] = (*fp)->reset_done,
+		};
+
+		if (hook[step])
+			hook[step](sdev);
+	}
+}
+
 /*
  * Program the queues of a device fresh out of reset and enable them.
  * Caller holds rwsem for write, or is probing.
@@ -83,7 +109,7 @@ static int __snode_hw_start(struct snode_dev *sdev)
 	}
 
 	__snode_queues_start(sdev);
-	__snode_dma_start(sdev);
+	snode_features_step(sdev, SNODE_STEP_START);
 	snode_writel(sdev, SNODE_CTRL_OFFSET, SNODE_CTRL_ENABLE);
 	ret = readl_poll_timeout(sdev->regs + SNODE_STATUS_OFFSET, status,
 				 status & (SNODE_STATUS_ENABLED | SNODE_STATUS_FATAL),
@@ -270,19 +296,6 @@ static void snode_identify_work(struct work_struct *work)
 		snode_print_identity(sdev, "fabric changed: ");
 }
 
-/**
- * snode_fabric_event() - the device attached to or detached from a fabric
- * @sdev: snode device
- * @ev: FABRIC event
- *
- * Context: Event IRQ thread.
- */
-void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev)
-{
-	snode_debug_delay(SNODE_DELAY_FABRIC_EVENT);
-	schedule_work(&sdev->identify_work);
-}
-
 static int snode_check_hw(struct snode_dev *sdev)
 {
 	struct device *dev = &sdev->pdev->dev;
@@ -308,15 +321,51 @@ static int snode_check_hw(struct snode_dev *sdev)
 	return 0;
 }
 
+static const struct snode_driver *snode_driver;
+
+/* the probe phases of a feature, in order (struct snode_feature_ops) */
+enum snode_probe_phase {
+	SNODE_PROBE_EARLY,
+	SNODE_PROBE_INIT,
+	SNODE_PROBE_ADD,
+};
+
+/* Run one probe phase of every feature, in table order. */
+static int snode_features_probe(struct snode_dev *sdev,
+				enum snode_probe_phase phase)
+{
+	const struct snode_feature_ops *const *fp;
+	int ret;
+
+	for (fp = sdev->features; *fp; fp++) {
+		int (*const hook[])(struct snode_dev *sdev) = {
+			[SNODE_PROBE_EARLY] = (*fp)->early_init,
+			[SNODE_PROBE_INIT] = (*fp)->init,
+			[SNODE_PROBE_ADD] = (*fp)->add,
+		};
+
+		if (!hook[phase])
+			continue;
+		ret = hook[phase](sdev);
+		if (ret)
+			return dev_err_probe(&sdev->pdev->dev, ret,
+					     "cannot set up %s\n",
+					     (*fp)->name);
+	}
+	return 0;
+}
+
 static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 {
 	struct device *dev = &pdev->dev;
 	struct snode_dev *sdev;
 	int ret;
 
-	sdev = snode_dev_alloc(pdev);
+	sdev = snode_driver->dev_alloc(pdev);
 	if (IS_ERR(sdev))
 		return PTR_ERR(sdev);
+	sdev->features = snode_driver->features;
+	sdev->listeners = snode_driver->listeners;
 	INIT_WORK(&sdev->identify_work, snode_identify_work);
 	pci_set_drvdata(pdev, sdev);
 
@@ -360,7 +409,7 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 		return ret;
 
 	/* before the queues, so that it outlives the event interrupt */
-	ret = snode_link_init(sdev);
+	ret = snode_features_probe(sdev, SNODE_PROBE_EARLY);
 	if (ret)
 		return ret;
 
@@ -368,18 +417,13 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return dev_err_probe(dev, ret, "cannot set up the queues\n");
 
-	/* before the device is enabled: torn down after its reset on unbind */
-	ret = snode_msg_init(sdev);
+	/*
+	 * Before the device is enabled: torn down after its reset on unbind,
+	 * and no event finds a half-gone feature (hwmon).
+	 */
+	ret = snode_features_probe(sdev, SNODE_PROBE_INIT);
 	if (ret)
-		return dev_err_probe(dev, ret, "cannot set up messages\n");
-	ret = snode_dma_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot set up the DMA engine\n");
-
-	/* before the queues start, so events never see a half-gone hwmon */
-	ret = snode_hwmon_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register hwmon\n");
+		return ret;
 
 	ret = __snode_hw_start(sdev);
 	if (ret)
@@ -394,33 +438,12 @@ static int snode_probe(struct pci_dev *pdev, const struct pci_device_id *ent)
 	if (ret)
 		return dev_err_probe(dev, ret, "device does not answer IDENTIFY\n");
 
-	ret = snode_link_register(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register the links\n");
-
-	ret = snode_mem_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot set up global memory\n");
-
 	pci_save_state(pdev);
 
-	ret = snode_cdev_add(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot add %s\n",
-				     dev_name(&sdev->dev));
-
-	ret = snode_debugfs_add(sdev);
+	/* devlink last: its callbacks use all of the above; unregistered first */
+	ret = snode_features_probe(sdev, SNODE_PROBE_ADD);
 	if (ret)
 		return ret;
-
-	ret = snode_net_init(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register the network interface\n");
-
-	/* last: its callbacks use all of the above; unregistered first */
-	ret = snode_devlink_register(sdev);
-	if (ret)
-		return dev_err_probe(dev, ret, "cannot register with devlink\n");
 
 	snode_print_identity(sdev, "");
 	return 0;
@@ -438,12 +461,8 @@ static void snode_quiesce(struct snode_dev *sdev)
 		sdev->state = SNODE_STATE_RESETTING;
 		snode_writel(sdev, SNODE_CTRL_OFFSET, 0);
 		__snode_queues_stop(sdev);
-		/* the reset wipes the ATT: revoke every window now */
-		__snode_mem_reset_prepare(sdev);
-		/* and every message endpoint */
-		__snode_msg_reset_prepare(sdev);
-		/* the engine stopped: fail the copies in flight */
-		__snode_dma_stop(sdev, -ECONNRESET);
+		/* windows, message endpoints, copies in flight */
+		snode_features_step(sdev, SNODE_STEP_RESET_PREPARE);
 	}
 	up_write(&sdev->rwsem);
 }
@@ -466,16 +485,14 @@ static int snode_restart(struct snode_dev *sdev)
 	ret = __snode_hw_start(sdev);
 	if (ret)
 		goto err_dead;
-	__snode_hwmon_restore(sdev);
-	__snode_msg_reset_done(sdev);
+	snode_features_step(sdev, SNODE_STEP_RESET_RESTORE);
 	ret = __snode_identify(sdev);
 	if (ret) {
 		dev_err(dev, "device does not answer IDENTIFY after reset: %d\n", ret);
 		goto err_stop;
 	}
-	__snode_mem_reset_done(sdev);
+	snode_features_step(sdev, SNODE_STEP_RESET_DONE);
 	sdev->state = SNODE_STATE_LIVE;
-	snode_net_reset_done(sdev);
 	up_write(&sdev->rwsem);
 	snode_print_identity(sdev, "reset done, ");
 	return 0;
@@ -560,12 +577,14 @@ static struct pci_driver snode_pci_driver = {
 
 /**
  * snode_pci_init() - register the PCI driver
+ * @drv: how to allocate a NIC's device and which features to set up
  *
  * Context: Module init.
  * Return: 0 or a negative errno.
  */
-int snode_pci_init(void)
+int snode_pci_init(const struct snode_driver *drv)
 {
+	snode_driver = drv;
 	return pci_register_driver(&snode_pci_driver);
 }
 

@@ -33,15 +33,31 @@
  * what it named (an ATT entry, an export) stale. Once the device has
  * answered every abandoned command, nothing it was told before can still
  * change those entries: the ACQ handler then asks the features to
- * reconcile them (snode_mem_reconcile(), decision 0024), which clears them
- * on the device and frees them without waiting for a reset.
+ * reconcile them (their &snode_feature_ops.admin_answered: global memory's,
+ * decision 0024), which clears them on the device and frees them without
+ * waiting for a reset. Other causes of vector 0 (a message send finished)
+ * go to the feature whose &snode_feature_ops.intr names them.
  *
  * Completions and events are processed in threaded interrupt handlers, so
- * that event handlers may sleep. Events are dispatched by type through
- * snode_event_handlers[]; a feature that consumes an event adds its handler
- * there. Every event is then offered to snode_link_event(), which keeps
- * the link and node state and notifies the netlink family's listeners.
+ * that event handlers may sleep. The core handles its own event types
+ * through snode_event_handlers[] (EQ_OVERFLOW, FABRIC), then every feature
+ * whose &snode_feature_ops.events has the type handles it, then every
+ * &snode_feature_ops.event_report sees it (the links keep the link and
+ * node state and notify the netlink family's listeners).
  */
+
+/**
+ * snode_fabric_event() - re-identify: the device attached to or left a fabric
+ * @sdev: snode device
+ * @ev: FABRIC event
+ *
+ * Context: Event IRQ thread.
+ */
+static void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev)
+{
+	snode_debug_delay(SNODE_DELAY_FABRIC_EVENT);
+	schedule_work(&sdev->identify_work);
+}
 
 typedef void (*snode_event_fn)(struct snode_dev *sdev,
 			       const struct snode_event *ev);
@@ -53,16 +69,27 @@ static void snode_eq_overflow_event(struct snode_dev *sdev,
 
 	dev_warn_ratelimited(&sdev->pdev->dev, "event queue overflowed, %u events lost\n",
 			     le32_to_cpu(data->lost));
-	snode_mem_events_lost(sdev);
 }
 
+/* &snode_feature_ops.events is a u32 of BIT(type) */
+static_assert(SNODE_EV_MAX < 32);
+
 static const snode_event_fn snode_event_handlers[SNODE_EV_MAX + 1] = {
-	[SNODE_EV_NODE_STATE] = snode_mem_node_event,
-	[SNODE_EV_WINDOW_REVOKED] = snode_mem_window_event,
-	[SNODE_EV_THERMAL] = snode_hwmon_event,
 	[SNODE_EV_EQ_OVERFLOW] = snode_eq_overflow_event,
 	[SNODE_EV_FABRIC] = snode_fabric_event,
 };
+
+static void snode_event_dispatch(struct snode_dev *sdev,
+				 const struct snode_event *ev, u16 type)
+{
+	const struct snode_feature_ops *const *fp;
+
+	if (snode_event_handlers[type])
+		snode_event_handlers[type](sdev, ev);
+	for (fp = sdev->features; *fp; fp++)
+		if ((*fp)->events & BIT(type))
+			(*fp)->event(sdev, ev);
+}
 
 /**
  * snode_status_to_errno() - map a device status code to an errno
@@ -497,6 +524,7 @@ static void *snode_aq_process(struct snode_dev *sdev, dma_addr_t *stale_dma,
 
 static irqreturn_t snode_aq_irq(int irq, void *data)
 {
+	const struct snode_feature_ops *const *fp;
 	struct snode_dev *sdev = data;
 	bool answered = false;
 	dma_addr_t stale_dma;
@@ -510,8 +538,9 @@ static irqreturn_t snode_aq_irq(int irq, void *data)
 	snode_writel(sdev, SNODE_INTR_CAUSE_OFFSET,
 		     cause & (SNODE_INTR_ADMIN | SNODE_INTR_FATAL | SNODE_INTR_MSG));
 	/* vector 0 also tells that a message send finished (msg.c) */
-	if (cause & SNODE_INTR_MSG)
-		snode_msg_send_irq(sdev);
+	for (fp = sdev->features; *fp; fp++)
+		if (cause & (*fp)->intr)
+			(*fp)->irq(sdev);
 	if (cause & SNODE_INTR_FATAL)
 		dev_err_ratelimited(&sdev->pdev->dev,
 				    "device reports a fatal error; it needs a reset\n");
@@ -521,13 +550,15 @@ static irqreturn_t snode_aq_irq(int irq, void *data)
 		dma_free_coherent(&sdev->pdev->dev, stale_len, stale_buf,
 				  stale_dma);
 	/* nothing told to the device before can change its tables now */
-	if (answered)
-		snode_mem_reconcile(sdev);
+	for (fp = sdev->features; answered && *fp; fp++)
+		if ((*fp)->admin_answered)
+			(*fp)->admin_answered(sdev);
 	return IRQ_HANDLED;
 }
 
 static irqreturn_t snode_eq_irq(int irq, void *data)
 {
+	const struct snode_feature_ops *const *fp;
 	struct snode_dev *sdev = data;
 	struct snode_eq *eq = &sdev->eq;
 	unsigned int budget = 0;
@@ -569,11 +600,12 @@ static irqreturn_t snode_eq_irq(int irq, void *data)
 				type);
 		} else {
 			eq->by_type[type]++;
-			if (snode_event_handlers[type])
-				snode_event_handlers[type](sdev, &ev);
+			snode_event_dispatch(sdev, &ev, type);
 		}
 		/* then the netlink family tells the operators */
-		snode_link_event(sdev, &ev);
+		for (fp = sdev->features; *fp; fp++)
+			if ((*fp)->event_report)
+				(*fp)->event_report(sdev, &ev);
 
 		if (++budget % 64 == 0)
 			cond_resched();
@@ -639,4 +671,30 @@ int snode_queues_init(struct snode_dev *sdev)
 		return -ENOMEM;
 	return devm_request_threaded_irq(dev, pci_irq_vector(sdev->pdev, SNODE_VEC_EVENT),
 					 NULL, snode_eq_irq, IRQF_ONESHOT, name, sdev);
+}
+
+/**
+ * snode_dev_stats() - read the NIC's counters
+ * @sdev: snode device
+ * @st: @st->hw filled in: the STATS command's answer (little endian, as
+ *      the NIC wrote it)
+ *
+ * Context: Process context; sleeps while the NIC answers.
+ * Return: 0 or a negative errno of the admin command.
+ */
+int snode_dev_stats(struct snode_dev *sdev, struct snode_dev_stats *st)
+{
+	struct snode_admin_req req = {
+		.cmd.opcode = SNODE_OP_STATS,
+		.data = &st->hw,
+		.len = sizeof(st->hw),
+		.dir = DMA_FROM_DEVICE,
+	};
+
+	/*
+	 * @st->send_retries is the message engine's, a feature's: the
+	 * caller reads it (snode_msg_send_retries()), so that the core calls
+	 * no feature (issue 33).
+	 */
+	return snode_admin_exec(sdev, &req);
 }

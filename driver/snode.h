@@ -275,6 +275,8 @@ struct snode_quotas {
  * @net: the network interface (net.c) while it is registered; set and
  *       cleared under &snode_link.lock (snode_link_net_attach())
  * @quotas: the users of the NIC and what they hold (fs.c)
+ * @features: main.c's table of features, NULL-terminated, set at probe
+ * @listeners: main.c's table of what hears the links, NULL-terminated
  */
 struct snode_dev {
 	struct device dev;
@@ -312,6 +314,129 @@ struct snode_dev {
 	struct snode_net *net;
 
 	struct snode_quotas quotas;
+	const struct snode_feature_ops *const *features;
+	const struct snode_listener_ops *const *listeners;
+};
+
+/**
+ * struct snode_feature_ops - how the core reaches a feature or a front end
+ * @name: what the probe failure message says could not be set up
+ * @early_init: probe, before the queues exist: device-managed state that
+ *              must outlive the event interrupt
+ * @init: probe, the queues exist, the device is not enabled yet: state
+ *        torn down after the device's reset on unbind
+ * @add: probe, the device is enabled and identified: what users see
+ * @start: the queues are running and the device not yet enabled, at probe
+ *         and after every reset; caller holds rwsem for write, or probes
+ * @reset_prepare: the device is RESETTING and its queues stopped: drop what
+ *                 the reset wipes; caller holds rwsem for write
+ * @reset_restore: the device is enabled again and not yet identified:
+ *                 program what the reset cleared; rwsem held for write
+ * @reset_done: the device answered IDENTIFY again and turns LIVE when
+ *              every feature is done; rwsem held for write
+ * @events: BIT() of the event types @event handles
+ * @event: handle one event of a type in @events (event IRQ thread)
+ * @event_report: every event, after the handlers: tell the operators
+ * @intr: INTR_CAUSE bits of vector 0 that @irq handles
+ * @irq: vector 0 raised one of @intr (its IRQ thread)
+ * @admin_answered: the admin queue's thread found answers: nothing the
+ *                  driver told the device before can change its tables
+ *
+ * The module's table of features (main.c) is the order of every phase:
+ * probe runs @early_init, then @init, then @add of each feature in table
+ * order, and device-managed teardown undoes it in reverse; each hook of a
+ * reset, an event or an interrupt runs in table order. Every hook is
+ * optional.
+ */
+struct snode_feature_ops {
+	const char *name;
+	int (*early_init)(struct snode_dev *sdev);
+	int (*init)(struct snode_dev *sdev);
+	int (*add)(struct snode_dev *sdev);
+	void (*start)(struct snode_dev *sdev);
+	void (*reset_prepare)(struct snode_dev *sdev);
+	void (*reset_restore)(struct snode_dev *sdev);
+	void (*reset_done)(struct snode_dev *sdev);
+	u32 events;
+	void (*event)(struct snode_dev *sdev, const struct snode_event *ev);
+	void (*event_report)(struct snode_dev *sdev,
+			     const struct snode_event *ev);
+	u32 intr;
+	void (*irq)(struct snode_dev *sdev);
+	void (*admin_answered)(struct snode_dev *sdev);
+};
+
+struct snode_ev_meta;
+struct snode_link_node;
+struct snode_link_port;
+struct snode_port;
+
+/* what a link notification reports (&snode_listener_ops.link_ntf) */
+enum snode_link_ntf {
+	SNODE_LINK_NTF_STATE,
+	SNODE_LINK_NTF_BER,
+	SNODE_LINK_NTF_ISOLATION,
+	SNODE_LINK_NTF_UTIL,
+	SNODE_LINK_NTF_NR,
+};
+
+/**
+ * struct snode_listener_ops - who hears what the links observe
+ * @dev_add: a NIC's link state is registered: make it visible (process
+ *           context; return 0 or a negative errno)
+ * @dev_del: undo @dev_add; may wait for the listener's users of the NIC
+ * @nodes_changed: a node's state or route changed (any context)
+ * @link_ntf: a link changed (the rest: caller holds &snode_link.lock)
+ * @node_ntf: a node changed
+ * @revoked_ntf: the device revoked a window
+ * @access_ntf: an aperture access no ATT entry grants
+ * @thermal_ntf: a THERMAL event
+ * @link_error: a link went over an error limit or down
+ * @thermal_alarm: a THERMAL event with an alarm set
+ * @node_changed: a node went up or down (after @nodes_changed)
+ *
+ * The links (link*.c) report through these; the netlink family, devlink
+ * and the network interface implement them, so that the links call no front
+ * end and no other feature. main.c names the listeners; every member is
+ * optional.
+ */
+struct snode_listener_ops {
+	int (*dev_add)(struct snode_dev *sdev);
+	void (*dev_del)(struct snode_dev *sdev);
+	void (*nodes_changed)(struct snode_dev *sdev);
+	void (*link_ntf)(struct snode_dev *sdev, enum snode_link_ntf kind,
+			 unsigned int port, const struct snode_link_port *lp,
+			 u64 threshold, const struct snode_ev_meta *meta);
+	void (*node_ntf)(struct snode_dev *sdev, u32 id,
+			 const struct snode_link_node *ln,
+			 const struct snode_ev_meta *meta);
+	void (*revoked_ntf)(struct snode_dev *sdev, u32 att_index, u32 reason,
+			    u32 epoch, u32 node, u32 export_id,
+			    const struct snode_ev_meta *meta);
+	void (*access_ntf)(struct snode_dev *sdev, u64 offset, bool write,
+			   const struct snode_ev_meta *meta);
+	void (*thermal_ntf)(struct snode_dev *sdev, s32 temp, u32 power,
+			    u32 alarm, const struct snode_ev_meta *meta);
+	void (*link_error)(struct snode_dev *sdev, unsigned int port,
+			   const char *reason, const struct snode_port *state,
+			   u64 threshold);
+	void (*thermal_alarm)(struct snode_dev *sdev, s32 temp, u32 power,
+			      u32 alarm);
+	void (*node_changed)(struct snode_dev *sdev, u32 node, bool up);
+};
+
+/**
+ * struct snode_driver - what the module hands the PCI driver
+ * @dev_alloc: allocate and initialise the device structure of a NIC
+ *             (its struct device, whose release frees it)
+ * @features: the features, NULL-terminated, in the order of
+ *            &struct snode_feature_ops
+ * @listeners: who hears what the links observe, NULL-terminated
+ */
+struct snode_driver {
+	struct snode_dev *(*dev_alloc)(struct pci_dev *pdev);
+	const struct snode_feature_ops *const *features;
+	const struct snode_listener_ops *const *listeners;
 };
 
 static inline struct snode_dev *to_snode_dev(struct device *dev)
@@ -563,14 +688,27 @@ struct snode_dev_stats {
 	u64 send_retries;
 };
 
-/* main.c */
-extern struct class snode_class;
-extern dev_t snode_devt;
+/*
+ * The features and front ends the core reaches through their ops, in the
+ * order of main.c's table.
+ */
+extern const struct snode_feature_ops snode_link_feature;
+extern const struct snode_feature_ops snode_mem_feature;
+extern const struct snode_feature_ops snode_msg_feature;
+extern const struct snode_feature_ops snode_dma_feature;
+extern const struct snode_feature_ops snode_hwmon_feature;
+extern const struct snode_feature_ops snode_cdev_feature;
+extern const struct snode_feature_ops snode_debugfs_feature;
+extern const struct snode_feature_ops snode_net_feature;
+extern const struct snode_feature_ops snode_devlink_feature;
+extern const struct snode_listener_ops snode_nl_listener;
+extern const struct snode_listener_ops snode_devlink_listener;
+extern const struct snode_listener_ops snode_net_listener;
 
 /* cdev.c */
-/* cdev.c */
+int snode_cdev_init(void);
+void snode_cdev_exit(void);
 struct snode_dev *snode_dev_alloc(struct pci_dev *pdev);
-int snode_cdev_add(struct snode_dev *sdev);
 
 /* core.c */
 const char *snode_state_name(enum snode_state state);
@@ -582,10 +720,9 @@ long snode_ioctl_dispatch(struct file *filp, const struct snode_ioctl_op *ops,
 int snode_ucmd_respond(struct snode_ucmd *ucmd, size_t cmd_len);
 int snode_ucmd_install_fd(struct snode_ucmd *ucmd, size_t cmd_len,
 			  struct file *file, int fd, int ret);
-int snode_dev_stats(struct snode_dev *sdev, struct snode_dev_stats *st);
 
 /* pci.c */
-int snode_pci_init(void);
+int snode_pci_init(const struct snode_driver *drv);
 void snode_pci_exit(void);
 int __snode_identify(struct snode_dev *sdev);
 void snode_id_get(struct snode_dev *sdev, struct snode_id *id);
@@ -598,39 +735,14 @@ int __snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
 int snode_admin_exec(struct snode_dev *sdev, struct snode_admin_req *req);
 bool snode_admin_answered(struct snode_dev *sdev);
 int snode_status_to_errno(u16 status);
-void snode_fabric_event(struct snode_dev *sdev, const struct snode_event *ev);
+int snode_dev_stats(struct snode_dev *sdev, struct snode_dev_stats *st);
 
 /* net.c: the network interface */
-int snode_net_init(struct snode_dev *sdev);
-void snode_net_reset_done(struct snode_dev *sdev);
-void snode_net_node_changed(struct snode_dev *sdev, u32 node, bool up);
 
 /* sysfs.c */
 extern const struct attribute_group *snode_dev_groups[];
 
-/* hwmon.c */
-#if IS_ENABLED(CONFIG_HWMON)
-int snode_hwmon_init(struct snode_dev *sdev);
-void __snode_hwmon_restore(struct snode_dev *sdev);
-void snode_hwmon_event(struct snode_dev *sdev, const struct snode_event *ev);
-#else
-static inline int snode_hwmon_init(struct snode_dev *sdev)
-{
-	return 0;
-}
-
-static inline void __snode_hwmon_restore(struct snode_dev *sdev)
-{
-}
-
-static inline void snode_hwmon_event(struct snode_dev *sdev,
-				     const struct snode_event *ev)
-{
-}
-#endif
-
 /* mem.c, mem_list.c, export.c, import.c, import_att.c: global memory */
-int snode_mem_init(struct snode_dev *sdev);
 void snode_mem_free(struct snode_dev *sdev);
 void snode_mem_debugfs_add(struct snode_dev *sdev);
 int snode_mem_open(struct snode_file *sfile, struct file *filp);
@@ -641,13 +753,6 @@ unsigned long snode_mem_get_unmapped_area(struct file *filp,
 					  unsigned long len,
 					  unsigned long pgoff,
 					  unsigned long flags);
-void __snode_mem_reset_prepare(struct snode_dev *sdev);
-void __snode_mem_reset_done(struct snode_dev *sdev);
-void snode_mem_window_event(struct snode_dev *sdev,
-			    const struct snode_event *ev);
-void snode_mem_node_event(struct snode_dev *sdev, const struct snode_event *ev);
-void snode_mem_events_lost(struct snode_dev *sdev);
-void snode_mem_reconcile(struct snode_dev *sdev);
 int snode_ioctl_mem_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_free(struct snode_ucmd *ucmd);
 int snode_ioctl_mem_export(struct snode_ucmd *ucmd);
@@ -703,31 +808,12 @@ struct snode_import *snode_import_dma_get(struct snode_dev *sdev, int fd,
 					  u64 *ap_start);
 void snode_import_dma_put(struct snode_import *imp);
 
-/* link.c */
-int snode_link_init(struct snode_dev *sdev);
-int snode_link_register(struct snode_dev *sdev);
-void snode_link_event(struct snode_dev *sdev, const struct snode_event *ev);
-
-/* devlink.c */
-#if IS_ENABLED(CONFIG_NET_DEVLINK)
-int snode_devlink_register(struct snode_dev *sdev);
-#else
-static inline int snode_devlink_register(struct snode_dev *sdev)
-{
-	return 0;
-}
-#endif
-
 /* netlink.c */
 int snode_nl_init(void);
 void snode_nl_exit(void);
 
 /* msg.c: message endpoints and sending */
-int snode_msg_init(struct snode_dev *sdev);
 void snode_msg_free(struct snode_dev *sdev);
-void snode_msg_send_irq(struct snode_dev *sdev);
-void __snode_msg_reset_prepare(struct snode_dev *sdev);
-void __snode_msg_reset_done(struct snode_dev *sdev);
 int snode_ioctl_ep_alloc(struct snode_ucmd *ucmd);
 int snode_ioctl_msg_send(struct snode_ucmd *ucmd);
 unsigned int snode_ep_gen(struct snode_dev *sdev);
@@ -736,10 +822,7 @@ u32 snode_ep_list(struct snode_dev *sdev, struct snode_obj_entry *entries,
 u64 snode_msg_send_retries(struct snode_dev *sdev);
 
 /* dma.c: the DMA engine */
-int snode_dma_init(struct snode_dev *sdev);
 void snode_dma_free(struct snode_dev *sdev);
-void __snode_dma_start(struct snode_dev *sdev);
-void __snode_dma_stop(struct snode_dev *sdev, int err);
 
 /* dma_queue.c: the DMA queues processes submit through */
 unsigned int snode_dma_gen(struct snode_dev *sdev);
@@ -751,7 +834,6 @@ int snode_ioctl_dma_open(struct snode_ucmd *ucmd);
 /* debugfs.c */
 void snode_debugfs_init(void);
 void snode_debugfs_exit(void);
-int snode_debugfs_add(struct snode_dev *sdev);
 
 /**
  * enum snode_delay_point - where a test may widen a race window

@@ -500,18 +500,28 @@ static int lsn_nl_get_one(struct snode_ctx *ctx, uint8_t cmd,
 	return ret ? 0 : -EPROTO;
 }
 
+/* A dump of one kind of object, of every NIC or (@dev_index >= 0) of one. */
+static int lsn_nl_list_dev(struct snode_ctx *ctx, uint8_t cmd, int dev_attr,
+			   int dev_index, int maxattr,
+			   int (*parse)(struct lsn_nl_req *req,
+					struct nlattr **tb),
+			   size_t entry_size, struct lsn_iter **out)
+{
+	struct lsn_nl_obj o = {
+		.dev_attr = dev_attr,
+		.dev_index = dev_index,
+	};
+
+	return lsn_nl_list(ctx, cmd, 1, &o, maxattr, parse, entry_size, out);
+}
+
 SNODE_EXPORT int snode_link_list(struct snode_ctx *ctx, int dev_index,
 				 size_t info_size,
 				 struct snode_link_iter **iter)
 {
-	struct lsn_nl_obj o = {
-		.dev_attr = SNODE_A_LINK_DEV_INDEX,
-		.dev_index = dev_index,
-	};
-
-	return lsn_nl_list(ctx, SNODE_NL_CMD_LINK_GET, 1, &o, SNODE_A_LINK_MAX,
-			   lsn_nl_parse_link, info_size,
-			   (struct lsn_iter **)iter);
+	return lsn_nl_list_dev(ctx, SNODE_NL_CMD_LINK_GET, SNODE_A_LINK_DEV_INDEX,
+			       dev_index, SNODE_A_LINK_MAX, lsn_nl_parse_link,
+			       info_size, (struct lsn_iter **)iter);
 }
 
 LSN_ITER_FUNCS(link, snode_link_info)
@@ -734,14 +744,9 @@ SNODE_EXPORT int snode_node_list(struct snode_ctx *ctx, int dev_index,
 				 size_t info_size,
 				 struct snode_node_iter **iter)
 {
-	struct lsn_nl_obj o = {
-		.dev_attr = SNODE_A_NODE_DEV_INDEX,
-		.dev_index = dev_index,
-	};
-
-	return lsn_nl_list(ctx, SNODE_NL_CMD_NODE_GET, 1, &o, SNODE_A_NODE_MAX,
-			   lsn_nl_parse_node, info_size,
-			   (struct lsn_iter **)iter);
+	return lsn_nl_list_dev(ctx, SNODE_NL_CMD_NODE_GET, SNODE_A_NODE_DEV_INDEX,
+			       dev_index, SNODE_A_NODE_MAX, lsn_nl_parse_node,
+			       info_size, (struct lsn_iter **)iter);
 }
 
 LSN_ITER_FUNCS(node, snode_node_info)
@@ -775,14 +780,10 @@ SNODE_EXPORT int snode_window_list(struct snode_ctx *ctx, int dev_index,
 				   size_t info_size,
 				   struct snode_window_iter **iter)
 {
-	struct lsn_nl_obj o = {
-		.dev_attr = SNODE_A_WINDOW_DEV_INDEX,
-		.dev_index = dev_index,
-	};
-
-	return lsn_nl_list(ctx, SNODE_NL_CMD_WINDOW_GET, 1, &o,
-			   SNODE_A_WINDOW_MAX, lsn_nl_parse_window, info_size,
-			   (struct lsn_iter **)iter);
+	return lsn_nl_list_dev(ctx, SNODE_NL_CMD_WINDOW_GET,
+			       SNODE_A_WINDOW_DEV_INDEX, dev_index,
+			       SNODE_A_WINDOW_MAX, lsn_nl_parse_window,
+			       info_size, (struct lsn_iter **)iter);
 }
 
 LSN_ITER_FUNCS(window, snode_window_info)

@@ -152,20 +152,6 @@ static void fill_scattered(uint8_t *p, size_t len, int v)
 		memset(p + i, v, 4096);
 }
 
-/* Drop CAP_IPC_LOCK from the effective set: RLIMIT_MEMLOCK then applies. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[CAP_IPC_LOCK / 32].effective &= ~(1u << (CAP_IPC_LOCK % 32));
-	return syscall(SYS_capset, &h, d);
-}
-
 /* Sizes that cross every boundary the driver and the device cut at. */
 static const size_t sizes[] = {
 	1, 3, 64, 4095, 4096, 4097, 65536 + 13, (256 << 10) + 1,
@@ -981,7 +967,7 @@ TEST_F(dma, memlock_charged)
 		long base;
 		int i;
 
-		if (!buf || drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+		if (!buf || drop_ipc_lock(false) || setrlimit(RLIMIT_MEMLOCK, &rl))
 			_exit(1);
 		memset(buf, 3, 4 * MB);
 		base = vm_locked_kib();

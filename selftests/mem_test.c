@@ -241,63 +241,68 @@ static const struct mem_ioctl mem_ioctls[] = {
 	MEM_IOCTL(SNODE_IOCTL_MEM_IMPORT, snode_mem_import, out_epoch),
 };
 
-/* size - 1 is EINVAL, for every memory ioctl */
-TEST_F(mem, abi_size_too_small)
-{
-	uint8_t buf[512] = {};
-	unsigned int i;
+/* the three ways every memory ioctl's structure can break the ABI rules */
+enum mem_abi_case {
+	MEM_ABI_SHORT,		/* size - 1: EINVAL */
+	MEM_ABI_TAIL,		/* a non-zero byte past the known size: E2BIG */
+	MEM_ABI_FLAGS,		/* an unknown flag: EOPNOTSUPP */
+};
 
-	SKIP_IF_SKIPPED();
+/* Every memory ioctl fails @abi's way; a failing ioctl's name is logged. */
+static void mem_abi_check(struct __test_metadata *_metadata, int fd,
+			  enum mem_abi_case abi)
+{
+	static const int want[] = {
+		[MEM_ABI_SHORT] = EINVAL,
+		[MEM_ABI_TAIL] = E2BIG,
+		[MEM_ABI_FLAGS] = EOPNOTSUPP,
+	};
+	uint8_t buf[512];
+	unsigned int i;
 
 	for (i = 0; i < sizeof(mem_ioctls) / sizeof(mem_ioctls[0]); i++) {
 		const struct mem_ioctl *m = &mem_ioctls[i];
 
-		ASSERT_EQ(m->size, m->min_size);
-		*(uint32_t *)buf = m->min_size - 1;
-		if (ioctl(self->fd, m->cmd, buf) != -1 || errno != EINVAL)
+		memset(buf, 0, sizeof(buf));
+		switch (abi) {
+		case MEM_ABI_SHORT:
+			ASSERT_EQ(m->size, m->min_size);
+			*(uint32_t *)buf = m->min_size - 1;
+			break;
+		case MEM_ABI_TAIL:
+			*(uint32_t *)buf = m->size + 8;
+			buf[m->size + 3] = 1;
+			break;
+		case MEM_ABI_FLAGS:
+			*(uint32_t *)buf = m->size;
+			*(uint32_t *)(buf + m->flags_off) = 1u << 31;
+			break;
+		}
+		if (ioctl(fd, m->cmd, buf) != -1 || errno != want[abi])
 			TH_LOG("%s", m->name);
-		EXPECT_ERRNO(EINVAL, ioctl(self->fd, m->cmd, buf));
+		EXPECT_ERRNO(want[abi], ioctl(fd, m->cmd, buf));
 	}
+}
+
+/* size - 1 is EINVAL, for every memory ioctl */
+TEST_F(mem, abi_size_too_small)
+{
+	SKIP_IF_SKIPPED();
+	mem_abi_check(_metadata, self->fd, MEM_ABI_SHORT);
 }
 
 /* a non-zero byte past the known structure is E2BIG */
 TEST_F(mem, abi_nonzero_tail)
 {
-	uint8_t buf[512] = {};
-	unsigned int i;
-
 	SKIP_IF_SKIPPED();
-
-	for (i = 0; i < sizeof(mem_ioctls) / sizeof(mem_ioctls[0]); i++) {
-		const struct mem_ioctl *m = &mem_ioctls[i];
-
-		memset(buf, 0, sizeof(buf));
-		*(uint32_t *)buf = m->size + 8;
-		buf[m->size + 3] = 1;
-		if (ioctl(self->fd, m->cmd, buf) != -1 || errno != E2BIG)
-			TH_LOG("%s", m->name);
-		EXPECT_ERRNO(E2BIG, ioctl(self->fd, m->cmd, buf));
-	}
+	mem_abi_check(_metadata, self->fd, MEM_ABI_TAIL);
 }
 
 /* unknown flags are EOPNOTSUPP */
 TEST_F(mem, abi_unknown_flags)
 {
-	uint8_t buf[512] = {};
-	unsigned int i;
-
 	SKIP_IF_SKIPPED();
-
-	for (i = 0; i < sizeof(mem_ioctls) / sizeof(mem_ioctls[0]); i++) {
-		const struct mem_ioctl *m = &mem_ioctls[i];
-
-		memset(buf, 0, sizeof(buf));
-		*(uint32_t *)buf = m->size;
-		*(uint32_t *)(buf + m->flags_off) = 1u << 31;
-		if (ioctl(self->fd, m->cmd, buf) != -1 || errno != EOPNOTSUPP)
-			TH_LOG("%s", m->name);
-		EXPECT_ERRNO(EOPNOTSUPP, ioctl(self->fd, m->cmd, buf));
-	}
+	mem_abi_check(_metadata, self->fd, MEM_ABI_FLAGS);
 }
 
 /* a larger structure with a zero tail is accepted */
@@ -2787,21 +2792,6 @@ TEST_F(mem, host_export_bad)
 	munmap(buf, 4 * SZ_4K);
 }
 
-/* Drop CAP_IPC_LOCK (effective and permitted) so RLIMIT_MEMLOCK applies. */
-static int drop_ipc_lock(void)
-{
-	struct __user_cap_header_struct h = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct d[2];
-
-	if (syscall(SYS_capget, &h, d))
-		return -1;
-	d[0].effective &= ~(1u << CAP_IPC_LOCK);
-	d[0].permitted &= ~(1u << CAP_IPC_LOCK);
-	return syscall(SYS_capset, &h, d);
-}
-
 /* RLIMIT_MEMLOCK is enforced: ENOMEM, and nothing stays charged or pinned */
 TEST_F(mem, host_export_memlock)
 {
@@ -2821,7 +2811,7 @@ TEST_F(mem, host_export_memlock)
 		uint32_t exports = export_count(self->fd);
 		void *buf = aligned_alloc(SZ_4K, SZ_2M);
 
-		if (!buf || drop_ipc_lock() || setrlimit(RLIMIT_MEMLOCK, &rl))
+		if (!buf || drop_ipc_lock(true) || setrlimit(RLIMIT_MEMLOCK, &rl))
 			_exit(10);
 		memset(buf, 1, SZ_2M);
 		if (_snode_export_host(self->fd, buf, SZ_2M, 0, 2, &exp) != -1 ||

@@ -23,10 +23,12 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/capability.h>
 #include <linux/snode.h>
 
 #include "snode_utils.h"
@@ -149,6 +151,27 @@ static inline long vm_locked_kib(void)
 			break;
 	fclose(f);
 	return kib;
+}
+
+/*
+ * Drop CAP_IPC_LOCK from the effective set, and with @permitted from the
+ * permitted set too (nothing can raise it again): RLIMIT_MEMLOCK then
+ * applies to the caller's pins. Return: 0, or -1 with errno.
+ */
+static inline int drop_ipc_lock(bool permitted)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[2];
+	const uint32_t bit = 1u << (CAP_IPC_LOCK % 32);
+
+	if (syscall(SYS_capget, &h, d))
+		return -1;
+	d[CAP_IPC_LOCK / 32].effective &= ~bit;
+	if (permitted)
+		d[CAP_IPC_LOCK / 32].permitted &= ~bit;
+	return syscall(SYS_capset, &h, d);
 }
 
 /* ---- another user ------------------------------------------------------ */

@@ -4,11 +4,14 @@
 
 The rule (issue 33; Documentation/driver/snode.rst, "Layers"):
 
-  core       main.c pci.c core.c queue.c fs.c: bring-up, reset, the admin
-             and event queues, event dispatch, the anonymous-inode helpers.
+  module     main.c: module init and exit, and the one table that names
+             every feature, front end and listener (struct snode_driver).
+             It may call anything; nothing calls it.
+  core       pci.c core.c queue.c fs.c: bring-up, reset, the admin and
+             event queues, event dispatch, the anonymous-inode helpers.
              The core calls no feature and no front end directly; it
-             reaches them only through tables it owns (ops tables or
-             notifiers a feature registers at probe).
+             reaches them only through the tables main.c hands it
+             (struct snode_feature_ops, struct snode_listener_ops).
   features   everything else that is not a front end (mem*, export,
              import*, map, hostmem, dma*, msg, ep*, net*, link*, hwmon).
              A feature may call the core; one feature reaches another only
@@ -23,9 +26,15 @@ The rule (issue 33; Documentation/driver/snode.rst, "Layers"):
 Edges are taken from the built objects (nm: a symbol one object defines
 and another leaves undefined), so only real calls and data references
 count, not comments or inline helpers in headers. The script prints the
-strongly connected components of the whole graph (the cycles), each edge
-inside one with the symbols that make it, and, with --check, every edge
-the rule above forbids; it exits 1 on a cycle or a forbidden edge.
+cycles between rooms (a feature's files, the netlink family's files, or a
+file of its own: the files inside one room may call each other), each edge
+inside one with the symbols that make it, and every edge the rule above
+forbids.
+
+With --check (make lint) it exits 1 on a cycle, on a forbidden edge that
+driver-layering.allow does not list, and on a listed edge that no longer
+exists (remove it from the list: the list only shrinks). Each line of the
+list is "from.c -> to.c: why it is still there".
 
 Usage: driver-layering.py [--check] [OBJDIR]
        (default OBJDIR: build/mod/6.12/driver after make modules-guest)
@@ -34,7 +43,8 @@ import os
 import subprocess
 import sys
 
-CORE = {"main", "pci", "core", "queue", "fs"}
+MODULE = {"main"}
+CORE = {"pci", "core", "queue", "fs"}
 FRONT = {"cdev", "netlink", "debugfs", "sysfs", "devlink"}
 # Files of one feature (one private header) call each other freely.
 FEATURE = {
@@ -48,7 +58,16 @@ FEATURE = {
 }
 
 
+def unit(f):
+    """The room a file belongs to: its feature, the netlink family, or itself."""
+    if f == "netlink" or f.startswith("nl_"):
+        return "netlink"
+    return FEATURE.get(f, f)
+
+
 def layer(f):
+    if f in MODULE:
+        return "module"
     if f in CORE:
         return "core"
     if f in FRONT or f.startswith("nl_"):
@@ -127,36 +146,65 @@ def main():
                 via.setdefault((f, g), set()).add(s)
     edges = {}
     for (f, g) in via:
-        edges.setdefault(f, set()).add(g)
+        if unit(f) != unit(g):
+            edges.setdefault(unit(f), set()).add(unit(g))
 
     bad = 0
-    sccs = [c for c in tarjan(files, edges) if len(c) > 1]
-    print("# %d files, %d edges, %d cycle(s)" % (len(files), len(via),
-                                                 len(sccs)))
+    units = sorted({unit(f) for f in files})
+    sccs = [c for c in tarjan(units, edges) if len(c) > 1]
+    print("# %d files in %d rooms, %d edges, %d cycle(s) between rooms"
+          % (len(files), len(units), len(via), len(sccs)))
     for i, comp in enumerate(sccs, 1):
         bad = 1
-        print("cycle %d: %d files: %s" % (i, len(comp), " ".join(comp)))
-        for f in comp:
-            for g in comp:
-                if (f, g) in via:
-                    print("  %s.c -> %s.c: %s" % (f, g,
-                                                  " ".join(sorted(via[f, g]))))
+        print("cycle %d: %d rooms: %s" % (i, len(comp), " ".join(comp)))
+        for (f, g), syms in sorted(via.items()):
+            if unit(f) in comp and unit(g) in comp and unit(f) != unit(g):
+                print("  %s.c -> %s.c: %s" % (f, g, " ".join(sorted(syms))))
     forbidden = []
     for (f, g), syms in sorted(via.items()):
         lf, lg = layer(f), layer(g)
-        if lf == "core" and lg != "core":
+        if lg == "module":
+            forbidden.append((f, g, syms, "calls the module"))
+        elif lf == "core" and lg not in ("core", "module"):
             forbidden.append((f, g, syms, "core calls a " + lg))
         elif lf == "feature" and lg == "front":
             forbidden.append((f, g, syms, "feature calls a front end"))
         elif lf == "feature" and lg == "feature" and \
                 FEATURE.get(f, f) != FEATURE.get(g, g):
             forbidden.append((f, g, syms, "feature calls another feature"))
-    print("# %d edge(s) the layering rule forbids" % len(forbidden))
+    allowed = read_allow(os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "driver-layering.allow"))
+    print("# %d edge(s) the layering rule forbids, %d of them allowed"
+          % (len(forbidden), sum((f, g) in allowed
+                                 for f, g, _, _ in forbidden)))
     for f, g, syms, why in forbidden:
-        print("  %s.c -> %s.c (%s): %s" % (f, g, why, " ".join(sorted(syms))))
-    if check and forbidden:
+        mark = "allowed" if (f, g) in allowed else "NEW"
+        print("  %s %s.c -> %s.c (%s): %s" % (mark, f, g, why,
+                                            " ".join(sorted(syms))))
+        if (f, g) not in allowed:
+            bad = 1
+    gone = sorted(set(allowed) - {(f, g) for f, g, _, _ in forbidden})
+    for f, g in gone:
+        print("  stale: %s.c -> %s.c is listed but is no forbidden edge "
+              "any more: drop it from driver-layering.allow" % (f, g))
         bad = 1
     return bad if check else 0
+
+
+def read_allow(path):
+    """The edges still allowed: "from.c -> to.c: reason" a line."""
+    allowed = {}
+    with open(path) as fp:
+        for n, line in enumerate(fp, 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            edge, sep, why = line.partition(":")
+            a, arrow, b = edge.partition("->")
+            if not sep or not arrow or not why.strip():
+                sys.exit("%s:%d: want \"from.c -> to.c: reason\"" % (path, n))
+            allowed[(a.strip()[:-2], b.strip()[:-2])] = why.strip()
+    return allowed
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@
 #
 # The kernel-code quality gates as tests: W=1 + sparse against each guest
 # kernel's headers, checkpatch --strict and kernel-doc, over driver/ and
-# uapi/, a tree without symlinks, and the fabric manager's layering (its
+# uapi/, the driver's layering (driver-layering.py: no cycle between its
+# features, no forbidden call beyond driver-layering.allow), a tree without
+# symlinks, and the fabric manager's layering (its
 # domain code never calls its device protocol, tools/emu/fm/tests/layering.sh).
 # Each gate is one TAP line; its findings go to the log. Prints TAP.
 
@@ -11,7 +13,8 @@ set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 n=0
 fails=0
-for target in lint-6.1 lint-6.12 lint-checkpatch lint-kernel-doc; do
+# lint-layering reads the objects lint-6.12 built, so it comes right after
+for target in lint-6.1 lint-6.12 lint-layering lint-checkpatch lint-kernel-doc; do
 	n=$((n + 1))
 	if out=$(make -s --no-print-directory -C "$TOP" "$target" 2>&1); then
 		echo "ok $n - $target: no findings"
