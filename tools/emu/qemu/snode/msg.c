@@ -57,7 +57,9 @@ void snode_msg_send(SnodeNicState *s)
     m.len = len;
     m.key = s->msg_key_lo | (uint64_t)s->msg_key_hi << 32;
     memcpy(m.data, s->msg_data, len);
-    if (!snode_fm_request(s, &m, sizeof(m), false, 0, 0, 0)) {
+    /* the direct link while the route is up, else the fm (decision 0039) */
+    if (!snode_peer_send(s, &m) &&
+        !snode_fm_request(s, &m, sizeof(m), false, 0, 0, 0)) {
         snode_msg_done(s, SNODE_ST_UNREACHABLE);
         return;
     }
