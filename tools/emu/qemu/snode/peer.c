@@ -11,6 +11,9 @@
  * which refuses it or relays it as before; a message that arrives from a
  * node this device was told is unreachable or dead is refused.
  *
+ * A link's packets are read only after the fm's pending ones, so a fault
+ * the fm injected before the peer sent is applied to what arrives.
+ *
  * A peer is another QEMU, so everything from a link is checked: exact
  * length, known type and flags, a reply only to a message sent to that
  * peer; the source node is the link's, never the packet's. A link that
@@ -139,6 +142,16 @@ static void snode_peer_read(void *opaque)
     unsigned budget;
     ssize_t n;
 
+    /*
+     * The fm's packets first: a fault it injected before the peer sent is
+     * then in the tables (unix sockets queue at send(), so what the fm
+     * sent before is already there), whatever order the main loop
+     * dispatches ready fds in. It may also end this link.
+     */
+    snode_fm_read(s);
+    if (s->peer[node] != p) {
+        return;
+    }
     for (budget = SNODE_PEER_RX_BUDGET; budget; budget--) {
         const struct snode_fm_hdr *h = &buf.hdr;
 
