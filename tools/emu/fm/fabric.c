@@ -613,20 +613,27 @@ void fm_node_attach(struct fm_fabric *f, struct fm_node *n)
  * A link dies with either device (its end closes); a device that attaches
  * again gets new ones. Sim nodes have no device: they stay relayed.
  */
-static bool fm_direct_ok(const struct fm_fabric *f, const struct fm_node *n)
+static bool fm_direct_ok(const struct fm_node *n)
 {
-	return !f->relay_only && n && !n->sim && n->direct && n->conn;
+	return n && !n->sim && n->direct && n->conn;
 }
 
-/* n's device just attached (HELLO): link it to every other that can. */
+/*
+ * n's device just attached (HELLO): link it to every other that can. Its
+ * loopback is in the device unless the links are off ("a link to itself").
+ */
 void fm_direct_pair(struct fm_fabric *f, struct fm_node *n)
 {
 	uint32_t i;
 
-	if (!f->emit || !fm_direct_ok(f, n))
+	if (!f->emit || !fm_direct_ok(n))
 		return;
+	if (f->relay_only) {
+		f->emit->peer(f, n, n, false);
+		return;
+	}
 	for (i = 0; i < FM_MAX_NODES && n->conn; i++)
-		if (f->node[i] != n && fm_direct_ok(f, f->node[i]))
+		if (f->node[i] != n && fm_direct_ok(f->node[i]))
 			f->emit->peer(f, n, f->node[i], true);
 }
 
@@ -637,16 +644,15 @@ void fm_direct_set(struct fm_fabric *f, bool on)
 
 	if (f->relay_only == !on)
 		return;
-	if (on)
-		f->relay_only = false;
+	f->relay_only = !on;
 	for (i = 0; f->emit && i < FM_MAX_NODES; i++) {
-		if (!fm_direct_ok(f, f->node[i]))
+		if (!fm_direct_ok(f->node[i]))
 			continue;
+		f->emit->peer(f, f->node[i], f->node[i], on);
 		for (j = i + 1; j < FM_MAX_NODES && f->node[i]->conn; j++)
-			if (fm_direct_ok(f, f->node[j]))
+			if (fm_direct_ok(f->node[j]))
 				f->emit->peer(f, f->node[i], f->node[j], on);
 	}
-	f->relay_only = !on;
 }
 
 /*

@@ -215,7 +215,8 @@ struct fm_emit {
 			const struct snode_fm_msg *m);
 	/*
 	 * a direct link between a's and b's devices (attach), or the end of
-	 * the one they have (decision 0039); nothing unless both are attached
+	 * the one they have (decision 0039); nothing unless both are attached.
+	 * a == b: a's loopback, in the device (attach) or through the fm.
 	 */
 	void (*peer)(struct fm_fabric *f, struct fm_node *a, struct fm_node *b,
 		     bool attach);

@@ -515,6 +515,11 @@ static void emit_peer(struct fm_fabric *f, struct fm_node *a, struct fm_node *b,
 	(void)f;
 	if (!a->conn || !b->conn)
 		return;
+	if (a == b) {	/* loopback: in the device, or through the fm */
+		peer_send(a->conn, a->id, attach ? SNODE_FM_PEER_ATTACH :
+			  SNODE_FM_PEER_DETACH, -1);
+		return;
+	}
 	if (!attach) {
 		peer_send(a->conn, b->id, SNODE_FM_PEER_DETACH, -1);
 		peer_send(b->conn, a->id, SNODE_FM_PEER_DETACH, -1);

@@ -355,6 +355,9 @@ struct snode_fm_topo_names {
  * SOCK_SEQPACKET socket whose other end @node's device holds; it replaces
  * any link to @node the device had. SNODE_FM_PEER_DETACH carries none: stop
  * using the link to @node and close it (every message goes through the fm).
+ * @node the device's own: loopback, no fd either way; ATTACH (the default
+ * at HELLO) turns a message to the own node around in the device, DETACH
+ * sends it through the fm like any other.
  */
 enum snode_fm_peer_op {
 	SNODE_FM_PEER_ATTACH = 1,

@@ -71,8 +71,11 @@ static void dev_note(struct dev *d, const void *buf, ssize_t n, int fd)
 		const struct snode_fm_peer *p = buf;
 
 		if (p->node >= FM_MAX_NODES ||
-		    (p->op == SNODE_FM_PEER_ATTACH) != (fd >= 0)) {
+		    (p->op == SNODE_FM_PEER_ATTACH &&
+		     p->node != d->node) != (fd >= 0)) {
 			d->peer_fds_bad++;
+		} else if (p->op == SNODE_FM_PEER_ATTACH && p->node == d->node) {
+			d->peer_attach[p->node]++;	/* loopback in the device */
 		} else if (p->op == SNODE_FM_PEER_ATTACH) {
 			if (d->nstate[p->node] != SNODE_FM_NODE_UP)
 				d->peer_early++;
@@ -493,15 +496,32 @@ static void test_e2e_direct(const char *topo)
 	ok(dev_call(a, &m, sizeof(m), SNODE_FM_MSG_SEND) == SNODE_FM_OK &&
 	   relayed(0) == 1 && relayed(2) == 0,
 	   "direct: a message to a sim node is relayed, and counted");
+	ok(!a->peer_attach[0] && !a->peer_detach[0],
+	   "direct: at HELLO, nothing about the loopback (in the device)");
 	ok(ctl(NULL, "direct off") == 0 &&
 	   WAIT_FOR(a->peer_detach[2] == 1 && b->peer_detach[0] == 1, 1000),
 	   "direct: ctl direct off: DETACH to both ends");
+	ok(WAIT_FOR(a->peer_detach[0] == 1 && b->peer_detach[2] == 1, 1000) &&
+	   !n1->peer_detach[1], "direct: ... and a loopback DETACH to each");
 	ok(ctl(NULL, "direct off") == 0 && (pump(100, NULL, 0, false), 1) &&
 	   a->peer_detach[2] == 1, "direct: off twice: nothing more");
+	{
+		struct dev *c = dev_connect();
+
+		/* n1's node id is taken: a device of node 2's after b left */
+		ok(c && (dev_free(b), WAIT_FOR(link_closed(a->peer_fd[2]), 1500)) &&
+		   dev_hello_features(c, 2, 0, SNODE_FM_HELLO_DIRECT) == SNODE_FM_OK &&
+		   WAIT_FOR(c->peer_detach[2] == 1, 1000) && c->peer_fd[0] < 0,
+		   "direct: attaching while off: no link, a loopback DETACH");
+		c->hb = true;
+		b = c;
+	}
 	ok(ctl(NULL, "direct on") == 0 &&
-	   WAIT_FOR(a->peer_attach[2] == 2 && b->peer_attach[0] == 2, 1000) &&
+	   WAIT_FOR(a->peer_attach[2] == 2 && b->peer_attach[0] == 1, 1000) &&
 	   link_carries(a->peer_fd[2], b->peer_fd[0]),
 	   "direct: ctl direct on: a new link");
+	ok(WAIT_FOR(a->peer_attach[0] == 1 && b->peer_attach[2] == 1, 1000),
+	   "direct: ... and a loopback ATTACH to each");
 	ok(ctl(NULL, "direct maybe") == 1, "direct: ctl direct with a bad word fails");
 
 	dev_free(b);

@@ -57,7 +57,7 @@ void snode_msg_send(SnodeNicState *s)
     m.len = len;
     m.key = s->msg_key_lo | (uint64_t)s->msg_key_hi << 32;
     memcpy(m.data, s->msg_data, len);
-    if (m.dst_node == s->node_id) {
+    if (m.dst_node == s->node_id && s->loopback) {
         /*
          * Loopback: the NIC turns the message around itself, as a switch
          * port never sees it (decision 0039); the counters are those of a

@@ -483,6 +483,7 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
     unsigned i;
 
     s->fm_fd = -1;
+    s->loopback = true;         /* until the fm says otherwise (0039) */
     QTAILQ_INIT(&s->reqs);
     QSIMPLEQ_INIT(&s->backlog);
     if (!is_power_of_2(s->aperture_size) ||

@@ -11,6 +11,10 @@
  * which refuses it or relays it as before; a message that arrives from a
  * node this device was told is unreachable or dead is refused.
  *
+ * A message to the own node turns around in the device (msg.c) unless the
+ * fm said otherwise (PEER for the own node: DETACH sends it through the
+ * fm, to compare the two paths; ATTACH brings it back).
+ *
  * A link's packets are read only after the fm's pending ones, so a fault
  * the fm injected before the peer sent is applied to what arrives.
  *
@@ -243,8 +247,18 @@ void snode_peer_packet(SnodeNicState *s, const struct snode_fm_peer *pp,
     const char *bad = NULL;
     SnodePeer *p;
 
-    if (pp->node >= s->max_nodes || pp->node == s->node_id) {
+    if (pp->node >= s->max_nodes) {
         bad = "bad node";
+    } else if (pp->node == s->node_id) {
+        /* loopback: in the device (ATTACH), or through the fm */
+        if (fd >= 0 || (pp->op != SNODE_FM_PEER_ATTACH &&
+                        pp->op != SNODE_FM_PEER_DETACH)) {
+            bad = "bad loopback PEER";
+        } else {
+            s->loopback = pp->op == SNODE_FM_PEER_ATTACH;
+            trace_snode_nic_peer_loopback(s->loopback);
+            return;
+        }
     } else if (pp->op == SNODE_FM_PEER_DETACH) {
         if (fd >= 0) {
             bad = "DETACH with an fd";

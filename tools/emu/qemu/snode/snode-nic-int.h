@@ -247,6 +247,7 @@ struct SnodeNicState {
     unsigned nreqs;
     /* direct links to other devices by node (peer.c); NULL: none */
     SnodePeer *peer[SNODE_MAX_NODES];
+    bool loopback;              /* turn messages to node_id around here */
     GHashTable *maps;           /* path -> SnodeMap */
     GPtrArray *old_maps;        /* outgrown mappings windows may still use */
     int64_t attach_ns;
