@@ -275,14 +275,12 @@ void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
 static void snode_fm_reply(SnodeNicState *s, struct snode_fm_hdr *h, size_t len)
 {
     SnodeReq *r = snode_req_find(s, h->seq, h->type);
-    uint16_t st = h->status;
+    /* compared as sent: a 32-bit status above the known ones is none */
+    uint16_t st = h->status > SNODE_ST_REVOKED ? SNODE_ST_INTERNAL : h->status;
 
     if (!r || r->peer) {
         trace_snode_nic_fm_bad_packet(h->type, len, "reply to no request");
         return;
-    }
-    if (st > SNODE_ST_REVOKED) {
-        st = SNODE_ST_INTERNAL;
     }
     snode_req_finish(s, r, st, h, len);
 }

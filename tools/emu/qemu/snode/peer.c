@@ -115,7 +115,8 @@ static void snode_peer_msg(SnodeNicState *s, SnodePeer *p,
 static void snode_peer_reply(SnodeNicState *s, SnodePeer *p,
                              const struct snode_fm_hdr *h)
 {
-    uint16_t st = h->status;
+    /* a 32-bit status: no value above the known ones reads as success */
+    uint16_t st = h->status > SNODE_ST_REVOKED ? SNODE_ST_INTERNAL : h->status;
     SnodeReq *r;
 
     QTAILQ_FOREACH(r, &s->reqs, next) {
@@ -129,9 +130,6 @@ static void snode_peer_reply(SnodeNicState *s, SnodePeer *p,
         trace_snode_nic_peer_bad_packet(p->node, h->type, h->len,
                                         "reply to no message");
         return;
-    }
-    if (st > SNODE_ST_REVOKED) {
-        st = SNODE_ST_INTERNAL;
     }
     snode_req_finish(s, r, st, NULL, 0);
 }
