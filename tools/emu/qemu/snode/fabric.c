@@ -646,8 +646,12 @@ static void snode_detach(SnodeNicState *s)
     s->attached = false;
     s->status &= ~R_STATUS_ATTACHED_MASK;
     timer_del(s->hb_timer);
-    /* no fm, no routes: the direct links go too (decision 0010) */
-    snode_peers_close(s, "fabric manager lost");
+    /*
+     * No fm, no routes: the direct links go too (decision 0010). A message
+     * in flight on one completes as one waiting for the fm does,
+     * NOT_ATTACHED: it may have been delivered.
+     */
+    snode_peers_close(s, SNODE_ST_NOT_ATTACHED, "fabric manager lost");
     QTAILQ_FOREACH_SAFE(r, &s->reqs, next, tmp) {
         snode_req_finish(s, r, SNODE_ST_NOT_ATTACHED, NULL, 0);
     }

@@ -667,7 +667,7 @@ static void snode_exit(PCIDevice *pdev)
     QTAILQ_FOREACH_SAFE(r, &s->reqs, next, tmp) {
         snode_req_free(s, r);
     }
-    snode_peers_close(s, "device removed");
+    snode_peers_close(s, SNODE_ST_NOT_ATTACHED, "device removed");
     snode_backlog_drop(s);
     for (i = 0; i < s->endpoints; i++) {
         snode_ep_clear(&s->ep[i]);

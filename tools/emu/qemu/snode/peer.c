@@ -66,12 +66,13 @@ static void snode_peer_close(SnodeNicState *s, uint32_t node, uint16_t st,
     }
 }
 
-void snode_peers_close(SnodeNicState *s, const char *why)
+/* Close every link; messages in flight on them fail with @st. */
+void snode_peers_close(SnodeNicState *s, uint16_t st, const char *why)
 {
     uint32_t n;
 
     for (n = 0; n < SNODE_MAX_NODES; n++) {
-        snode_peer_close(s, n, SNODE_ST_UNREACHABLE, why);
+        snode_peer_close(s, n, st, why);
     }
 }
 

@@ -401,6 +401,6 @@ void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
 bool snode_peer_send(SnodeNicState *s, struct snode_fm_msg *m);
 void snode_peer_packet(SnodeNicState *s, const struct snode_fm_peer *pp,
                        int fd);
-void snode_peers_close(SnodeNicState *s, const char *why);
+void snode_peers_close(SnodeNicState *s, uint16_t st, const char *why);
 
 #endif /* HW_MISC_SNODE_NIC_INT_H */
