@@ -431,7 +431,8 @@ static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len, int fd)
     struct snode_fm_hdr *h = pkt;
 
     if (fd >= 0 && (len < sizeof(*h) || h->type != SNODE_FM_PEER ||
-                    h->len != len || len < sizeof(struct snode_fm_peer))) {
+                    (h->flags & SNODE_FM_F_REPLY) || h->len != len ||
+                    len < sizeof(struct snode_fm_peer))) {
         /* only a PEER may carry one */
         trace_snode_nic_fm_bad_packet(len >= sizeof(*h) ? h->type : 0, len,
                                       "unexpected fd");
