@@ -86,17 +86,17 @@ print(n[0]["msgs_relayed"], n[1]["msgs_relayed"], int(n[0]["direct"] and n[1]["d
 # pingpong N NAME: N messages node 0 -> node 1 -> node 0 (msg_test), logs
 # LOG/NAME-client and -server; checked at both ends
 pingpong() {
-	local n=$1 name=$2 server crc src
-	gexec_t 1 300 "$KSFT_BIN/msg_test pingpong server 0 $n" >"$LOG/$name-server" 2>&1 &
+	local count=$1 name=$2 server crc src
+	gexec_t 1 300 "$KSFT_BIN/msg_test pingpong server 0 $count" >"$LOG/$name-server" 2>&1 &
 	server=$!
-	gexec_t 0 300 "$KSFT_BIN/msg_test pingpong client 1 $n" >"$LOG/$name-client" 2>&1
+	gexec_t 0 300 "$KSFT_BIN/msg_test pingpong client 1 $count" >"$LOG/$name-client" 2>&1
 	crc=$?
 	wait "$server"
 	src=$?
-	check "$KERNEL: $n messages node 0 -> node 1 -> node 0 ($name), checked at the client" \
-		grep -q "client: $n messages checked" "$LOG/$name-client"
+	check "$KERNEL: $count messages node 0 -> node 1 -> node 0 ($name), checked at the client" \
+		grep -q "client: $count messages checked" "$LOG/$name-client"
 	check "$KERNEL: ... and at the server" \
-		grep -q "server: $n messages checked" "$LOG/$name-server"
+		grep -q "server: $count messages checked" "$LOG/$name-server"
 	[ "$crc" -eq 0 ] && [ "$src" -eq 0 ] || not_ok "$KERNEL: $name exit status (client $crc, server $src)"
 }
 
