@@ -8,7 +8,9 @@
 # Also runs a plain command on every node through `snode-vm run`, checks
 # that the guest's clock keeps the host's pace (tsc_early_khz), and (6.1)
 # that QEMU refuses to hot-unplug the NIC and that a Debian package and a
-# program of the host's are staged with --package/--add.
+# program of the host's are staged with --package/--add; and that a NIC's
+# direct link to a peer device checks what the peer sends
+# (selftests/emu/peer-link.py, QEMU without a guest).
 #
 # Usage: selftests/emu/emu.sh 6.1|6.12      Prints TAP.
 
@@ -103,6 +105,28 @@ if [ "$KERNEL" = 6.1 ]; then
 		not_ok "qemu: device_del of an snode-nic was not refused"
 		printf '%s\n' "$out" | tail -n 5 | sed 's/^/# /'
 	fi
+fi
+
+# Direct links (Documentation/decisions/0039-direct-delivery.md): QEMU
+# alone as node 0 faces a peer device played by selftests/emu/peer-link.py,
+# which sends it good and malformed packets over the link the fm hands
+# out. No guest, so nothing kernel-specific, but on both kernels: make
+# check runs emu-6.1 and leaves emu-6.12 to make check-full.
+out=$(timeout 300 python3 "$TOP/selftests/emu/peer-link.py" \
+	"$TOP/build/qemu/qemu-system-x86_64" "$TOP/build/qemu/firmware" "$FM" 2>&1)
+rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok "peer link: ${line#ok [0-9]* - }" ;;
+	"not ok "*) not_ok "peer link: ${line#not ok [0-9]* - }" ;;
+	"1.."*) ;;
+	*) echo "# $line" ;;
+	esac
+done <<<"$out"
+if [ "$rc" -eq 0 ]; then
+	ok "peer link: peer-link.py ran to the end"
+else
+	not_ok "peer link: peer-link.py exit status $rc"
 fi
 
 # Staging (Documentation/emu/vm.rst, "Staging your own programs and Debian

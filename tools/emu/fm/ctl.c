@@ -49,6 +49,7 @@ static const char ctl_usage[] =
 	"  sim export N ID OFFSET LEN KEY r|rw [nodes LIST]\n"
 	"  sim unexport N ID\n"
 	"  show links|nodes|exports|grants [-j]   (show nodes [from N] [-j])\n"
+	"  direct on|off                  direct links between devices (decision 0039)\n"
 	"  wait-attached N [timeout MS]\n";
 
 /*
@@ -127,6 +128,8 @@ static void show_nodes(const struct fm_fabric *f, int from)
 		print_text(" pool %s", sz);
 		print_u64("nports", " ports %llu", n->nports);
 		print_u64("exports", " exports %llu", nexp);
+		print_bool("direct", n->direct ? " direct" : NULL, n->direct);
+		print_u64("msgs_relayed", NULL, n->msgs_relayed);
 		if (n->pid)
 			print_text(" pid %u", n->pid);
 		print_str("path", NULL, n->path);
@@ -672,6 +675,12 @@ int fm_ctl_exec(struct fm_fabric *f, int argc, char **argv, struct fm_buf *out,
 		*wait_ms = ms;
 		return 2;
 	}
+	if (!strcmp(argv[0], "direct") && argc == 2 &&
+	    (!strcmp(argv[1], "on") || !strcmp(argv[1], "off"))) {
+		fm_direct_set(f, !strcmp(argv[1], "on"));
+		fm_log("ctl: direct %s", argv[1]);
+		return 0;
+	}
 	if (!strcmp(argv[0], "help")) {
 		fm_buf_printf(out, "%s", ctl_usage);
 		return 0;
@@ -760,6 +769,13 @@ static void ctl_input(struct fm_fabric *f, struct fm_ctlc *cc)
 		i += strlen(req + i);
 	}
 	ret = fm_ctl_exec(f, argc, argv, &out, &err, &wait_node, &wait_ms);
+	/*
+	 * The devices hear of the change before the operator does: with
+	 * direct links (decision 0039) a device applies a fault to what it
+	 * sends itself, so "ctl link down" returning means the packets
+	 * telling the devices are on their sockets.
+	 */
+	fm_sync(f);
 	if (ret == 2) {
 		cc->wait_node = wait_node;
 		cc->deadline = f->now + wait_ms;
@@ -768,7 +784,6 @@ static void ctl_input(struct fm_fabric *f, struct fm_ctlc *cc)
 	}
 	fm_buf_free(&out);
 	fm_buf_free(&err);
-	fm_sync(f);
 }
 
 /* Answer waiters whose node attached or whose time ran out. */

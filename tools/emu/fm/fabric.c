@@ -605,6 +605,57 @@ void fm_node_attach(struct fm_fabric *f, struct fm_node *n)
 }
 
 /*
+ * Direct links (decision 0039): the fm is a switch's control plane, not its
+ * data path. Every pair of attached devices that take direct links gets a
+ * socketpair, one end each, when the second of them attaches; the devices
+ * then send each other messages and doorbells over it while the routes the
+ * fm pushes (NODE_STATE) say the peer is UP, and through the fm otherwise.
+ * A link dies with either device (its end closes); a device that attaches
+ * again gets new ones. Sim nodes have no device: they stay relayed.
+ */
+static bool fm_direct_ok(const struct fm_node *n)
+{
+	return n && !n->sim && n->direct && n->conn;
+}
+
+/*
+ * n's device just attached (HELLO): link it to every other that can. Its
+ * loopback is in the device unless the links are off ("a link to itself").
+ */
+void fm_direct_pair(struct fm_fabric *f, struct fm_node *n)
+{
+	uint32_t i;
+
+	if (!f->emit || !fm_direct_ok(n))
+		return;
+	if (f->relay_only) {
+		f->emit->peer(f, n, n, false);
+		return;
+	}
+	for (i = 0; i < FM_MAX_NODES && n->conn; i++)
+		if (f->node[i] != n && fm_direct_ok(f->node[i]))
+			f->emit->peer(f, n, f->node[i], true);
+}
+
+/* "ctl direct on|off": link every pair, or end every link. */
+void fm_direct_set(struct fm_fabric *f, bool on)
+{
+	uint32_t i, j;
+
+	if (f->relay_only == !on)
+		return;
+	f->relay_only = !on;
+	for (i = 0; f->emit && i < FM_MAX_NODES; i++) {
+		if (!fm_direct_ok(f->node[i]))
+			continue;
+		f->emit->peer(f, f->node[i], f->node[i], on);
+		for (j = i + 1; j < FM_MAX_NODES && f->node[i]->conn; j++)
+			if (fm_direct_ok(f->node[j]))
+				f->emit->peer(f, f->node[i], f->node[j], on);
+	}
+}
+
+/*
  * n is gone: its connection closed, it went silent, or it was killed.
  * Everyone who mapped its memory loses the window, its own grants are
  * dropped. A VM node's export table dies with the device; a sim node keeps

@@ -159,6 +159,8 @@ struct fm_node {
 	uint32_t topo_gen;	/* f->route_gen it was computed at */
 	struct fm_seq *echo_seq;	/* sim: per (receiver, endpoint) */
 	uint32_t necho_seq;
+	bool direct;		/* its device takes direct links (HELLO) */
+	uint64_t msgs_relayed;	/* MSG_SENDs of its device the fm handled */
 	int32_t temp_mc;	/* last injected, or FM_DEFAULT_TEMP_MC */
 	uint32_t power_mw;	/* last injected, or FM_DEFAULT_POWER_MW */
 };
@@ -190,6 +192,7 @@ struct fm_fabric {
 	uint64_t now;		/* ms, the event loop's clock */
 	uint64_t next_refresh;
 	uint32_t dead_ms;	/* a node silent this long is dead; 0: default */
+	bool relay_only;	/* "ctl direct off": no direct links (0039) */
 	const struct fm_emit *emit;	/* to the devices; NULL: none attached */
 };
 
@@ -210,6 +213,13 @@ struct fm_emit {
 	/* a message from the fm itself (a sim node's echo) to dst's device */
 	void (*deliver)(struct fm_fabric *f, struct fm_node *dst,
 			const struct snode_fm_msg *m);
+	/*
+	 * a direct link between a's and b's devices (attach), or the end of
+	 * the one they have (decision 0039); nothing unless both are attached.
+	 * a == b: a's loopback, in the device (attach) or through the fm.
+	 */
+	void (*peer)(struct fm_fabric *f, struct fm_node *a, struct fm_node *b,
+		     bool attach);
 };
 
 /* bounds of snode-fm run --dead-ms and $SNODE_FM_DEAD_MS */
@@ -251,6 +261,8 @@ uint8_t fm_node_view(const struct fm_fabric *f, uint32_t from, uint32_t to,
 void fm_sync(struct fm_fabric *f);
 void fm_node_attach(struct fm_fabric *f, struct fm_node *n);
 void fm_node_dead(struct fm_fabric *f, struct fm_node *n, const char *why);
+void fm_direct_pair(struct fm_fabric *f, struct fm_node *n);
+void fm_direct_set(struct fm_fabric *f, bool on);
 const char *fm_life_name(enum fm_node_life l);
 const char *fm_view_name(uint8_t st);
 void fm_emit_send(struct fm_fabric *f, struct fm_node *n, const void *pkt,

@@ -15,6 +15,11 @@
  * declares the node dead and frees the connection, so no handler sees its
  * state change under it.
  *
+ * Direct links (decision 0039): emit_peer() makes a socketpair and hands
+ * one end to each of two devices in a PEER packet (SCM_RIGHTS). An fd
+ * cannot wait in a connection's queue: a device whose queue is not empty
+ * gets no link this time and keeps sending through the fm.
+ *
  * Packets go from the fabric to the devices through fm_proto_emit, the
  * implementation of the domain's struct fm_emit: handlers here call into
  * the domain (fabric.c, link.c, mem.c, sim.c), which never calls back in
@@ -25,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -226,10 +232,14 @@ static void do_hello(struct fm_fabric *f, struct fm_conn *c,
 	c->node = n;
 	n->conn = c;
 	n->pid = m->pid;
-	fm_log("node %u attached (pid %u)%s", n->id, m->pid,
+	n->direct = m->features & SNODE_FM_HELLO_DIRECT;
+	fm_log("node %u attached (pid %u)%s%s", n->id, m->pid,
+	       n->direct ? ", takes direct links" : "",
 	       n->life == FM_LIFE_DEAD ? ", rejoining" : "");
 	reply(c, &r, sizeof(r), m->hdr.seq, SNODE_FM_HELLO, SNODE_FM_OK);
 	fm_node_attach(f, n);
+	/* after the node states: a peer's first NODE_STATE comes first */
+	fm_direct_pair(f, n);
 }
 
 static void do_export_set(struct fm_fabric *f, struct fm_conn *c,
@@ -393,6 +403,7 @@ static void do_msg_send(struct fm_fabric *f, struct fm_conn *c,
 	uint32_t st;
 
 	r.src_node = c->node->id;
+	c->node->msgs_relayed++;
 	if (m->len > SNODE_FM_MSG_MAX) {
 		st = SNODE_FM_EINVAL;
 	} else if (!dst || (dst != c->node &&
@@ -452,6 +463,85 @@ static void emit_deliver(struct fm_fabric *f, struct fm_node *dst,
 			 const struct snode_fm_msg *m)
 {
 	msg_deliver(f, dst, m, NULL, 0);
+}
+
+/* A PEER packet to c's device; fd >= 0 rides along (SCM_RIGHTS). */
+static int peer_send(struct fm_conn *c, uint32_t node, uint32_t op, int fd)
+{
+	struct snode_fm_peer p = {
+		.hdr = { .type = SNODE_FM_PEER, .len = sizeof(p) },
+		.node = node,
+		.op = op,
+	};
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = &p, .iov_len = sizeof(p) };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+
+	if (c->closing)
+		return -EPIPE;
+	if (fd < 0)
+		return conn_send(c, &p, sizeof(p));
+	if (c->outq)
+		return -EAGAIN;
+	memset(&u, 0, sizeof(u));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(fd));
+	if (sendmsg(c->fd, &mh, MSG_DONTWAIT | MSG_NOSIGNAL) == (ssize_t)sizeof(p))
+		return 0;
+	if (errno == EAGAIN || errno == EWOULDBLOCK)
+		return -EAGAIN;
+	conn_close(c, strerror(errno));
+	return -EPIPE;
+}
+
+/* fm_emit.peer */
+static void emit_peer(struct fm_fabric *f, struct fm_node *a, struct fm_node *b,
+		      bool attach)
+{
+	int sv[2], sz = 256 << 10;
+
+	(void)f;
+	if (!a->conn || !b->conn)
+		return;
+	if (a == b) {	/* loopback: in the device, or through the fm */
+		peer_send(a->conn, a->id, attach ? SNODE_FM_PEER_ATTACH :
+			  SNODE_FM_PEER_DETACH, -1);
+		return;
+	}
+	if (!attach) {
+		peer_send(a->conn, b->id, SNODE_FM_PEER_DETACH, -1);
+		peer_send(b->conn, a->id, SNODE_FM_PEER_DETACH, -1);
+		fm_log("nodes %u and %u: direct link ended", a->id, b->id);
+		return;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv)) {
+		fm_log("nodes %u and %u: no direct link: socketpair: %s", a->id,
+		       b->id, strerror(errno));
+		return;
+	}
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	setsockopt(sv[1], SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	/* the fm keeps no end: a link closes when either device lets go */
+	if (peer_send(a->conn, b->id, SNODE_FM_PEER_ATTACH, sv[0]) ||
+	    peer_send(b->conn, a->id, SNODE_FM_PEER_ATTACH, sv[1]))
+		fm_log("nodes %u and %u: no direct link: a device's queue is "
+		       "full", a->id, b->id);
+	else
+		fm_log("nodes %u and %u: direct link", a->id, b->id);
+	close(sv[0]);
+	close(sv[1]);
 }
 
 static void do_reset(struct fm_fabric *f, struct fm_conn *c,
@@ -669,4 +759,5 @@ const struct fm_emit fm_proto_emit = {
 	.send = emit_send,
 	.node_gone = emit_node_gone,
 	.deliver = emit_deliver,
+	.peer = emit_peer,
 };

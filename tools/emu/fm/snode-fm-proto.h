@@ -17,7 +17,20 @@
  *                  GRANT_RELEASE, PORT_SET, MSG_SEND, MSG_DELIVER reply,
  *                  RESET, STATS (traffic byte counts for the link model)
  *   fm -> device : HELLO reply, all replies, REVOKE, NODE_STATE, PORT_STATE,
- *                  SENSOR, MSG_DELIVER, MSG_SEND reply
+ *                  SENSOR, MSG_DELIVER, MSG_SEND reply, PEER
+ *   device <-> device, on a direct link (PEER): MSG_DELIVER and its reply
+ *
+ * Direct links (decision 0039): the fm hands each pair of attached
+ * devices that said SNODE_FM_HELLO_DIRECT the two ends of a socketpair
+ * (SOCK_SEQPACKET), one PEER packet with the fd in SCM_RIGHTS to each.
+ * A device then sends its messages and doorbells to that peer over it,
+ * as MSG_DELIVER, and the peer answers as it answers the fm; the fm is not
+ * on that path. Routes and faults stay the fm's: a device uses the link
+ * only while its last NODE_STATE for the peer says UP (else it asks the fm
+ * with MSG_SEND, which refuses or relays), and the receiving device
+ * refuses a message from a node it was told is unreachable or dead. The
+ * receiver takes the source node from the link, never from the packet.
+ * Either end may close the link; the other then sends through the fm.
  *
  * Memory: the fm creates one file per node under /dev/shm, named in the
  * HELLO reply and GRANT reply. The device maps the peer's file itself
@@ -61,6 +74,7 @@ enum snode_fm_type {
 	SNODE_FM_RESET,
 	SNODE_FM_STATS,
 	SNODE_FM_TOPO_NAMES,	/* topology (scale): names of switches, racks */
+	SNODE_FM_PEER,		/* a direct link to another device (0039) */
 };
 
 #define SNODE_FM_F_REPLY	0x1
@@ -133,8 +147,11 @@ struct snode_fm_hello {
 	uint32_t version;	/* SNODE_FM_PROTO_VERSION */
 	uint32_t node;		/* fabric node id the device was given */
 	uint32_t pid;		/* QEMU's pid, for kill fault injection */
-	uint32_t reserved;
+	uint32_t features;	/* SNODE_FM_HELLO_*; an fm ignores unknown bits */
 };
+
+/* HELLO features */
+#define SNODE_FM_HELLO_DIRECT	0x1	/* takes PEER direct links */
 
 struct snode_fm_hello_reply {
 	struct snode_fm_hdr hdr;	/* status EINVAL: unknown or taken node */
@@ -330,6 +347,27 @@ struct snode_fm_topo_names {
 	uint16_t nracks;
 	uint32_t reserved;
 	struct snode_fm_topo_ent ent[];
+};
+
+/*
+ * fm -> device: a direct link to @node (decision 0039); no reply.
+ * SNODE_FM_PEER_ATTACH carries exactly one fd (SCM_RIGHTS), an AF_UNIX
+ * SOCK_SEQPACKET socket whose other end @node's device holds; it replaces
+ * any link to @node the device had. SNODE_FM_PEER_DETACH carries none: stop
+ * using the link to @node and close it (every message goes through the fm).
+ * @node the device's own: loopback, no fd either way; ATTACH (the default
+ * at HELLO) turns a message to the own node around in the device, DETACH
+ * sends it through the fm like any other.
+ */
+enum snode_fm_peer_op {
+	SNODE_FM_PEER_ATTACH = 1,
+	SNODE_FM_PEER_DETACH = 2,
+};
+
+struct snode_fm_peer {
+	struct snode_fm_hdr hdr;
+	uint32_t node;
+	uint32_t op;		/* enum snode_fm_peer_op */
 };
 
 #endif /* SNODE_FM_PROTO_H */

@@ -48,6 +48,11 @@ struct dev {
 	uint32_t last_len;
 	struct snode_fm_msg deliver;
 	bool got_deliver;
+	/* direct links (decision 0039): the last PEER per node */
+	int peer_fd[FM_MAX_NODES];	/* ATTACH's fd, -1: none */
+	uint32_t peer_attach[FM_MAX_NODES], peer_detach[FM_MAX_NODES];
+	uint32_t peer_fds_bad;		/* PEERs with other than one fd as they should */
+	uint32_t peer_early;		/* ATTACHes before the node was UP */
 };
 
 static struct dev *devs[8];
@@ -58,11 +63,31 @@ static uint64_t now_ms(void)
 	return fm_now_ms();
 }
 
-static void dev_note(struct dev *d, const void *buf, ssize_t n)
+static void dev_note(struct dev *d, const void *buf, ssize_t n, int fd)
 {
 	const struct snode_fm_hdr *h = buf;
 
-	if (h->type == SNODE_FM_NODE_STATE && !(h->flags & SNODE_FM_F_REPLY)) {
+	if (h->type == SNODE_FM_PEER && n == sizeof(struct snode_fm_peer)) {
+		const struct snode_fm_peer *p = buf;
+
+		if (p->node >= FM_MAX_NODES ||
+		    (p->op == SNODE_FM_PEER_ATTACH &&
+		     p->node != d->node) != (fd >= 0)) {
+			d->peer_fds_bad++;
+		} else if (p->op == SNODE_FM_PEER_ATTACH && p->node == d->node) {
+			d->peer_attach[p->node]++;	/* loopback in the device */
+		} else if (p->op == SNODE_FM_PEER_ATTACH) {
+			if (d->nstate[p->node] != SNODE_FM_NODE_UP)
+				d->peer_early++;
+			if (d->peer_fd[p->node] >= 0)
+				close(d->peer_fd[p->node]);
+			d->peer_fd[p->node] = fd;
+			d->peer_attach[p->node]++;
+			return;
+		} else {
+			d->peer_detach[p->node]++;
+		}
+	} else if (h->type == SNODE_FM_NODE_STATE && !(h->flags & SNODE_FM_F_REPLY)) {
 		const struct snode_fm_node_state *ns = buf;
 
 		if (ns->node < FM_MAX_NODES) {
@@ -91,7 +116,46 @@ static void dev_note(struct dev *d, const void *buf, ssize_t n)
 		d->deliver = *(const struct snode_fm_msg *)buf;
 		d->got_deliver = true;
 	}
-	(void)n;
+	if (fd >= 0)
+		close(fd);
+}
+
+/* One packet from the fm, and the fd that came with it (-1: none). */
+static ssize_t dev_recv(struct dev *d, void *buf, size_t size, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = size };
+	struct msghdr mh = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = u.buf,
+		.msg_controllen = sizeof(u.buf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(d->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	for (cm = n >= 0 ? CMSG_FIRSTHDR(&mh) : NULL; cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		int k, nfd, fds[4];
+
+		if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfd = (cm->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		memcpy(fds, CMSG_DATA(cm), nfd * sizeof(int));
+		for (k = 0; k < nfd; k++) {
+			if (*fd < 0 && nfd == 1) {
+				*fd = fds[k];
+			} else {
+				close(fds[k]);
+				d->peer_fds_bad++;
+			}
+		}
+	}
+	return n;
 }
 
 /*
@@ -134,10 +198,12 @@ static int pump(int ms, struct dev *want, uint16_t type, bool reply)
 
 			if (!d || !(pfd[i].revents & (POLLIN | POLLHUP)))
 				continue;
-			while ((len = recv(d->fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0) {
+			int pfd_in;
+
+			while ((len = dev_recv(d, buf, sizeof(buf), &pfd_in)) > 0) {
 				const struct snode_fm_hdr *h = (void *)buf;
 
-				dev_note(d, buf, len);
+				dev_note(d, buf, len, pfd_in);
 				if (d == want && h->type == type &&
 				    !!(h->flags & SNODE_FM_F_REPLY) == reply) {
 					memcpy(d->last, buf, len);
@@ -164,6 +230,8 @@ static struct dev *dev_connect(void)
 	d->fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (connect(d->fd, (struct sockaddr *)&sa, sizeof(sa)))
 		tap_diag("connect %s: %s", sa.sun_path, strerror(errno));
+	for (i = 0; i < FM_MAX_NODES; i++)
+		d->peer_fd[i] = -1;
 	for (i = 0; i < 8 && devs[i]; i++)
 		;
 	if (i < 8)
@@ -176,6 +244,9 @@ static void dev_free(struct dev *d)
 	for (int i = 0; i < 8; i++)
 		if (devs[i] == d)
 			devs[i] = NULL;
+	for (int i = 0; i < FM_MAX_NODES; i++)
+		if (d->peer_fd[i] >= 0)
+			close(d->peer_fd[i]);
 	close(d->fd);
 	free(d);
 }
@@ -195,14 +266,21 @@ static int dev_call(struct dev *d, void *pkt, uint32_t len, uint16_t type)
 	return ((struct snode_fm_hdr *)d->last)->status;
 }
 
-static int dev_hello(struct dev *d, uint32_t node, uint32_t pid)
+static int dev_hello_features(struct dev *d, uint32_t node, uint32_t pid,
+			      uint32_t features)
 {
 	struct snode_fm_hello m = { .version = SNODE_FM_PROTO_VERSION,
-				    .node = node, .pid = pid };
+				    .node = node, .pid = pid,
+				    .features = features };
 
 	d->node = node;
 	memset(d->nstate, 0xee, sizeof(d->nstate));
 	return dev_call(d, &m, sizeof(m), SNODE_FM_HELLO);
+}
+
+static int dev_hello(struct dev *d, uint32_t node, uint32_t pid)
+{
+	return dev_hello_features(d, node, pid, 0);
 }
 
 static int dev_export(struct dev *d, uint32_t id, uint64_t off, uint64_t len,
@@ -332,6 +410,145 @@ static int count_shm(pid_t pid)
 		n += !stat(path, &st);
 	}
 	return n;
+}
+
+/* The msgs_relayed of node @id in "show nodes -j", or -1. */
+static long long relayed(uint32_t id)
+{
+	struct fm_buf out = { 0 };
+	char key[32];
+	long long v = -1;
+	const char *p;
+
+	snprintf(key, sizeof(key), "{\"id\":%u,", id);
+	if (!ctl(&out, "show nodes -j") && out.s && (p = strstr(out.s, key)) &&
+	    (p = strstr(p, "\"msgs_relayed\":")))
+		v = atoll(p + strlen("\"msgs_relayed\":"));
+	fm_buf_free(&out);
+	return v;
+}
+
+/* A packet from one end of a direct link arrives at the other. */
+static bool link_carries(int a, int b)
+{
+	struct snode_fm_msg m = { .hdr = { .type = SNODE_FM_MSG_DELIVER,
+					   .len = sizeof(m) }, .len = 5 };
+	struct snode_fm_msg r;
+	struct pollfd pfd = { .fd = b, .events = POLLIN };
+
+	memcpy(m.data, "hello", 5);
+	if (a < 0 || b < 0 || send(a, &m, sizeof(m), MSG_NOSIGNAL) != sizeof(m) ||
+	    poll(&pfd, 1, 1000) != 1)
+		return false;
+	return recv(b, &r, sizeof(r), 0) == sizeof(r) && !memcmp(&r, &m, sizeof(m));
+}
+
+/* The end of a link reads EOF: the other end is closed. */
+static bool link_closed(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return fd >= 0 && poll(&pfd, 1, 1000) == 1 &&
+	       recv(fd, &c, 1, MSG_DONTWAIT) == 0;
+}
+
+/*
+ * Direct links (decision 0039): devices that said SNODE_FM_HELLO_DIRECT get
+ * the two ends of a socketpair per pair of them, after the node states;
+ * "ctl direct off|on" ends and makes them again; the fm counts only the
+ * messages it relays.
+ */
+static void test_e2e_direct(const char *topo)
+{
+	struct dev *a, *b, *n1;
+	struct snode_fm_msg m = { .dst_node = 3, .len = 4 };
+	pid_t fm;
+	int st;
+
+	fm = start_fm(topo);
+	/* heartbeats only once attached: a packet before HELLO is fatal */
+	a = dev_connect();
+	st = dev_hello_features(a, 0, 0, SNODE_FM_HELLO_DIRECT);
+	a->hb = true;
+	n1 = dev_connect();
+	st |= dev_hello(n1, 1, 0);
+	n1->hb = true;
+	b = dev_connect();
+	st |= dev_hello_features(b, 2, 0, SNODE_FM_HELLO_DIRECT);
+	b->hb = true;
+	ok(st == SNODE_FM_OK,
+	   "direct: nodes 0 and 2 attach with HELLO_DIRECT, node 1 without");
+	ok(WAIT_FOR(a->peer_fd[2] >= 0 && b->peer_fd[0] >= 0, 1000),
+	   "direct: nodes 0 and 2 get one end of a link each");
+	pump(100, NULL, 0, false);
+	ok(a->peer_fd[1] < 0 && a->peer_fd[3] < 0 && !n1->peer_attach[0] &&
+	   !n1->peer_attach[2] && a->peer_attach[2] == 1 && b->peer_attach[0] == 1,
+	   "direct: no link to a device without the feature or to a sim node");
+	ok(!a->peer_fds_bad && !b->peer_fds_bad && !n1->peer_fds_bad,
+	   "direct: an ATTACH carries exactly one fd, nothing else does");
+	ok(!a->peer_early && !b->peer_early,
+	   "direct: a link comes after the node state that says UP");
+	ok(link_carries(a->peer_fd[2], b->peer_fd[0]) &&
+	   link_carries(b->peer_fd[0], a->peer_fd[2]),
+	   "direct: the two ends are one link, both ways");
+
+	ok(dev_call(a, &m, sizeof(m), SNODE_FM_MSG_SEND) == SNODE_FM_OK &&
+	   relayed(0) == 1 && relayed(2) == 0,
+	   "direct: a message to a sim node is relayed, and counted");
+	ok(!a->peer_attach[0] && !a->peer_detach[0],
+	   "direct: at HELLO, nothing about the loopback (in the device)");
+	ok(ctl(NULL, "direct off") == 0 &&
+	   WAIT_FOR(a->peer_detach[2] == 1 && b->peer_detach[0] == 1, 1000),
+	   "direct: ctl direct off: DETACH to both ends");
+	ok(WAIT_FOR(a->peer_detach[0] == 1 && b->peer_detach[2] == 1, 1000) &&
+	   !n1->peer_detach[1], "direct: ... and a loopback DETACH to each");
+	ok(ctl(NULL, "direct off") == 0 && (pump(100, NULL, 0, false), 1) &&
+	   a->peer_detach[2] == 1, "direct: off twice: nothing more");
+	{
+		struct dev *c = dev_connect();
+
+		/* n1's node id is taken: a device of node 2's after b left */
+		ok(c && (dev_free(b), WAIT_FOR(link_closed(a->peer_fd[2]), 1500)) &&
+		   dev_hello_features(c, 2, 0, SNODE_FM_HELLO_DIRECT) == SNODE_FM_OK &&
+		   WAIT_FOR(c->peer_detach[2] == 1, 1000) && c->peer_fd[0] < 0,
+		   "direct: attaching while off: no link, a loopback DETACH");
+		c->hb = true;
+		b = c;
+	}
+	ok(ctl(NULL, "direct on") == 0 &&
+	   WAIT_FOR(a->peer_attach[2] == 2 && b->peer_attach[0] == 1, 1000) &&
+	   link_carries(a->peer_fd[2], b->peer_fd[0]),
+	   "direct: ctl direct on: a new link");
+	ok(WAIT_FOR(a->peer_attach[0] == 1 && b->peer_attach[2] == 1, 1000),
+	   "direct: ... and a loopback ATTACH to each");
+	ok(ctl(NULL, "direct maybe") == 1, "direct: ctl direct with a bad word fails");
+
+	dev_free(b);
+	ok(link_closed(a->peer_fd[2]),
+	   "direct: a device gone: its peer's end reads EOF (the fm keeps no end)");
+	b = dev_connect();
+	st = dev_hello_features(b, 2, 0, SNODE_FM_HELLO_DIRECT);
+	b->hb = true;
+	ok(st == SNODE_FM_OK &&
+	   WAIT_FOR(a->peer_attach[2] == 3 && b->peer_fd[0] >= 0, 1000) &&
+	   link_carries(b->peer_fd[0], a->peer_fd[2]),
+	   "direct: it attaches again: a new link");
+	{
+		struct snode_fm_peer p = { .hdr = { .type = SNODE_FM_PEER,
+						    .len = sizeof(p) },
+					   .node = 0, .op = SNODE_FM_PEER_ATTACH };
+
+		send(n1->fd, &p, sizeof(p), MSG_NOSIGNAL);
+		ok(WAIT_FOR(n1->closed, 1000),
+		   "direct: a device that sends PEER is cut off");
+	}
+	dev_free(n1);
+	dev_free(a);
+	dev_free(b);
+	kill(fm, SIGTERM);
+	ok(waitpid(fm, &st, 0) == fm && WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	   "direct: SIGTERM: clean exit");
 }
 
 void test_e2e(void)
@@ -660,6 +877,8 @@ void test_e2e(void)
 	dev_free(d2);
 	kill(fm, SIGTERM);
 	waitpid(fm, &st, 0);
+
+	test_e2e_direct(topo);
 
 	snprintf(path, sizeof(path), "rm -rf %s", rundir);
 	if (system(path))

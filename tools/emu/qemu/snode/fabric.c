@@ -150,8 +150,8 @@ static bool snode_grant_segs_ok(const struct snode_fm_grant_reply *g,
 }
 
 /* Finish a request with status; g may carry a GRANT reply. */
-static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
-                             const void *pkt, size_t len)
+void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
+                      const void *pkt, size_t len)
 {
     uint32_t r0 = 0, nseg = 0;
 
@@ -275,14 +275,12 @@ static void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
 static void snode_fm_reply(SnodeNicState *s, struct snode_fm_hdr *h, size_t len)
 {
     SnodeReq *r = snode_req_find(s, h->seq, h->type);
-    uint16_t st = h->status;
+    /* compared as sent: a 32-bit status above the known ones is none */
+    uint16_t st = h->status > SNODE_ST_REVOKED ? SNODE_ST_INTERNAL : h->status;
 
-    if (!r) {
+    if (!r || r->peer) {
         trace_snode_nic_fm_bad_packet(h->type, len, "reply to no request");
         return;
-    }
-    if (st > SNODE_ST_REVOKED) {
-        st = SNODE_ST_INTERNAL;
     }
     snode_req_finish(s, r, st, h, len);
 }
@@ -424,11 +422,23 @@ static const uint32_t snode_fm_min_len[] = {
     [SNODE_FM_SENSOR] = SNODE_FM_LEN(struct snode_fm_sensor, power_mw),
     [SNODE_FM_MSG_DELIVER] = SNODE_FM_LEN(struct snode_fm_msg, data),
     [SNODE_FM_TOPO_NAMES] = sizeof(struct snode_fm_topo_names),
+    [SNODE_FM_PEER] = sizeof(struct snode_fm_peer),
 };
 
-static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len)
+/* @fd: one that came with the packet (SCM_RIGHTS), ours; -1: none. */
+static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len, int fd)
 {
     struct snode_fm_hdr *h = pkt;
+
+    if (fd >= 0 && (len < sizeof(*h) || h->type != SNODE_FM_PEER ||
+                    (h->flags & SNODE_FM_F_REPLY) || h->len != len ||
+                    len < sizeof(struct snode_fm_peer))) {
+        /* only a PEER may carry one */
+        trace_snode_nic_fm_bad_packet(len >= sizeof(*h) ? h->type : 0, len,
+                                      "unexpected fd");
+        close(fd);
+        fd = -1;
+    }
 
     if (len < sizeof(*h) || h->len != len) {
         trace_snode_nic_fm_bad_packet(len >= sizeof(*h) ? h->type : 0, len,
@@ -460,6 +470,9 @@ static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len)
     case SNODE_FM_TOPO_NAMES:
         snode_fm_topo_names(s, pkt, len);
         break;
+    case SNODE_FM_PEER:
+        snode_peer_packet(s, pkt, fd);
+        break;
     case SNODE_FM_PORT_STATE:
         snode_fm_port_state(s, pkt);
         break;
@@ -487,15 +500,69 @@ static void snode_fm_packet(SnodeNicState *s, void *pkt, size_t len)
     }
 }
 
+/*
+ * One packet from the fm and the fd that came with it: only a PEER carries
+ * one (decision 0039); more than one, or a truncated control message, and
+ * every fd is closed, as a device keeps nothing it was not meant to get.
+ */
+static ssize_t snode_fm_recv(SnodeNicState *s, void *buf, size_t size,
+                             int *fd)
+{
+    union {
+        struct cmsghdr h;
+        char buf[CMSG_SPACE(4 * sizeof(int))];
+    } u;
+    struct iovec iov = { .iov_base = buf, .iov_len = size };
+    struct msghdr mh = {
+        .msg_iov = &iov,
+        .msg_iovlen = 1,
+        .msg_control = u.buf,
+        .msg_controllen = sizeof(u.buf),
+    };
+    struct cmsghdr *cm;
+    int nfd = 0;
+    ssize_t n;
+
+    *fd = -1;
+    n = recvmsg(s->fm_fd, &mh, MSG_DONTWAIT | MSG_TRUNC | MSG_CMSG_CLOEXEC);
+    if (n < 0) {
+        return n;
+    }
+    for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+        int fds[4], k, cnt;
+
+        if (cm->cmsg_level != SOL_SOCKET || cm->cmsg_type != SCM_RIGHTS ||
+            cm->cmsg_len < CMSG_LEN(0)) {
+            continue;
+        }
+        cnt = MIN((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int), 4);
+        memcpy(fds, CMSG_DATA(cm), cnt * sizeof(int));
+        for (k = 0; k < cnt; k++, nfd++) {
+            if (*fd < 0) {
+                *fd = fds[k];
+            } else {
+                close(fds[k]);
+            }
+        }
+    }
+    if (*fd >= 0 && (nfd > 1 || (mh.msg_flags & MSG_CTRUNC))) {
+        trace_snode_nic_fm_bad_packet(SNODE_FM_PEER, nfd, "fds refused");
+        close(*fd);
+        *fd = -1;
+    }
+    return n;
+}
+
 void snode_fm_read(void *opaque)
 {
     SnodeNicState *s = opaque;
     uint8_t buf[SNODE_FM_PKT_MAX] QEMU_ALIGNED(8);
     unsigned budget;
     ssize_t n;
+    int fd;
 
     for (budget = SNODE_FM_RX_BUDGET; budget && s->fm_fd >= 0; budget--) {
-        n = recv(s->fm_fd, buf, sizeof(buf), MSG_DONTWAIT | MSG_TRUNC);
+        n = snode_fm_recv(s, buf, sizeof(buf), &fd);
         if (n < 0) {
             if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR) {
                 return;
@@ -506,16 +573,22 @@ void snode_fm_read(void *opaque)
         }
         if (n == 0) {
             trace_snode_nic_fm_lost(0);
+            if (fd >= 0) {
+                close(fd);
+            }
             snode_detach(s);
             return;
         }
         if ((size_t)n > sizeof(buf)) {
             trace_snode_nic_fm_bad_packet(0, n, "packet too large");
+            if (fd >= 0) {
+                close(fd);
+            }
             continue;
         }
         /* Short (unpadded) packets must not see stale bytes. */
         memset(buf + n, 0, sizeof(buf) - n);
-        snode_fm_packet(s, buf, n);
+        snode_fm_packet(s, buf, n, fd);
     }
 }
 
@@ -574,6 +647,12 @@ static void snode_detach(SnodeNicState *s)
     s->attached = false;
     s->status &= ~R_STATUS_ATTACHED_MASK;
     timer_del(s->hb_timer);
+    /*
+     * No fm, no routes: the direct links go too (decision 0010). A message
+     * in flight on one completes as one waiting for the fm does,
+     * NOT_ATTACHED: it may have been delivered.
+     */
+    snode_peers_close(s, SNODE_ST_NOT_ATTACHED, "fabric manager lost");
     QTAILQ_FOREACH_SAFE(r, &s->reqs, next, tmp) {
         snode_req_finish(s, r, SNODE_ST_NOT_ATTACHED, NULL, 0);
     }
@@ -637,6 +716,7 @@ bool snode_fm_connect(SnodeNicState *s, Error **errp)
     hello.version = SNODE_FM_PROTO_VERSION;
     hello.node = s->node_prop;
     hello.pid = getpid();
+    hello.features = SNODE_FM_HELLO_DIRECT;
     hello.hdr.seq = ++s->fm_seq;
     if (!snode_fm_send(s, &hello, sizeof(hello))) {
         error_setg(errp, "snode-nic: cannot send HELLO to %s", s->fm_path);

@@ -483,6 +483,7 @@ static void snode_realize(PCIDevice *pdev, Error **errp)
     unsigned i;
 
     s->fm_fd = -1;
+    s->loopback = true;         /* until the fm says otherwise (0039) */
     QTAILQ_INIT(&s->reqs);
     QSIMPLEQ_INIT(&s->backlog);
     if (!is_power_of_2(s->aperture_size) ||
@@ -666,6 +667,7 @@ static void snode_exit(PCIDevice *pdev)
     QTAILQ_FOREACH_SAFE(r, &s->reqs, next, tmp) {
         snode_req_free(s, r);
     }
+    snode_peers_close(s, SNODE_ST_NOT_ATTACHED, "device removed");
     snode_backlog_drop(s);
     for (i = 0; i < s->endpoints; i++) {
         snode_ep_clear(&s->ep[i]);

@@ -11,6 +11,7 @@
  *   dma.c     DMA copy engine
  *   msg.c     message send and delivery, endpoints
  *   fabric.c  the fabric manager connection
+ *   peer.c    direct links to other devices (decision 0039)
  *
  * The hardware contract (register map, in-memory structures) is in
  * snode-nic.h; this header holds the device state and what the files call
@@ -157,8 +158,11 @@ typedef struct SnodeReq {
     uint16_t cid;
     uint32_t idx;       /* ATT index, export id, port */
     uint32_t arg;       /* PORT_SET action */
+    bool peer;          /* a message on the direct link to node idx */
     int64_t deadline;
 } SnodeReq;
+
+typedef struct SnodePeer SnodePeer;
 
 typedef struct SnodeCpl {
     QSIMPLEQ_ENTRY(SnodeCpl) next;
@@ -241,6 +245,9 @@ struct SnodeNicState {
     QEMUBH *fm_lost_bh;
     QTAILQ_HEAD(, SnodeReq) reqs;
     unsigned nreqs;
+    /* direct links to other devices by node (peer.c); NULL: none */
+    SnodePeer *peer[SNODE_MAX_NODES];
+    bool loopback;              /* turn messages to node_id around here */
     GHashTable *maps;           /* path -> SnodeMap */
     GPtrArray *old_maps;        /* outgrown mappings windows may still use */
     int64_t attach_ns;
@@ -387,5 +394,13 @@ SnodeReq *snode_fm_request(SnodeNicState *s, void *pkt, size_t len,
                            uint32_t arg);
 void snode_fm_simple(SnodeNicState *s, uint16_t type, void *pkt, size_t len);
 void snode_req_free(SnodeNicState *s, SnodeReq *r);
+void snode_req_finish(SnodeNicState *s, SnodeReq *r, uint16_t st,
+                      const void *pkt, size_t len);
+
+/* peer.c */
+bool snode_peer_send(SnodeNicState *s, struct snode_fm_msg *m);
+void snode_peer_packet(SnodeNicState *s, const struct snode_fm_peer *pp,
+                       int fd);
+void snode_peers_close(SnodeNicState *s, uint16_t st, const char *why);
 
 #endif /* HW_MISC_SNODE_NIC_INT_H */
