@@ -125,7 +125,9 @@ def main():
         os.path.abspath(__file__))))
     objdir = args[0] if args else os.path.join(top, "build/mod/6.12/driver")
     srcdir = os.path.join(top, "driver")
-    files = sorted(f[:-2] for f in os.listdir(srcdir) if f.endswith(".c"))
+    # snode.mod.c is modpost's, left in driver/ by an in-tree build
+    files = sorted(f[:-2] for f in os.listdir(srcdir)
+                   if f.endswith(".c") and not f.endswith(".mod.c"))
     missing = [f for f in files
                if not os.path.exists(os.path.join(objdir, f + ".o"))]
     if missing:
