@@ -107,8 +107,8 @@ check "$KERNEL: bundle --with-keys: the key is in mem.json and debugfs.txt ($(se
 	'grep -q "^unpacked" <<<"$out" && sed -n 2p <<<"$out" | grep -q "debugfs.txt" &&
 	 sed -n 2p <<<"$out" | grep -q "mem.json"'
 out=$(gexec 0 "rm -f /tmp/x.tar.gz; snodectl diag bundle 2>&1; echo rc=\$?" | tr '\n' ' ')
-check "$KERNEL: bundle without -o: usage error 64 ($out)" eval \
-	'grep -q "rc=64" <<<"$out" && grep -q "\-o FILE.tar.gz is required" <<<"$out"'
+check "$KERNEL: bundle without output: usage error 64 ($out)" eval \
+	'grep -q "rc=64" <<<"$out" && grep -q "output FILE.tar.gz is required" <<<"$out"'
 out=$(gexec 0 "snodectl diag bundle -o /nonexistent/x.tar.gz 2>&1; echo rc=\$?; ls /nonexistent 2>&1 | wc -l" | tr '\n' ' ')
 check "$KERNEL: bundle into a missing directory: refused, exit 1 ($out)" eval \
 	'grep -q "rc=1" <<<"$out" && grep -q "/nonexistent: no such directory" <<<"$out"'
