@@ -20,25 +20,8 @@ FM=$BUILD/tools/snode-fm
 MAN8=$TOP/tools/snodectl/snodectl.8
 MAN1=$TOP/tools/snode-perf/snode-perf.1
 
-n=0
-failed=0
-ok() {		# ok NAME COMMAND...: one test, passes if the command does
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		echo "#   rc=$rc stdout: $(head -c 300 <<<"$out" | tr '\n' '|')"
-		echo "#   stderr: $(head -c 300 <<<"$err" | tr '\n' '|')"
-		failed=$((failed + 1))
-	fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+# shellcheck source=tools/testing/cli/tap.sh
+. "$TOP/tools/testing/cli/tap.sh"
 
 TMP=$(mktemp -d)
 fm_pid=

@@ -18,25 +18,8 @@ BUILD=${BUILD:-$TOP/build}
 SNODECTL=$BUILD/tools/snodectl
 PERF=$BUILD/tools/snode-perf
 
-n=0
-failed=0
-ok() {		# ok NAME COMMAND...: one test, passes if the command does
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		echo "#   rc=$rc stdout: $(head -c 300 <<<"$out" | tr '\n' '|')"
-		echo "#   stderr: $(head -c 300 <<<"$err" | tr '\n' '|')"
-		failed=$((failed + 1))
-	fi
-}
-skip() {
-	n=$((n + 1))
-	echo "ok $n - $1 # SKIP $2"
-}
+# shellcheck source=tools/testing/cli/tap.sh
+. "$TOP/tools/testing/cli/tap.sh"
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
