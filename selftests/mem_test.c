@@ -970,13 +970,23 @@ struct pool_fill {
 	int done[2];	/* the parent is done: the child may let go */
 };
 
+/* The child's end of a fill: report @r, hold until the parent is done. */
+static int fill_report_hold(struct pool_fill *f, const uint64_t r[2])
+{
+	char c;
+
+	if (write(f->res[1], r, 2 * sizeof(r[0])) != 2 * sizeof(r[0]))
+		return 2;
+	if (read(f->done[0], &c, 1) != 1)
+		return 3;
+	return 0;
+}
+
 /* As the member user: take the pool in 1 MiB pieces until refused, hold. */
 static int member_pool_fill(void *arg)
 {
-	struct pool_fill *f = arg;
 	int fd = open(SNODE_DEV, O_RDWR);
 	uint64_t r[2] = { 0, 0 }, off;
-	char c;
 
 	if (fd < 0)
 		return 1;
@@ -987,11 +997,7 @@ static int member_pool_fill(void *arg)
 		}
 		r[0] += SZ_1M;
 	}
-	if (write(f->res[1], r, sizeof(r)) != sizeof(r))
-		return 2;
-	if (read(f->done[0], &c, 1) != 1)
-		return 3;
-	return 0;
+	return fill_report_hold(arg, r);
 }
 
 /*
@@ -1028,11 +1034,9 @@ TEST_F(mem, pool_kernel_reserve)
 /* As the member user: export until refused, report, hold. */
 static int member_export_fill(void *arg)
 {
-	struct pool_fill *f = arg;
 	struct snode_mem_export exp = { .length = SZ_4K };
 	int fd = open(SNODE_DEV, O_RDWR);
 	uint64_t r[2] = { 0, 0 }, off;
-	char c;
 
 	if (fd < 0 || _snode_alloc(fd, SZ_4K, &off))
 		return 1;
@@ -1045,11 +1049,7 @@ static int member_export_fill(void *arg)
 		if (++r[0] > 4096)
 			break;
 	}
-	if (write(f->res[1], r, sizeof(r)) != sizeof(r))
-		return 2;
-	if (read(f->done[0], &c, 1) != 1)
-		return 3;
-	return 0;
+	return fill_report_hold(arg, r);
 }
 
 /*
