@@ -970,7 +970,11 @@ struct pool_fill {
 	int done[2];	/* the parent is done: the child may let go */
 };
 
-/* The child's end of a fill: report @r, hold until the parent is done. */
+/*
+ * The child's end of a fill: report @r, hold until the parent is done (or
+ * gone: the child closed the parent's ends, so a failed assertion in the
+ * parent ends the hold with EOF instead of leaving the child behind).
+ */
 static int fill_report_hold(struct pool_fill *f, const uint64_t r[2])
 {
 	char c;
@@ -985,9 +989,12 @@ static int fill_report_hold(struct pool_fill *f, const uint64_t r[2])
 /* As the member user: take the pool in 1 MiB pieces until refused, hold. */
 static int member_pool_fill(void *arg)
 {
+	struct pool_fill *f = arg;
 	int fd = open(SNODE_DEV, O_RDWR);
 	uint64_t r[2] = { 0, 0 }, off;
 
+	close(f->res[0]);
+	close(f->done[1]);
 	if (fd < 0)
 		return 1;
 	for (;;) {
@@ -997,7 +1004,7 @@ static int member_pool_fill(void *arg)
 		}
 		r[0] += SZ_1M;
 	}
-	return fill_report_hold(arg, r);
+	return fill_report_hold(f, r);
 }
 
 /*
@@ -1035,9 +1042,12 @@ TEST_F(mem, pool_kernel_reserve)
 static int member_export_fill(void *arg)
 {
 	struct snode_mem_export exp = { .length = SZ_4K };
+	struct pool_fill *f = arg;
 	int fd = open(SNODE_DEV, O_RDWR);
 	uint64_t r[2] = { 0, 0 }, off;
 
+	close(f->res[0]);
+	close(f->done[1]);
 	if (fd < 0 || _snode_alloc(fd, SZ_4K, &off))
 		return 1;
 	exp.alloc = off;
@@ -1049,7 +1059,7 @@ static int member_export_fill(void *arg)
 		if (++r[0] > 4096)
 			break;
 	}
-	return fill_report_hold(arg, r);
+	return fill_report_hold(f, r);
 }
 
 /*
