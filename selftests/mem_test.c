@@ -986,6 +986,36 @@ static int fill_report_hold(struct pool_fill *f, const uint64_t r[2])
 	return 0;
 }
 
+/*
+ * Fork @fn as the member user and read what it filled into @r: its pid, or
+ * -1 (pipes, fork or the report failed).
+ */
+static pid_t fill_start(struct pool_fill *f, int (*fn)(void *arg),
+			uint64_t r[2])
+{
+	pid_t pid;
+
+	if (pipe(f->res) || pipe(f->done))
+		return -1;
+	pid = sn_fork_member(SNODE_DEV, fn, f);
+	if (pid > 0 &&
+	    read(f->res[0], r, 2 * sizeof(r[0])) != 2 * sizeof(r[0]))
+		return -1;
+	return pid;
+}
+
+/* Let the child of fill_start() go: its exit status, or -1. */
+static int fill_end(struct pool_fill *f, pid_t pid)
+{
+	int ret = write(f->done[1], "x", 1) == 1 ? sn_wait_child(pid) : -1;
+
+	close(f->res[0]);
+	close(f->res[1]);
+	close(f->done[0]);
+	close(f->done[1]);
+	return ret;
+}
+
 /* As the member user: take the pool in 1 MiB pieces until refused, hold. */
 static int member_pool_fill(void *arg)
 {
@@ -1019,23 +1049,15 @@ TEST_F(mem, pool_kernel_reserve)
 	pid_t pid;
 
 	SKIP_IF_SKIPPED();
-	ASSERT_EQ(0, pipe(f.res));
-	ASSERT_EQ(0, pipe(f.done));
-	pid = sn_fork_member(SNODE_DEV, member_pool_fill, &f);
+	pid = fill_start(&f, member_pool_fill, r);
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(sizeof(r), read(f.res[0], r, sizeof(r)));
 	EXPECT_EQ(ENOSPC, r[1]);
 	EXPECT_GE(self->info.out_pool_size - SZ_16M, r[0]);
 	EXPECT_LT(self->info.out_pool_size / 2, r[0]);
 	/* the reserve is there for the privileged (the kernel's own rings) */
 	test_snode_alloc(SZ_8M, &off);
 	test_snode_free(off);
-	ASSERT_EQ(1, write(f.done[1], "x", 1));
-	EXPECT_EQ(0, sn_wait_child(pid));
-	close(f.res[0]);
-	close(f.res[1]);
-	close(f.done[0]);
-	close(f.done[1]);
+	EXPECT_EQ(0, fill_end(&f, pid));
 }
 
 /* As the member user: export until refused, report, hold. */
@@ -1078,11 +1100,8 @@ TEST_F(mem, export_kernel_reserve)
 	SKIP_IF_SKIPPED();
 	cap = set_param("max_exports", 0);
 	ASSERT_LE(0, cap);
-	ASSERT_EQ(0, pipe(f.res));
-	ASSERT_EQ(0, pipe(f.done));
-	pid = sn_fork_member(SNODE_DEV, member_export_fill, &f);
+	pid = fill_start(&f, member_export_fill, r);
 	ASSERT_LT(0, pid);
-	ASSERT_EQ(sizeof(r), read(f.res[0], r, sizeof(r)));
 	EXPECT_EQ(ENOSPC, r[1]);
 	EXPECT_LT(0, r[0]);
 	test_snode_alloc(SZ_4K, &off);
@@ -1092,13 +1111,8 @@ TEST_F(mem, export_kernel_reserve)
 			TH_LOG("root's export %d of the reserve: %s", i,
 			       strerror(errno));
 	test_err_snode_export(ENOSPC, &exp);
-	ASSERT_EQ(1, write(f.done[1], "x", 1));
-	EXPECT_EQ(0, sn_wait_child(pid));
+	EXPECT_EQ(0, fill_end(&f, pid));
 	test_snode_free(off);
-	close(f.res[0]);
-	close(f.res[1]);
-	close(f.done[0]);
-	close(f.done[1]);
 	EXPECT_LE(0, set_param("max_exports", cap));
 }
 
