@@ -80,5 +80,42 @@ warn_alloc | expect "the same warning outside a sweep is one (its stack)" 1
 	echo "[   41.0] Call Trace:"
 } | expect "a warning without an end of stack hides at most LOG_SCAN_SKIP lines" 1
 
+# brief NAME EXPECTED: log_scan_brief of the log on stdin is EXPECTED
+brief() {
+	local got
+	cat >"$T/log"
+	got=$(log_scan_brief "$T/log")
+	n=$((n + 1))
+	if [ "$got" = "$2" ]; then
+		echo "ok $n - $1"
+	else
+		echo "not ok $n - $1"
+		echo "#   expected: $2"
+		echo "#   got:      $got"
+		failed=$((failed + 1))
+	fi
+}
+
+{
+	echo "[   14.0] snode: link 0 up"
+	echo "[   14.1] Oops: int3: 0000 [#1] PREEMPT SMP NOPTI"
+	echo "[   14.1] CPU: 1 UID: 0 PID: 231 Comm: core_test Not tainted 6.12.57+deb13-amd64 #1"
+	echo "[   14.1] RIP: 0010:snode_admin_exec+0x12/0x40 [snode]"
+	echo "[   14.1] Code: 00 00 cc"
+	echo "[   14.1] Call Trace:"
+	echo "[   14.1]  <TASK>"
+	echo "[   14.1]  ? die+0x33/0x90"
+	echo "[   14.1]  snode_echo+0x5d/0x80 [snode]"
+	echo "[   14.1]  snode_ioctl+0x1d/0x90 [snode]"
+	echo "[   14.1]  __x64_sys_ioctl+0x94/0xd0"
+	echo "[   14.1]  </TASK>"
+	echo "[   14.1]  unrelated+0x1/0x2"
+} | brief "an oops in one line: its head, RIP and the functions of its stack" \
+	"Oops: int3: 0000 [#1] PREEMPT SMP NOPTI; RIP snode_admin_exec+0x12/0x40; snode_echo+0x5d < snode_ioctl+0x1d < __x64_sys_ioctl+0x94"
+
+echo "[   41.0] WARNING: CPU: 0 PID: 231 at driver/core.c:99 snode_probe+0x10/0x20 [snode]" |
+	brief "a report without RIP or stack is its first line" \
+	"WARNING: CPU: 0 PID: 231 at driver/core.c:99 snode_probe+0x10/0x20 [snode]"
+
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -40,3 +40,27 @@ log_scan_reports() {
 log_scan_first() {
 	log_scan_filter "$1" | grep -a -E -m1 -A 30 -- "$LOG_SCAN_SPLAT"
 }
+
+# log_scan_brief FILE: the first report of FILE in one line: its first line,
+# the RIP line and the functions of its stack trace ("a < b < c"), so that
+# the failure list at the end of make check, which is what a CI excerpt
+# keeps, says where the kernel was.
+log_scan_brief() {
+	log_scan_filter "$1" | grep -a -E -m1 -A 60 -- "$LOG_SCAN_SPLAT" | awk '
+	NR == 1 { sub(/^\[ *[0-9.]+\] */, ""); head = $0; next }
+	/RIP: [0-9]+:/ && !rip { rip = $0; sub(/.*RIP: [0-9]+:/, "", rip); sub(/ .*/, "", rip) }
+	/<\/TASK>|<\/IRQ>|---\[ end/ { if (nf) exit }
+	/^\[ *[0-9.]+\]  +[? ]*[A-Za-z_][A-Za-z0-9_.]*\+0x/ {
+		f = $0; sub(/^\[ *[0-9.]+\] +/, "", f); sub(/ .*/, "", f)
+		if (f == "?") next
+		sub(/\/0x.*/, "", f)
+		trace = trace (nf++ ? " < " : "") f
+		if (nf >= 12) exit
+	}
+	END {
+		line = head
+		if (rip != "") line = line "; RIP " rip
+		if (trace != "") line = line "; " trace
+		print line
+	}'
+}

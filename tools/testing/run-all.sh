@@ -226,7 +226,7 @@ while IFS= read -r -d '' f; do
 	n=$(log_scan_reports "$f" | wc -l)
 	[ "$n" -eq 0 ] && continue
 	nbad=$((nbad + 1))
-	failures+=("guest kernel log $f: $(log_scan_reports "$f" | head -n 1)")
+	failures+=("guest kernel log $f: $(log_scan_brief "$f")")
 	# the first report of each log, whole enough to act on
 	echo "--- report in $f (first of $n matching lines):"
 	log_scan_first "$f" | sed 's/^/  | /'
