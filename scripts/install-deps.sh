@@ -46,6 +46,7 @@ PACKAGES=(
 	lz4
 	meson
 	ninja-build
+	patch
 	pciutils
 	pkg-config
 	python3

@@ -446,7 +446,6 @@ TEST_F(core, echo)
 	EXPECT_EQ(SNODE_SCRATCH_COOKIE, snode_reg(0, "SCRATCH"));
 }
 
-/* Several processes keep the admin queue busy at once; every answer is theirs. */
 /* An admin command and its completion appear as snode tracepoints. */
 TEST_F(core, trace_admin_command)
 {
@@ -468,6 +467,7 @@ TEST_F(core, trace_admin_command)
 	free(trace);
 }
 
+/* Several processes keep the admin queue busy at once; every answer is theirs. */
 TEST_F(core, echo_parallel)
 {
 	const int nproc = 8, loops = 100;

@@ -4,7 +4,8 @@
 # Build a minimal x86_64-softmmu QEMU with the snode-nic device model from
 # Debian's own qemu source package (bookworm, 7.2).
 #
-#   build/qemu/src/                 dpkg-source tree (Debian patches applied)
+#   build/qemu/src/                 dpkg-source tree (Debian patches applied,
+#                                   then ours: tools/emu/qemu/patches/)
 #   build/qemu/src/hw/misc/snode/   our device, copied from tools/emu/qemu/snode/
 #   build/qemu/build/               meson/ninja build directory
 #   build/qemu/firmware/            SeaBIOS and option ROMs (from Debian's
@@ -74,6 +75,32 @@ if [ -z "$srcver" ] || [ -n "$refresh" ]; then
 		trap - EXIT
 		srcver=$want
 	fi
+fi
+
+# --- 1b. our patches to QEMU itself -----------------------------------------
+# tools/emu/qemu/patches/*.patch, in name order (-p1 against the source
+# tree). The tree keeps a copy of what it carries in .snode-patches/: when
+# the set changes, the old ones are taken back out (in reverse order) and
+# the new ones put in, without fetching the source again.
+PATCHES=$ROOT/tools/emu/qemu/patches
+applied=$SRC/.snode-patches
+if ! diff -rq "$PATCHES" "$applied" >/dev/null 2>&1; then
+	if [ -d "$applied" ]; then
+		while IFS= read -r p; do
+			log "taking out $(basename "$p")"
+			patch -s -p1 -R -d "$SRC" < "$p" ||
+				{ log "cannot take out $p; remove $SRC and run again"; exit 1; }
+		done < <(ls -1r "$applied"/*.patch 2>/dev/null)
+	fi
+	rm -rf "$applied"
+	mkdir -p "$applied"
+	for p in "$PATCHES"/*.patch; do
+		[ -f "$p" ] || continue
+		log "applying $(basename "$p")"
+		patch -s -p1 --forward -d "$SRC" < "$p" ||
+			{ log "$p does not apply to qemu $srcver"; rm -rf "$applied"; exit 1; }
+		cp "$p" "$applied/"
+	done
 fi
 
 # --- 2. firmware ------------------------------------------------------------
