@@ -80,6 +80,18 @@ contents() {
 	done
 }
 ARCH_OF=$ARCH
+# udev's and systemd's own directories (udev.pc, systemd.pc), where
+# debian/rules installs the rule and the units: /lib/... on bookworm,
+# /usr/lib/... after the usr-merge
+UDEVDIR=$(pkg-config --variable=udevdir udev 2>/dev/null)
+UNITDIR=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+RULE=$UDEVDIR/rules.d/60-snode.rules
+SYSUSERS=/usr/lib/sysusers.d/snode.conf
+if [ -n "$UDEVDIR" ] && [ -n "$UNITDIR" ]; then
+	ok "pkg-config gives udevdir $UDEVDIR and systemdsystemunitdir $UNITDIR"
+else
+	: >"$LOG"; not_ok "pkg-config gives udevdir and systemdsystemunitdir (udev.pc, systemd.pc)"
+fi
 check_contents() { if contents "$@"; then ok "$1 ships $(($# - 1)) expected files"; else not_ok "$1 contents"; fi; }
 check_contents libsnode1 "/usr/lib/$MA/libsnode.so.1"
 check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h /usr/include/linux/snode_nl.h \
@@ -89,8 +101,8 @@ OFIDIR=/usr/lib/$MA/libfabric
 check_contents libfabric-snode "$OFIDIR/libsnode-fi.so" /usr/share/man/man7/fi_snode.7.gz
 check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf \
 	/usr/share/bash-completion/completions/snodectl \
-	/usr/share/man/man8/snodectl.8.gz /lib/systemd/system/snode-link-record.service \
-	/lib/systemd/system/snode-link-record.timer
+	/usr/share/man/man8/snodectl.8.gz "$UNITDIR/snode-link-record.service" \
+	"$UNITDIR/snode-link-record.timer"
 # The weekly link record is installed, never enabled or started by the
 # package. dh_installsystemd --no-enable still re-enables on upgrade what
 # the administrator enabled, inside "if deb-systemd-helper
@@ -109,10 +121,6 @@ check_contents snode-selftests $KSFT/run_kselftest.sh $KSFT/kselftest-list.txt \
 	$KSFT/snode/core_test $KSFT/snode/mem_test $KSFT/snode/netlink_test \
 	$KSFT/snode/mem_peer $KSFT/snode/config $KSFT/snode/settings
 ARCH_OF=all
-# udev's own directory (udev.pc), where debian/rules installs the rule
-UDEVDIR=$(pkg-config --variable=udevdir udev 2>/dev/null)
-RULE=${UDEVDIR:-/lib/udev}/rules.d/60-snode.rules
-SYSUSERS=/usr/lib/sysusers.d/snode.conf
 check_contents snode-common "$RULE" "$SYSUSERS"
 # Every user of /dev/snodeN gets the group and the rule through snode-common:
 # no other package ships them (they moved there from snode-tools)
