@@ -54,6 +54,7 @@ PACKAGES=(
 	python3-yaml
 	socat
 	sparse
+	udev
 	xz-utils
 	zlib1g-dev
 	zstd

@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # deb-test.sh - "make deb" and what its packages give a user. Builds the
-# six packages, checks lintian found no error and what each ships, unpacks
+# seven packages, checks lintian found no error and what each ships, unpacks
 # them into a root directory (dpkg -x: the maintainer scripts of
-# snode-tools and snode-dkms act on the running system, so they are not run
+# snode-common and snode-dkms act on the running system, so they are not run
 # here), runs the packaged snodectl, the README's example program built
 # against libsnode-dev with pkg-config and the packaged kselftest runner's
 # listing (snode-selftests), Debian's libfabric finding the provider
@@ -52,14 +52,14 @@ fi
 DEB=$TOP/build/deb
 deb() { echo "$DEB/${1}_${VERSION}_$2.deb"; }
 missing=()
-PKGS=("snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH"
+PKGS=("snode-common all" "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH"
 	"snode-selftests $ARCH" "libfabric-snode $ARCH")
 for p in "${PKGS[@]}"; do
 	# shellcheck disable=SC2086
 	[ -f "$(deb $p)" ] || missing+=("${p% *}")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-	ok "make deb built snode-dkms, libsnode1, libsnode-dev, snode-tools, snode-selftests, libfabric-snode in build/deb/"
+	ok "make deb built snode-common, snode-dkms, libsnode1, libsnode-dev, snode-tools, snode-selftests, libfabric-snode in build/deb/"
 else
 	ls "$DEB" >"$LOG" 2>&1; not_ok "packages missing: ${missing[*]}"; finish
 fi
@@ -80,6 +80,18 @@ contents() {
 	done
 }
 ARCH_OF=$ARCH
+# udev's and systemd's own directories (udev.pc, systemd.pc), where
+# debian/rules installs the rule and the units: /lib/... on bookworm,
+# /usr/lib/... after the usr-merge
+UDEVDIR=$(pkg-config --variable=udevdir udev 2>/dev/null)
+UNITDIR=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+RULE=$UDEVDIR/rules.d/60-snode.rules
+SYSUSERS=/usr/lib/sysusers.d/snode.conf
+if [ -n "$UDEVDIR" ] && [ -n "$UNITDIR" ]; then
+	ok "pkg-config gives udevdir $UDEVDIR and systemdsystemunitdir $UNITDIR"
+else
+	: >"$LOG"; not_ok "pkg-config gives udevdir and systemdsystemunitdir (udev.pc, systemd.pc)"
+fi
 check_contents() { if contents "$@"; then ok "$1 ships $(($# - 1)) expected files"; else not_ok "$1 contents"; fi; }
 check_contents libsnode1 "/usr/lib/$MA/libsnode.so.1"
 check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h /usr/include/linux/snode_nl.h \
@@ -87,10 +99,10 @@ check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h /
 	/usr/share/man/man3/snode_new.3.gz /usr/share/man/man7/libsnode.7.gz
 OFIDIR=/usr/lib/$MA/libfabric
 check_contents libfabric-snode "$OFIDIR/libsnode-fi.so" /usr/share/man/man7/fi_snode.7.gz
-check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf /lib/udev/rules.d/60-snode.rules \
-	/usr/lib/sysusers.d/snode.conf /usr/share/bash-completion/completions/snodectl \
-	/usr/share/man/man8/snodectl.8.gz /lib/systemd/system/snode-link-record.service \
-	/lib/systemd/system/snode-link-record.timer
+check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf \
+	/usr/share/bash-completion/completions/snodectl \
+	/usr/share/man/man8/snodectl.8.gz "$UNITDIR/snode-link-record.service" \
+	"$UNITDIR/snode-link-record.timer"
 # The weekly link record is installed, never enabled or started by the
 # package. dh_installsystemd --no-enable still re-enables on upgrade what
 # the administrator enabled, inside "if deb-systemd-helper
@@ -109,6 +121,42 @@ check_contents snode-selftests $KSFT/run_kselftest.sh $KSFT/kselftest-list.txt \
 	$KSFT/snode/core_test $KSFT/snode/mem_test $KSFT/snode/netlink_test \
 	$KSFT/snode/mem_peer $KSFT/snode/config $KSFT/snode/settings
 ARCH_OF=all
+check_contents snode-common "$RULE" "$SYSUSERS"
+# Every user of /dev/snodeN gets the group and the rule through snode-common:
+# no other package ships them (they moved there from snode-tools)
+shipped=
+for p in "${PKGS[@]}"; do
+	[ "${p% *}" = snode-common ] && continue
+	# shellcheck disable=SC2086
+	dpkg-deb -c "$(deb $p)" | grep -Eq '/60-snode\.rules$|/sysusers\.d/snode\.conf$' && shipped+=" ${p% *}"
+done
+if [ -z "$shipped" ]; then
+	ok "only snode-common ships the udev rule and sysusers.d/snode.conf"
+else
+	: >"$LOG"; not_ok "only snode-common ships the udev rule and sysusers.d/snode.conf (also:$shipped)"
+fi
+for p in "snode-dkms all" "libsnode1 $ARCH" "libfabric-snode $ARCH" "snode-tools $ARCH"; do
+	# shellcheck disable=SC2086
+	if dpkg-deb -f "$(deb $p)" Depends | tee "$LOG" | grep -q 'snode-common (>= '; then
+		ok "${p% *} depends on snode-common"
+	else
+		not_ok "${p% *} depends on snode-common"
+	fi
+done
+# the group comes from dh_installsysusers's systemd-sysusers call, not a
+# hand-written addgroup (snode-tools's postinst once had one)
+scripts=$T/maint-scripts
+mkdir -p "$scripts"
+for p in "${PKGS[@]}"; do
+	# shellcheck disable=SC2086
+	(cd "$scripts" && dpkg-deb -e "$(deb $p)" "${p% *}")
+done
+if grep -q 'systemd-sysusers .*snode\.conf' "$scripts/snode-common/postinst" 2>"$LOG" &&
+	! grep -rlE 'addgroup|groupadd' "$scripts" >"$LOG" 2>&1; then
+	ok "snode-common's postinst creates the group with systemd-sysusers; no package runs addgroup"
+else
+	not_ok "snode-common's postinst creates the group with systemd-sysusers; no package runs addgroup"
+fi
 check_contents snode-dkms "/usr/src/snode-$VERSION/dkms.conf" "/usr/src/snode-$VERSION/Kbuild" \
 	"/usr/src/snode-$VERSION/driver/Kbuild" "/usr/src/snode-$VERSION/uapi/linux/snode.h" \
 	"/usr/src/snode-$VERSION/uapi/linux/snode_nl.h"
@@ -209,16 +257,27 @@ chroot_install() {
 	for p in libsnode1 libsnode-dev snode-tools snode-selftests libfabric-snode; do
 		debs+=("$(deb "$p" "$ARCH")")
 	done
-	debs+=("$(deb snode-dkms all)")
+	debs+=("$(deb snode-dkms all)" "$(deb snode-common all)")
 	# paths quoted for the script (%q): the checkout's path may hold a space
 	cat >"$T/inside.sh" <<EOF
 #!/bin/bash
 # run in the chroot: prints "ok - ..." or "not ok - ..." per check
 res() { if [ "\$1" -eq 0 ]; then echo "ok - \$2"; else echo "not ok - \$2"; fi; }
 export DEBIAN_FRONTEND=noninteractive PATH=/usr/sbin:/usr/bin:/sbin:/bin
-dpkg -i $(printf '%q ' "${debs[@]}") >/tmp/dpkg.log 2>&1
-res \$? "dpkg -i of the six packages (maintainer scripts run)"
-getent group snode >/dev/null; res \$? "snode-tools created group snode"
+# A compute node: the provider and what it depends on, no snode-tools. The
+# group must come from this install, whatever the host's /etc/group holds.
+! getent group snode >/dev/null || groupdel snode
+dpkg -i $(printf '%q ' "$(deb libfabric-snode "$ARCH")" "$(deb snode-common all)") >/tmp/dpkg.log 2>&1
+res \$? "dpkg -i of libfabric-snode and its dependency snode-common alone"
+gid=\$(getent group snode | cut -d: -f3)
+[ -n "\$gid" ] && [ "\$gid" -lt 1000 ] && ! dpkg -s snode-tools >/dev/null 2>&1
+res \$? "libfabric-snode alone yields system group snode (gid \$gid) by systemd-sysusers"
+[ "\$(dpkg -S $RULE 2>/dev/null)" = "snode-common: $RULE" ] &&
+	grep -q 'GROUP="snode"' $RULE
+res \$? "libfabric-snode alone yields the udev rule in udev's directory ($RULE, snode-common's)"
+dpkg -i $(printf '%q ' "${debs[@]}") >>/tmp/dpkg.log 2>&1
+res \$? "dpkg -i of the seven packages (maintainer scripts run)"
+getent group snode >/dev/null; res \$? "group snode still there with every package"
 [ "\$(snodectl -V)" = "snodectl ${VERSION%%-*}" ]; res \$? "snodectl from /usr/bin runs"
 $KSFT/run_kselftest.sh -l | grep -qx 'snode:core_test'; res \$? "$KSFT/run_kselftest.sh -l lists snode:core_test"
 cc -Wall -Werror -o /tmp/snode-hello $(printf '%q' "$T/snode-hello.c") \$(pkg-config --cflags --libs libsnode) &&
@@ -233,9 +292,10 @@ dkms status -k $kver | tee -a /tmp/dkms.log | grep -q '^snode/${VERSION%%-*}, $k
 res \$? "dkms autoinstall: dkms status shows snode installed for $kver"
 [ "\$(modinfo -F vermagic -k $kver snode 2>/dev/null | cut -d' ' -f1)" = "$kver" ]
 res \$? "modinfo -k $kver snode finds the DKMS module"
-dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 libfabric-snode >>/tmp/dpkg.log 2>&1 &&
+dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 libfabric-snode \
+	snode-common >>/tmp/dpkg.log 2>&1 &&
 	[ ! -e /usr/src/snode-${VERSION%%-*} ] && [ ! -e /usr/bin/snodectl ] && [ ! -e $KSFT ] &&
-	[ ! -e $OFIDIR/libsnode-fi.so ] &&
+	[ ! -e $OFIDIR/libsnode-fi.so ] && [ ! -e $RULE ] &&
 	[ -z "\$(find /lib/modules/$kver -name 'snode.ko*')" ]
 res \$? "dpkg --purge removes the packages and the DKMS module"
 for f in /tmp/dpkg.log /tmp/dkms.log; do sed "s|^|# \${f##*/}: |" "\$f" | tail -n 15; done
@@ -255,7 +315,7 @@ else
 		"not ok - "*) not_ok "${line#not ok - }"; nres=$((nres + 1)) ;;
 		esac
 	done <"$T/chroot.log"
-	[ "$nres" -eq 9 ] || not_ok "the chroot ran all 9 checks (it ran $nres)"
+	[ "$nres" -eq 12 ] || not_ok "the chroot ran all 12 checks (it ran $nres)"
 	rm -rf "$O"
 fi
 
