@@ -19,24 +19,37 @@ static void sfi_progress_all(struct sfi_ep **eps, int n)
 		sfi_ep_progress(eps[i]);
 }
 
-/* wait until one of the endpoints has messages, or timeout_us passes */
-static void sfi_wait(struct sfi_ep **eps, int n, long timeout_us)
+/*
+ * Wait until one of the endpoints has messages, or timeout_us passes.
+ * Called without the domain lock; takes it to tell the peers that write
+ * rings for these endpoints that we sleep (ring.c), so that they wake us.
+ */
+static void sfi_wait(struct sfi_domain *d, struct sfi_ep **eps, int n,
+		     long timeout_us)
 {
 	struct timespec ts = {
 		.tv_sec = timeout_us / 1000000,
 		.tv_nsec = timeout_us % 1000000 * 1000,
 	};
 	struct pollfd pfd[8];
-	int i, k = 0;
+	int i, k = 0, ready = 0;
 
+	pthread_mutex_lock(&d->lock);
 	for (i = 0; i < n && k < 8; i++) {
 		if (!eps[i]->sep)
 			continue;
+		ready |= sfi_ring_sleep(eps[i], 1);
 		pfd[k].fd = snode_ep_get_fd(eps[i]->sep);
 		pfd[k].events = POLLIN;
 		k++;
 	}
-	ppoll(pfd, k, &ts, NULL);
+	pthread_mutex_unlock(&d->lock);
+	if (!ready)
+		ppoll(pfd, k, &ts, NULL);
+	pthread_mutex_lock(&d->lock);
+	for (i = 0; i < n; i++)
+		sfi_ring_sleep(eps[i], 0);
+	pthread_mutex_unlock(&d->lock);
 }
 
 static int64_t sfi_now_ms(void)
@@ -163,7 +176,7 @@ static ssize_t sfi_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 	else if (sfi_params.idle_wait_us && ++cq->idle >= SFI_IDLE_SPINS) {
 		cq->idle = 0;
 		pthread_mutex_unlock(&cq->domain->lock);
-		sfi_wait(cq->eps, cq->neps, sfi_params.idle_wait_us);
+		sfi_wait(cq->domain, cq->eps, cq->neps, sfi_params.idle_wait_us);
 		pthread_mutex_lock(&cq->domain->lock);
 	}
 	pthread_mutex_unlock(&cq->domain->lock);
@@ -214,7 +227,7 @@ static ssize_t sfi_cq_sreadfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 		if (end >= 0 && sfi_now_ms() >= end)
 			return -FI_EAGAIN;
 		/* the endpoints' descriptors poll readable on arrival */
-		sfi_wait(cq->eps, cq->neps, 1000L * (end < 0 ? 100 :
+		sfi_wait(cq->domain, cq->eps, cq->neps, 1000L * (end < 0 ? 100 :
 			 (end - sfi_now_ms() < 100 ? end - sfi_now_ms() : 100)));
 	}
 }
@@ -399,7 +412,7 @@ static int sfi_cntr_wait(struct fid_cntr *f, uint64_t threshold, int timeout)
 			return -FI_EAVAIL;
 		if (end >= 0 && sfi_now_ms() >= end)
 			return -FI_ETIMEDOUT;
-		sfi_wait(c->eps, c->neps, 10000);
+		sfi_wait(c->domain, c->eps, c->neps, 10000);
 	}
 }
 

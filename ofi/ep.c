@@ -384,78 +384,91 @@ static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
 	ep->unexp_bytes += sfi_unexp_cost(u);
 }
 
-static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
+/*
+ * One message from endpoint src_ep of node (the NIC's word, or the ring's
+ * owner: never the message's), len bytes at p: through the NIC (nic, at
+ * most SNODE_MSG_MAX_LEN) or a ring (ring.c, copied out of it already).
+ */
+void sfi_handle_bytes(struct sfi_ep *ep, uint32_t node, uint16_t src_ep,
+		      const uint8_t *p, size_t len, int nic)
 {
-	struct snode_ep_addr from = { .node = m->src_node, .id = m->src_ep };
+	struct snode_ep_addr from = { .node = node, .id = src_ep };
+	struct snode_msg m = { .src_node = node, .src_ep = src_ep };
 	struct sfi_asm *a;
-	uint32_t len;
+	uint32_t mlen;
 	size_t hdr;
 
 	for (a = ep->asms; a; a = a->next)
-		if (a->node == m->src_node && a->ep == m->src_ep)
+		if (a->node == node && a->ep == src_ep)
 			break;
-	if (m->len < 1 || m->len > SNODE_MSG_MAX_LEN)
+	if (len < 1 || (nic && len > SNODE_MSG_MAX_LEN))
 		return;
-	if (m->payload[0] == SFI_OP_RTS) {
-		sfi_handle_rts(ep, m);
+	if (p[0] >= SFI_OP_RTS && p[0] <= SFI_OP_RING_WAKE) {
+		/* the operations of rdv.c, rma.c, atomic.c and ring.c */
+		if (len > SNODE_MSG_MAX_LEN ||
+		    (p[0] >= SFI_OP_RING_ASK && !nic)) {
+			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+				"malformed operation %u from node %u endpoint %u; dropped\n",
+				p[0], node, src_ep);
+			return;
+		}
+		m.len = len;
+		memcpy(m.payload, p, len);
+		if (p[0] == SFI_OP_RTS)
+			sfi_handle_rts(ep, &m);
+		else if (p[0] == SFI_OP_WRITE || p[0] == SFI_OP_READ)
+			sfi_rma_handle(ep, &m);
+		else if (p[0] == SFI_OP_ATOMIC)
+			sfi_atomic_handle(ep, &m);
+		else if (p[0] >= SFI_OP_RING_ASK)
+			sfi_ring_handle(ep, &m);
+		else
+			sfi_rdv_handle(ep, &m);
 		return;
 	}
-	if (m->payload[0] == SFI_OP_WRITE || m->payload[0] == SFI_OP_READ) {
-		sfi_rma_handle(ep, m);
-		return;
-	}
-	if (m->payload[0] == SFI_OP_ATOMIC) {
-		sfi_atomic_handle(ep, m);
-		return;
-	}
-	if (m->payload[0] > SFI_OP_RTS && m->payload[0] <= SFI_OP_ATOMIC_RESP) {
-		sfi_rdv_handle(ep, m);
-		return;
-	}
-	if (m->payload[0] == SFI_OP_CONT) {
+	if (p[0] == SFI_OP_CONT) {
 		if (!a) {
 			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
 				"continuation from node %u endpoint %u without a message; dropped\n",
-				m->src_node, m->src_ep);
+				node, src_ep);
 			return;
 		}
-		sfi_asm_bytes(ep, a, m->payload + SFI_HDR_CONT,
-			      m->len - SFI_HDR_CONT);
+		sfi_asm_bytes(ep, a, p + SFI_HDR_CONT, len - SFI_HDR_CONT);
 		return;
 	}
-	if (m->payload[0] != SFI_OP_FIRST || m->len < SFI_HDR_FIRST) {
+	if (p[0] != SFI_OP_FIRST || len < SFI_HDR_FIRST) {
 		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
 			"unknown message from node %u endpoint %u; dropped\n",
-			m->src_node, m->src_ep);
+			node, src_ep);
 		return;
 	}
 	if (a) {		/* the sender gave up on its previous message */
 		sfi_asm_abort(ep, a);
 		sfi_asm_remove(ep, a);
 	}
-	memcpy(&len, m->payload + 4, 4);
-	if (len > sfi_params.max_msg_size) {
+	memcpy(&mlen, p + 4, 4);
+	if (mlen > sfi_params.max_msg_size) {
 		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
 			"message of %u bytes from node %u beyond max_msg_size; dropped\n",
-			len, m->src_node);
+			mlen, node);
 		return;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return;
-	a->node = m->src_node;
-	a->ep = m->src_ep;
-	a->len = len;
-	a->tagged = !!(m->payload[1] & SFI_F_TAGGED);
-	memcpy(&a->tag, m->payload + 8, 8);
+	a->node = node;
+	a->ep = src_ep;
+	a->len = mlen;
+	a->tagged = !!(p[1] & SFI_F_TAGGED);
+	memcpy(&a->tag, p + 8, 8);
 	hdr = SFI_HDR_FIRST;
-	if (m->payload[1] & SFI_F_DATA) {
-		if (m->len < SFI_HDR_FIRST + 8) {
+	if (p[1] & SFI_F_DATA) {
+		if (len < SFI_HDR_FIRST + 8) {
 			free(a);
 			return;
 		}
 		a->has_data = 1;
-		memcpy(&a->data, m->payload + SFI_HDR_FIRST, 8);
+		memcpy(&a->data, p + SFI_HDR_FIRST, 8);
 		hdr += 8;
 	}
 	a->rx = sfi_take_posted(ep, a->tagged, a->tag, &from);
@@ -463,7 +476,7 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 		struct sfi_rx *u = calloc(1, sizeof(*u));
 
 		if (u)
-			u->cap = len < 4096 ? len : 4096;
+			u->cap = mlen < 4096 ? mlen : 4096;
 		if (!u || !(u->buf = malloc(u->cap ? u->cap : 1))) {
 			free(u);
 			free(a);
@@ -473,7 +486,7 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 		}
 		u->tagged = a->tagged;
 		u->tag = a->tag;
-		u->len = len;
+		u->len = mlen;
 		u->data = a->data;
 		u->has_data = a->has_data;
 		u->from = from;
@@ -483,7 +496,7 @@ static void sfi_handle(struct sfi_ep *ep, const struct snode_msg *m)
 	}
 	a->next = ep->asms;
 	ep->asms = a;
-	sfi_asm_bytes(ep, a, m->payload + hdr, m->len - hdr);
+	sfi_asm_bytes(ep, a, p + hdr, len - hdr);
 }
 
 /* under the domain lock: read every waiting message */
@@ -509,8 +522,10 @@ void sfi_ep_progress(struct sfi_ep *ep)
 			break;
 		}
 		for (i = 0; i < n; i++)
-			sfi_handle(ep, &msgs[i]);
+			sfi_handle_bytes(ep, msgs[i].src_node, msgs[i].src_ep,
+					 msgs[i].payload, msgs[i].len, 1);
 	}
+	sfi_ring_progress(ep);
 	sfi_rdv_progress(ep);
 }
 
@@ -545,6 +560,22 @@ static int sfi_ep_hw(struct sfi_ep *ep)
 /* a long message drains the sender's own ring every this many fragments */
 #define SFI_DRAIN_EVERY		64
 
+/*
+ * One message of at most SNODE_MSG_MAX_LEN bytes to dst, without waiting:
+ * through the ring to dst if one is active (ring.c), else the NIC; 0 or
+ * -errno, -EAGAIN while the peer's ring is full.
+ */
+int sfi_wire_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  const void *buf, size_t len)
+{
+	int ret = sfi_ring_send(ep, dst, buf, len, NULL, 0, 0);
+
+	if (ret != -ENOENT && ret != -EPIPE)
+		return ret;
+	return snode_ep_send(ep->sep, dst, buf, len, SNODE_MSG_SEND_NONBLOCK,
+			     0);
+}
+
 int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	     const void *buf, size_t len, int first)
 {
@@ -553,8 +584,7 @@ int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	int ret;
 
 	for (;;) {
-		ret = snode_ep_send(ep->sep, dst, buf, len,
-				    SNODE_MSG_SEND_NONBLOCK, 0);
+		ret = sfi_wire_send(ep, dst, buf, len);
 		if (ret != -EAGAIN)
 			return ret;
 		/* room may only come once we drain our own ring */
@@ -589,6 +619,7 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 	ssize_t ret = 0;
 	uint64_t cflags = FI_SEND | (tagged ? FI_TAGGED : FI_MSG) |
 			  (flags & FI_COMPLETION);
+	size_t ring;
 	int rdv = 0;
 
 	if (count > SFI_IOV_LIMIT || (count && !iov))
@@ -615,6 +646,21 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 	if (has_data) {
 		memcpy(m + hdr, &data, 8);
 		hdr += 8;
+	}
+	/*
+	 * Through an active ring, a message up to ring_eager bytes is one
+	 * entry: stored into our ring, no fabric round trip.
+	 */
+	ring = sfi_ring_max(ep, &dst.ep);
+	if (ring && len <= sfi_params.ring_eager && hdr + len <= ring) {
+		ret = sfi_ring_send(ep, &dst.ep, m, hdr, iov, count, len);
+		if (ret == -EAGAIN) {
+			sfi_ep_progress(ep);	/* a peer may wait for us */
+			ret = -FI_EAGAIN;
+			goto out;
+		}
+		if (ret != -EPIPE)
+			goto sent;
 	}
 	if (len > sfi_params.rdv_threshold && !inject) {
 		uint8_t h[24];
@@ -1251,6 +1297,8 @@ static int sfi_ep_close(struct fid *fid)
 	struct sfi_domain *d = ep->domain;
 
 	pthread_mutex_lock(&d->lock);
+	/* first: it waits for the peers to read our rings, progressing */
+	sfi_ring_close(ep);
 	while (ep->asms) {
 		struct sfi_asm *a = ep->asms;
 

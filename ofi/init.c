@@ -25,6 +25,8 @@ struct sfi_params sfi_params = {
 	.rdv_chunk = 64 << 10,
 	.idle_wait_us = 0,	/* spin, as a core of one's own allows */
 	.unexp_max = 16 << 20,
+	.ring_size = 128 << 10,
+	.ring_eager = 16 << 10,
 };
 
 int sfi_addr_to_str(const struct sfi_addr *a, char *buf, size_t len)
@@ -393,6 +395,10 @@ static const struct sfi_param_def {
 	  NULL, &sfi_params.idle_wait_us, 0, 1000000, false },
 	{ "unexp_max", "Bytes of unexpected messages an endpoint buffers before it leaves the rest in the NIC's ring",
 	  &sfi_params.unexp_max, NULL, 1, SIZE_MAX, false },
+	{ "ring_size", "Bytes of the ring in its own memory an endpoint offers each peer it sends to, a power of two up to 16 MiB; 0 (or less than 4096): no rings, every message through the NIC",
+	  &sfi_params.ring_size, NULL, 0, 16 << 20, true },
+	{ "ring_eager", "Sends through a ring up to this many bytes (at most a quarter of ring_size) are one entry in it, larger ones go by rendezvous, bytes",
+	  &sfi_params.ring_eager, NULL, 0, 4 << 20, false },
 };
 
 static void sfi_param_get(const struct sfi_param_def *d)

@@ -252,16 +252,26 @@ static int sfi_peer_gone(int ret)
 	return ret == -ENXIO || ret == -EKEYREJECTED || ret == -EHOSTUNREACH;
 }
 
-void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
-		  const void *m, size_t len)
+/* one control message, without waiting: 0 or -errno (-EAGAIN: full) */
+static int sfi_ctl_try(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		       const void *m, size_t len, int nic)
+{
+	if (nic)
+		return snode_ep_send(ep->sep, dst, m, len,
+				     SNODE_MSG_SEND_NONBLOCK, 0);
+	return sfi_wire_send(ep, dst, m, len);
+}
+
+/* sent, or queued behind the others while the peer has no room */
+static void sfi_ctl_queue(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+			  const void *m, size_t len, int nic)
 {
 	struct sfi_rdv *r = &ep->rdv;
 	struct sfi_ctl *c;
 	int ret;
 
 	if (!r->ctl) {
-		ret = snode_ep_send(ep->sep, dst, m, len,
-				    SNODE_MSG_SEND_NONBLOCK, 0);
+		ret = sfi_ctl_try(ep, dst, m, len, nic);
 		if (ret != -EAGAIN) {
 			if (ret < 0)
 				FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
@@ -277,6 +287,7 @@ void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		return;
 	}
 	c->dst = *dst;
+	c->nic = nic;
 	c->len = len;
 	memcpy(c->m, m, len);
 	if (!r->ctl)
@@ -285,14 +296,27 @@ void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	r->ctl_tail = &c->next;
 }
 
+/* through the peer's ring if one is active, else the NIC */
+void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  const void *m, size_t len)
+{
+	sfi_ctl_queue(ep, dst, m, len, 0);
+}
+
+/* through the NIC (ring.c's own messages) */
+void sfi_ctl_send_nic(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		      const void *m, size_t len)
+{
+	sfi_ctl_queue(ep, dst, m, len, 1);
+}
+
 static void sfi_ctl_flush(struct sfi_ep *ep)
 {
 	struct sfi_rdv *r = &ep->rdv;
 
 	while (r->ctl) {
 		struct sfi_ctl *c = r->ctl;
-		int ret = snode_ep_send(ep->sep, &c->dst, c->m, c->len,
-					SNODE_MSG_SEND_NONBLOCK, 0);
+		int ret = sfi_ctl_try(ep, &c->dst, c->m, c->len, c->nic);
 
 		if (ret == -EAGAIN)
 			return;

@@ -50,6 +50,8 @@ struct sfi_params {
 	size_t rdv_chunk;	/* larger sends are announced, then copied */
 	int idle_wait_us;	/* an empty CQ read may sleep this long (0: spin) */
 	size_t unexp_max;	/* bytes of unexpected messages an endpoint buffers */
+	size_t ring_size;	/* bytes of a ring to one peer (ring.c); 0: none */
+	size_t ring_eager;	/* larger sends through a ring go by rendezvous */
 };
 extern struct sfi_params sfi_params;
 
@@ -113,6 +115,7 @@ struct sfi_op {
 struct sfi_ctl {
 	struct sfi_ctl *next;
 	struct snode_ep_addr dst;
+	int nic;		/* through the NIC even if a ring is active */
 	uint8_t len;
 	uint8_t m[SNODE_MSG_MAX_LEN];
 };
@@ -139,6 +142,53 @@ struct sfi_rdv {
 	struct sfi_imp *imps;
 	int nimps;
 	uint32_t next_id;
+};
+
+/* ring.c: memory this endpoint exports to one peer node */
+struct sfi_shared {
+	void *map;
+	size_t len;
+	struct snode_mem *pmem;		/* pool memory, or NULL: host memory */
+	struct snode_handle h;
+};
+
+/* ring.c: a peer's export, mapped read-only */
+struct sfi_peer_mem {
+	struct snode_import *imp;
+	void *map;
+};
+
+enum sfi_ring_state {
+	SFI_RING_ASKED,		/* RING_ASK sent, no answer yet */
+	SFI_RING_STARTING,	/* granted; RING_START not yet through */
+	SFI_RING_ACTIVE,	/* every message to the peer goes this way */
+	SFI_RING_OFF,		/* refused or dropped: the NIC only */
+};
+
+/* ring.c: the ring this endpoint writes for one peer endpoint */
+struct sfi_tring {
+	struct sfi_tring *next;
+	struct snode_ep_addr dst;
+	enum sfi_ring_state state;
+	struct sfi_shared ring;		/* head page, then size bytes */
+	struct sfi_peer_mem ctl;	/* the peer's tail and sleep word */
+	size_t size;
+	uint64_t head, tail;		/* tail: as last read */
+	int64_t full_ms;		/* full since: check the peer then */
+	uint64_t wakes;
+};
+
+/* ring.c: a ring a peer endpoint writes for this one */
+struct sfi_rring {
+	struct sfi_rring *next;
+	uint32_t node;
+	uint16_t ep;
+	int active;			/* RING_START seen */
+	uint32_t ring_id;		/* the peer's export of it */
+	struct sfi_peer_mem ring;
+	struct sfi_shared ctl;		/* our tail and sleep word */
+	size_t size;
+	uint64_t tail, got;
 };
 
 struct sfi_ep;
@@ -259,6 +309,12 @@ struct sfi_ep {
 	size_t nposted;
 	size_t unexp_bytes;		/* buffered unexpected: bound unexp_max */
 	struct sfi_rdv rdv;
+	struct sfi_tring *trings;	/* rings to peers (ring.c) */
+	struct sfi_rring *rrings;	/* rings from peers */
+	int ntrings, nrrings;
+	int ring_polling;		/* sfi_ring_progress() is running */
+	uint8_t *ring_buf;		/* an entry, copied out of its ring */
+	size_t ring_buf_len;
 };
 
 int sfi_fabric_open(struct fi_fabric_attr *attr, struct fid_fabric **fabric,
@@ -282,8 +338,12 @@ void sfi_ep_progress(struct sfi_ep *ep);
 void sfi_cq_attach(struct sfi_cq *cq, struct sfi_ep *ep);
 void sfi_cntr_attach(struct sfi_cntr *cntr, struct sfi_ep *ep);
 
-/* ep.c, for rdv.c and rma.c */
+/* ep.c, for rdv.c, rma.c and ring.c */
 int64_t sfi_ms(void);	/* CLOCK_MONOTONIC */
+void sfi_handle_bytes(struct sfi_ep *ep, uint32_t node, uint16_t src_ep,
+		      const uint8_t *p, size_t len, int nic);
+int sfi_wire_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  const void *buf, size_t len);
 int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	     const void *buf, size_t len, int first);
 void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
@@ -307,6 +367,23 @@ enum {
 	SFI_OP_ATOMIC = 9,	/* an atomic on the target's registration */
 	SFI_OP_ATOMIC_RESP = 10,	/* its status and the old value */
 };
+
+/* ring.c: rings in global memory, see fi_snode(7); NIC messages only */
+enum {
+	SFI_OP_RING_ASK = 11,	/* here is a ring of my messages for you */
+	SFI_OP_RING_GRANT = 12,	/* taken: here is my control page */
+	SFI_OP_RING_REFUSE = 13,
+	SFI_OP_RING_START = 14,	/* my next messages are in the ring */
+	SFI_OP_RING_WAKE = 15,	/* the ring has something: wake up */
+};
+size_t sfi_ring_max(struct sfi_ep *ep, const struct snode_ep_addr *dst);
+int sfi_ring_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		  const void *hdr, size_t hlen, const struct iovec *iov,
+		  size_t count, size_t len);
+void sfi_ring_handle(struct sfi_ep *ep, const struct snode_msg *m);
+void sfi_ring_progress(struct sfi_ep *ep);
+int sfi_ring_sleep(struct sfi_ep *ep, int sleeping);
+void sfi_ring_close(struct sfi_ep *ep);
 int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		 const struct iovec *iov, size_t count, size_t len,
 		 const uint8_t *hdr, void *context, uint64_t cflags);
@@ -333,6 +410,8 @@ ssize_t sfi_op_request(struct sfi_ep *ep, struct sfi_op *op, const void *m,
 		       size_t len);
 void sfi_ctl_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		  const void *m, size_t len);
+void sfi_ctl_send_nic(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+		      const void *m, size_t len);
 
 /* rma.c: the target's side of fi_write and fi_read */
 void sfi_rma_handle(struct sfi_ep *ep, const struct snode_msg *m);

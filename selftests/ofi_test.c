@@ -12,6 +12,8 @@
  *       one side of a two-node test: writes its address to DIR/ROLE.addr,
  *       waits up to 120 s for the peer's in DIR/peer.addr (the harness
  *       carries it from one node to the other, no IP needed), then sends
+ *       500 small messages each way and counts the NIC messages its
+ *       endpoint read meanwhile (rings, fi_snode(7): a few), sends
  *       tagged and untagged messages of 0, 1, 48, 49 and 4096 bytes and
  *       64 KiB, 256 KiB, 1 MiB and 4 MiB (rendezvous) both ways (expected
  *       and unexpected receives, tag matching), checks bytes and CQ
@@ -39,7 +41,12 @@
  *       word), answers with impossible statuses, an atomic of an unknown
  *       kind, an eager header announcing max_msg_size bytes that never
  *       come, then two good eager messages; checks that the victim
- *       answers every bad RTS with a failed DONE
+ *       answers every bad RTS with a failed DONE. Then it offers the
+ *       victim rings of its own (ring.c's protocol by hand) and breaks
+ *       each (a head beyond the ring, entries too long, past the head,
+ *       empty or of an unknown kind, a short padding entry): the victim
+ *       must drop each (withdraw its control page); a last, good ring
+ *       carries a message the victim must receive intact
  *
  * Every check prints "ok - NAME" or "not ok - NAME"; the exit status is 1
  * if any failed. The harness turns the lines into its own TAP lines.
@@ -556,6 +563,73 @@ static void measure(struct ctx *c, int iters)
 	free(buf);
 }
 
+/* messages the NIC delivered to endpoint id of this node, -1 if unknown */
+static int64_t nic_msgs_read(uint32_t id)
+{
+	const struct snode_msg_entry *e;
+	struct snode_msg_iter *it;
+	struct snode_ctx *sctx;
+	struct snode_dev *dev;
+	int64_t n = -1;
+
+	if (snode_new(&sctx) < 0)
+		return -1;
+	dev = snode_dev_get_first(sctx);
+	if (dev && snode_msg_list(dev, SNODE_MSG_LIST_ENDPOINTS, sizeof(*e),
+				  &it) >= 0) {
+		snode_msg_iter_foreach(it, e)
+			if (e->id == id)
+				n = e->count;
+		snode_msg_iter_free(it);
+	}
+	snode_unref(sctx);
+	return n;
+}
+
+/*
+ * Rings (fi_snode(7)): after the first messages, small messages between
+ * the two endpoints travel through rings in global memory, not as NIC
+ * messages: 500 round trips of 8 bytes, then each side counts the NIC
+ * messages its endpoint read meanwhile: a few for the set-up, and
+ * wake-ups, sent only while a side sleeps, as one with
+ * FI_SNODE_IDLE_WAIT_US does between the messages (at most one each).
+ */
+static void ring_used(struct ctx *c, uint32_t my_id)
+{
+	const char *idle = getenv("FI_SNODE_IDLE_WAIT_US");
+	int sleeps = idle && atoi(idle) > 0;
+	unsigned char buf[8] = { 0 };
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	int64_t n0, n1;
+	int i;
+
+	barrier(c);
+	n0 = nic_msgs_read(my_id);
+	for (i = 0; i < 500; i++) {
+		if (c->a) {
+			post_send(c, 1, buf, 8, 0x7171, buf);
+			wait_cq(c->txcq, &e, NULL, &err);
+			post_recv(c, 1, buf, 8, 0x7172, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+		} else {
+			post_recv(c, 1, buf, 8, 0x7171, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+			post_send(c, 1, buf, 8, 0x7172, buf);
+			wait_cq(c->txcq, &e, NULL, &err);
+		}
+	}
+	n1 = nic_msgs_read(my_id);
+	if (!sleeps)
+		check(n0 >= 0 && n1 >= 0 && n1 - n0 < 50,
+		      "rings: 500 messages of 8 bytes from the peer, the NIC delivered %" PRId64 " messages to this endpoint (%" PRId64 " to %" PRId64 "; fewer than 50)",
+		      n1 - n0, n0, n1);
+	else	/* it sleeps between messages: a wake-up each, no more */
+		check(n0 >= 0 && n1 >= 0 && n1 - n0 <= 500 + 50,
+		      "rings: 500 messages of 8 bytes from the peer to an endpoint that sleeps when idle (FI_SNODE_IDLE_WAIT_US), the NIC delivered %" PRId64 " messages to it (%" PRId64 " to %" PRId64 "; wake-ups, at most one a message)",
+		      n1 - n0, n0, n1);
+}
+
 /* --- RMA ---------------------------------------------------------------------- */
 #define RMA_LEN		(1 << 20)
 #define RMA_HALF	(RMA_LEN / 2)
@@ -931,7 +1005,7 @@ static int do_pair(int a, const char *dir, int iters)
 	struct ctx c = { .a = a };
 	char name[64], path[512], peer[64], tmp[520];
 	size_t len = sizeof(name);
-	unsigned int i;
+	unsigned int i, my_id = ~0u;
 	FILE *f;
 
 	struct fi_info *h = hints_new();
@@ -950,7 +1024,7 @@ static int do_pair(int a, const char *dir, int iters)
 	TRY(fi_ep_bind(c.ep, &c.rxcq->fid, FI_RECV));
 	TRY(fi_enable(c.ep));
 	TRY(fi_getname(&c.ep->fid, name, &len));
-	check(len == 64 && !strncmp(name, "fi_snode://", 11),
+	check(len == 64 && sscanf(name, "fi_snode://%*u:%*u:%u:", &my_id) == 1,
 	      "fi_getname gives an fi_snode:// address (%s)", name);
 
 	snprintf(path, sizeof(path), "%s/%s.addr", dir, a ? "a" : "b");
@@ -971,6 +1045,7 @@ static int do_pair(int a, const char *dir, int iters)
 	      "peer address inserted, fi_addr 0 (FI_AV_TABLE)");
 
 	barrier(&c);
+	ring_used(&c, my_id);
 	for (i = 0; i < NSIZES; i++) {
 		pingpong(&c, 0, sizes[i]);
 		pingpong(&c, 1, sizes[i]);
@@ -1176,6 +1251,7 @@ static const struct {
 #define H_NRTS	(sizeof(h_rts) / sizeof(h_rts[0]))
 #define H_GOOD1	0x600d1
 #define H_GOOD2	0x600d2
+#define H_GOOD3	0x600d3		/* through a ring of the hostile side */
 
 static int victim(const char *dir)
 {
@@ -1183,7 +1259,7 @@ static int victim(const char *dir)
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
 	struct fi_info *h = hints_new();
 	static unsigned char bufs[H_NRTS][65536];
-	char good1[64] = "", good2[64] = "";
+	char good1[64] = "", good2[64] = "", good3[64] = "";
 	struct ctx c = { .a = 1 };
 	char name[64], path[512], tmp[520];
 	size_t len = sizeof(name), i;
@@ -1206,6 +1282,7 @@ static int victim(const char *dir)
 		post_recv(&c, 1, bufs[i], sizeof(bufs[i]), h_rts[i].tag, bufs[i]);
 	post_recv(&c, 1, good1, sizeof(good1), H_GOOD1, good1);
 	post_recv(&c, 1, good2, sizeof(good2), H_GOOD2, good2);
+	post_recv(&c, 1, good3, sizeof(good3), H_GOOD3, good3);
 	snprintf(path, sizeof(path), "%s/a.addr", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	f = fopen(tmp, "w");
@@ -1213,7 +1290,7 @@ static int victim(const char *dir)
 		printf("not ok - cannot write %s\n", path);
 		return 1;
 	}
-	for (k = 0; k < H_NRTS + 2; k++) {
+	for (k = 0; k < H_NRTS + 3; k++) {
 		struct fi_cq_tagged_entry e;
 		struct fi_cq_err_entry err;
 		int ok = wait_cq(c.rxcq, &e, NULL, &err);
@@ -1232,6 +1309,10 @@ static int victim(const char *dir)
 					    "and well"),
 			      "hostile peer: the good message 0x%x behind the bad ones arrives intact (%s)",
 			      ctx == good1 ? H_GOOD1 : H_GOOD2,
+			      ok ? (char *)ctx : fi_strerror(err.err));
+		if (ctx == good3)
+			check(ok && !strcmp(ctx, "via a ring"),
+			      "hostile peer: a good message through a ring after the bad rings arrives intact (%s)",
 			      ok ? (char *)ctx : fi_strerror(err.err));
 	}
 	check(seen == (1u << H_NRTS) - 1,
@@ -1260,6 +1341,178 @@ static void h_eager(struct snode_ep *sep, const struct snode_ep_addr *dst,
 	memcpy(m + 8, &tag, 8);
 	memcpy(m + 16, text ? text : "", n);
 	h_send(sep, dst, m, 16 + n, "an eager header");
+}
+
+/*
+ * A ring of the hostile side's own (ring.c's protocol, written by hand):
+ * pool memory exported to the victim's node, offered with RING_ASK;
+ * after RING_GRANT the victim's control page is imported and RING_START
+ * sent. 0, or -1 if the victim did not grant it within 30 s.
+ */
+#define H_RING_SIZE	16384
+struct h_ring {
+	struct snode_mem *mem;
+	uint8_t *map;			/* head page, then the entries */
+	struct snode_handle h;
+	struct snode_import *ctl;	/* the victim's control page */
+};
+
+static int h_ring_offer(struct snode_dev *dev, struct snode_ep *sep,
+			const struct snode_ep_addr *dst, struct h_ring *r)
+{
+	uint8_t m[32] = { 11, 1 };	/* RING_ASK, version 1 */
+	uint32_t size = H_RING_SIZE, id, ctl_id;
+	struct snode_handle ch = { .node = dst->node };
+	uint64_t ep_key = H_KEY;
+	double end = now_us() + 30e6;
+	void *map;
+
+	memset(r, 0, sizeof(*r));
+	TRY(snode_mem_alloc(dev, 4096 + H_RING_SIZE, &r->mem));
+	TRY(snode_mem_map(r->mem, &map));
+	r->map = map;
+	memset(r->map, 0, 4096 + H_RING_SIZE);
+	TRY(snode_export(r->mem, 0, 4096 + H_RING_SIZE, SNODE_EXPORT_RANDOM_KEY,
+			 0, &dst->node, 1, &r->h));
+	memcpy(m + 4, &size, 4);
+	memcpy(m + 8, &r->h.export_id, 4);
+	memcpy(m + 16, &r->h.key, 8);
+	memcpy(m + 24, &ep_key, 8);
+	h_send(sep, dst, m, sizeof(m), "a RING_ASK");
+	while (now_us() < end) {
+		struct snode_msg msg;
+
+		if (snode_ep_recv(sep, &msg, 1, 1000) != 1 || msg.len < 20 ||
+		    (msg.payload[0] != 12 && msg.payload[0] != 13))
+			continue;
+		memcpy(&id, msg.payload + 4, 4);
+		if (id != r->h.export_id)
+			continue;
+		if (msg.payload[0] == 13)
+			return -1;		/* refused */
+		memcpy(&ctl_id, msg.payload + 8, 4);
+		memcpy(&ch.key, msg.payload + 12, 8);
+		ch.export_id = ctl_id;
+		TRY(snode_import(dev, &ch, 0, 4096,
+				 SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, &r->ctl));
+		memset(m, 0, sizeof(m));
+		m[0] = 14;		/* RING_START */
+		memcpy(m + 4, &r->h.export_id, 4);
+		h_send(sep, dst, m, 8, "a RING_START");
+		return 0;
+	}
+	return -1;
+}
+
+/* the victim withdrew its control page (it dropped the ring) within 30 s */
+static int h_ring_dropped(struct h_ring *r)
+{
+	double end = now_us() + 30e6;
+
+	while (now_us() < end) {
+		struct snode_import_status st = { 0 };
+
+		if (snode_import_status(r->ctl, &st, sizeof(st)) < 0 ||
+		    st.out_state != SNODE_WINDOW_STATE_ACTIVE)
+			return 1;
+		usleep(20000);
+	}
+	return 0;
+}
+
+static void h_ring_free(struct snode_dev *dev, struct h_ring *r)
+{
+	if (r->ctl)
+		snode_import_close(r->ctl);
+	snode_unexport(dev, &r->h);
+	snode_mem_unmap(r->mem);
+	snode_mem_free(r->mem);
+}
+
+/* an entry header (u32 length, u32 kind) at ring offset pos */
+static void h_ring_entry(struct h_ring *r, uint64_t pos, uint32_t len,
+			 uint32_t kind)
+{
+	memcpy(r->map + 4096 + pos, &len, 4);
+	memcpy(r->map + 4096 + pos + 4, &kind, 4);
+}
+
+static void h_ring_head(struct h_ring *r, uint64_t head)
+{
+	__atomic_store_n((uint64_t *)r->map, head, __ATOMIC_RELEASE);
+}
+
+static const struct {
+	const char *what;
+	uint64_t pos, head;
+	uint32_t len, kind;
+} h_rings[] = {
+	{ "a head beyond the ring", 0, H_RING_SIZE + 8, 8, 0 },
+	{ "an entry longer than a quarter of the ring", 0, H_RING_SIZE,
+	  H_RING_SIZE / 2, 0 },
+	{ "an entry past the head", 0, 64, 4000, 0 },
+	{ "a padding entry short of the ring's end", 0, 16, 8, 1 },
+	{ "an entry of an unknown kind", 0, 24, 16, 7 },
+	{ "an empty entry", 0, 8, 0, 0 },
+};
+
+/*
+ * Each bad ring: offered, granted, started, then broken; the victim must
+ * drop it (withdraw its control page). Then one good ring carries H_GOOD3.
+ */
+static void h_ring_attacks(struct snode_dev *dev, struct snode_ep *sep,
+			   const struct snode_ep_addr *dst)
+{
+	static const char text[] = "via a ring";
+	uint8_t e[16 + sizeof(text)] = { 1, 1 };	/* first, tagged */
+	uint32_t len = sizeof(text);
+	uint64_t tag = H_GOOD3;
+	struct h_ring r;
+	size_t i;
+
+	for (i = 0; i < sizeof(h_rings) / sizeof(h_rings[0]); i++) {
+		if (h_ring_offer(dev, sep, dst, &r)) {
+			check(0, "hostile: ring with %s: the victim granted it",
+			      h_rings[i].what);
+			continue;
+		}
+		h_ring_entry(&r, h_rings[i].pos, h_rings[i].len,
+			     h_rings[i].kind);
+		h_ring_head(&r, h_rings[i].head);
+		check(h_ring_dropped(&r),
+		      "hostile: ring with %s: the victim dropped it (withdrew its control page)",
+		      h_rings[i].what);
+		h_ring_free(dev, &r);
+	}
+	if (h_ring_offer(dev, sep, dst, &r)) {
+		check(0, "hostile: a good ring: the victim granted it");
+		return;
+	}
+	memcpy(e + 4, &len, 4);
+	memcpy(e + 8, &tag, 8);
+	memcpy(e + 16, text, sizeof(text));
+	memcpy(r.map + 4096 + 8, e, sizeof(e));
+	h_ring_entry(&r, 0, sizeof(e), 0);
+	h_ring_head(&r, 8 + ((sizeof(e) + 7) & ~(size_t)7));
+	/* the victim read it: its tail (the control page's first word) moves */
+	{
+		double end = now_us() + 30e6;
+		uint64_t tail = 0;
+		void *cm = NULL;
+
+		if (!snode_import_map(r.ctl, &cm)) {
+			while (!tail && now_us() < end) {
+				tail = __atomic_load_n((uint64_t *)cm,
+						       __ATOMIC_ACQUIRE);
+				usleep(1000);
+			}
+			snode_import_unmap(r.ctl);
+		}
+		check(tail == 8 + ((sizeof(e) + 7) & ~(size_t)7),
+		      "hostile: a good ring: the victim read the entry (tail %" PRIu64 ")",
+		      tail);
+	}
+	h_ring_free(dev, &r);
 }
 
 static int hostile(const char *dir)
@@ -1364,6 +1617,7 @@ static int hostile(const char *dir)
 	}
 	check(seen == (1u << H_NRTS) - 1,
 	      "hostile: the victim answered every RTS within 60 s");
+	h_ring_attacks(dev, sep, &dst);
 	snode_unexport(dev, &hd);
 	snode_mem_unmap(mem);
 	snode_mem_free(mem);
