@@ -156,8 +156,12 @@ void sfi_atomic_handle(struct sfi_ep *ep, const struct snode_msg *m)
 		status = -EINVAL;	/* outside, or not naturally aligned */
 	else
 		status = 0;
-	if (!status)
+	if (!status) {
 		sfi_at_apply(mr->base + addr, dt, op, operand, compare, &old);
+		/* fi_cntr(3): fetch and compare count as reads */
+		sfi_remote_done(ep, m->payload[1] == SFI_AT_WRITE ?
+				FI_REMOTE_WRITE : FI_REMOTE_READ);
+	}
 	memcpy(r + 4, &status, 4);
 	memcpy(r + 16, &old, 8);
 	sfi_ctl_send(ep, &from, r, sizeof(r));

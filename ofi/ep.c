@@ -106,10 +106,14 @@ void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
 		.prov_errno = prov_errno,
 	};
 
-	if (err && ep->tx_cntr)
-		ep->tx_cntr->err++;
-	else if (ep->tx_cntr)
-		ep->tx_cntr->value++;
+	/* RMA and atomics count on their own counters, not FI_SEND's */
+	struct sfi_cntr *cn = !(flags & (FI_RMA | FI_ATOMIC)) ? ep->tx_cntr :
+			      (flags & FI_READ) ? ep->rd_cntr : ep->wr_cntr;
+
+	if (err && cn)
+		cn->err++;
+	else if (cn)
+		cn->value++;
 	if (!ep->tx_cq || !want_comp)
 		return;
 	if (!err && (ep->tx_cq_flags & FI_SELECTIVE_COMPLETION) &&
@@ -117,6 +121,15 @@ void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
 		return;
 	e.flags &= ~(uint64_t)FI_COMPLETION;
 	sfi_cq_push(ep->tx_cq, &e, FI_ADDR_NOTAVAIL);
+}
+
+void sfi_remote_done(struct sfi_ep *ep, uint64_t which)
+{
+	struct sfi_cntr *cn = which == FI_REMOTE_READ ? ep->rrd_cntr :
+			      ep->rwr_cntr;
+
+	if (cn)
+		cn->value++;
 }
 
 static void sfi_rx_done(struct sfi_ep *ep, struct sfi_rx *rx, size_t len,
@@ -1327,13 +1340,22 @@ static int sfi_ep_close(struct fid *fid)
 		sfi_detach(ep->rx_cq->eps, &ep->rx_cq->neps, ep);
 		ep->rx_cq->refs--;
 	}
-	if (ep->tx_cntr) {
-		sfi_detach(ep->tx_cntr->eps, &ep->tx_cntr->neps, ep);
-		ep->tx_cntr->refs--;
-	}
-	if (ep->rx_cntr) {
-		sfi_detach(ep->rx_cntr->eps, &ep->rx_cntr->neps, ep);
-		ep->rx_cntr->refs--;
+	{
+		struct sfi_cntr *cs[] = { ep->tx_cntr, ep->rx_cntr, ep->rd_cntr,
+					  ep->wr_cntr, ep->rrd_cntr,
+					  ep->rwr_cntr };
+		size_t i, j;
+
+		for (i = 0; i < sizeof(cs) / sizeof(cs[0]); i++) {
+			if (!cs[i])
+				continue;
+			cs[i]->refs--;
+			for (j = 0; j < i; j++)	/* detached once */
+				if (cs[j] == cs[i])
+					break;
+			if (j == i)
+				sfi_detach(cs[i]->eps, &cs[i]->neps, ep);
+		}
 	}
 	if (ep->av)
 		ep->av->refs--;
@@ -1396,24 +1418,47 @@ static int sfi_ep_bind(struct fid *fid, struct fid *bfid, uint64_t flags)
 		struct sfi_cntr *c = container_of(bfid, struct sfi_cntr,
 						  cntr_fid.fid);
 
-		if (c->domain != ep->domain ||
-		    flags & ~(uint64_t)(FI_SEND | FI_RECV) ||
-		    !(flags & (FI_SEND | FI_RECV)) || c->neps == 8) {
-			ret = flags & ~(uint64_t)(FI_SEND | FI_RECV) ?
-			      -FI_ENOSYS : -FI_EINVAL;
+		const uint64_t all = FI_SEND | FI_RECV | FI_READ | FI_WRITE |
+				     FI_REMOTE_READ | FI_REMOTE_WRITE;
+		struct { uint64_t flag; struct sfi_cntr **slot; } b[] = {
+			{ FI_SEND, &ep->tx_cntr }, { FI_RECV, &ep->rx_cntr },
+			{ FI_READ, &ep->rd_cntr }, { FI_WRITE, &ep->wr_cntr },
+			{ FI_REMOTE_READ, &ep->rrd_cntr },
+			{ FI_REMOTE_WRITE, &ep->rwr_cntr },
+		};
+		size_t k;
+
+		if (c->domain != ep->domain || !(flags & all) ||
+		    c->neps == 8) {
+			ret = -FI_EINVAL;
 			break;
 		}
-		if (flags & FI_SEND) {
-			if (ep->tx_cntr)
-				ep->tx_cntr->refs--;
-			ep->tx_cntr = c;
-			c->refs++;
+		if (flags & ~all) {
+			ret = -FI_ENOSYS;
+			break;
 		}
-		if (flags & FI_RECV) {
-			if (ep->rx_cntr)
-				ep->rx_cntr->refs--;
-			ep->rx_cntr = c;
+		/* a peer's RMA is counted only if the endpoint asked */
+		if ((flags & (FI_REMOTE_READ | FI_REMOTE_WRITE)) &&
+		    !(ep->caps & FI_RMA_EVENT)) {
+			ret = -FI_EINVAL;
+			break;
+		}
+		for (k = 0; k < sizeof(b) / sizeof(b[0]); k++) {
+			struct sfi_cntr *old = *b[k].slot;
+			size_t j;
+
+			if (!(flags & b[k].flag))
+				continue;
+			*b[k].slot = c;
 			c->refs++;
+			if (!old)
+				continue;
+			old->refs--;
+			for (j = 0; j < sizeof(b) / sizeof(b[0]); j++)
+				if (*b[j].slot == old)
+					break;
+			if (j == sizeof(b) / sizeof(b[0]))	/* unbound */
+				sfi_detach(old->eps, &old->neps, ep);
 		}
 		sfi_cntr_attach(c, ep);
 		break;

@@ -619,7 +619,8 @@ static int sfi_rring_poll(struct sfi_ep *ep, struct sfi_rring *r)
 		r->got++;
 		sfi_handle_bytes(ep, r->node, r->ep, ep->ring_buf, hdr[0], 0);
 	}
-	store64(r->ctl.map, r->tail);
+	if (n)
+		store64(r->ctl.map, r->tail);
 	return n > 0;
 }
 

@@ -61,6 +61,8 @@ static void sfi_rma_write_in(struct sfi_ep *ep, const struct snode_msg *m)
 		status = sfi_rdv_pull(ep, &rs, &iov, 1, len);
 	}
 	sfi_rdv_done(ep, &from, rs.off, status);
+	if (!status)
+		sfi_remote_done(ep, FI_REMOTE_WRITE);
 	if (!status && (m->payload[1] & SFI_RMA_F_DATA) && ep->rx_cq) {
 		struct fi_cq_err_entry e = {
 			.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
@@ -102,6 +104,7 @@ static void sfi_rma_read_in(struct sfi_ep *ep, const struct snode_msg *m)
 		memcpy(r + 12, &op->off, 4);
 		memcpy(r + 16, &ep->rdv.h.export_id, 4);
 		memcpy(r + 20, &ep->rdv.h.key, 8);
+		sfi_remote_done(ep, FI_REMOTE_READ);
 	}
 	memcpy(r + 4, &status, 4);
 	sfi_ctl_send(ep, &from, r, sizeof(r));

@@ -36,7 +36,7 @@
 #define SFI_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | FI_SOURCE | \
 			 FI_DIRECTED_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM | \
 			 FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | \
-			 FI_REMOTE_READ | FI_REMOTE_WRITE)
+			 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT)
 
 extern struct fi_provider sfi_prov;
 
@@ -295,6 +295,8 @@ struct sfi_ep {
 	struct sfi_cq *tx_cq, *rx_cq;
 	uint64_t tx_cq_flags, rx_cq_flags;
 	struct sfi_cntr *tx_cntr, *rx_cntr;
+	/* FI_READ, FI_WRITE, FI_REMOTE_READ, FI_REMOTE_WRITE (fi_cntr(3)) */
+	struct sfi_cntr *rd_cntr, *wr_cntr, *rrd_cntr, *rwr_cntr;
 	struct snode_ep *sep;
 	struct sfi_addr addr;
 	uint64_t caps;
@@ -348,6 +350,8 @@ int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	     const void *buf, size_t len, int first);
 void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
 		 size_t len, int err, int prov_errno, int want_comp);
+/* a peer's RMA or atomic on our memory was done: FI_REMOTE_READ/_WRITE */
+void sfi_remote_done(struct sfi_ep *ep, uint64_t which);
 size_t sfi_iov_total(const struct iovec *iov, size_t n);
 void sfi_iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
 		  size_t len, int to_iov);

@@ -18,7 +18,9 @@
  *       64 KiB, 256 KiB, 1 MiB and 4 MiB (rendezvous) both ways (expected
  *       and unexpected receives, tag matching), checks bytes and CQ
  *       entries, fi_write, fi_writedata and fi_read against the peer's
- *       registered memory (bad keys and ranges give error entries),
+ *       registered memory (bad keys and ranges give error entries), the
+ *       FI_READ, FI_WRITE, FI_REMOTE_READ and FI_REMOTE_WRITE counters
+ *       they count on, a blocking fi_cntr_wait() and fi_cq_sread(),
  *       atomics on it (b's remote fetch-adds race a's local ones), sends
  *       to an endpoint that does not exist, measures small-message round
  *       trips, message and RMA bandwidth, and last lets b die in the middle
@@ -282,6 +284,8 @@ struct ctx {
 	struct fid_domain *domain;
 	struct fid_av *av;
 	struct fid_cq *txcq, *rxcq;
+	/* pair: bound with FI_READ, FI_WRITE, FI_REMOTE_READ, FI_REMOTE_WRITE */
+	struct fid_cntr *rd, *wr, *rrd, *rwr;
 	struct fid_ep *ep;
 	fi_addr_t peer, bogus;
 	int a;			/* role a: sends first */
@@ -685,6 +689,82 @@ static void rma_bad(struct ctx *c, int write, uint64_t addr, size_t len,
  * a is the initiator against b's memory, then b against a's, while the
  * target waits in a barrier (its progress serves the requests).
  */
+/* --- counters (fi_cntr(3)) ------------------------------------------------------ */
+/*
+ * After rma(): each side initiated 5 writes (4 fi_write, 1 fi_writedata)
+ * and 2 reads that succeeded, 2 of each that failed (a bad key, a range
+ * past the registration), and served the same 5 writes and 2 reads of
+ * its peer; sends and receives count on none of these counters.
+ */
+static void counters_after_rma(struct ctx *c)
+{
+	uint64_t v[4] = { fi_cntr_read(c->wr), fi_cntr_readerr(c->wr),
+			  fi_cntr_read(c->rd), fi_cntr_readerr(c->rd) };
+
+	check(v[0] == 5 && v[1] == 2 && v[2] == 2 && v[3] == 2,
+	      "counters: FI_WRITE counted 5 writes and 2 errors, FI_READ 2 reads and 2 errors (%" PRIu64 "/%" PRIu64 ", %" PRIu64 "/%" PRIu64 ")",
+	      v[0], v[1], v[2], v[3]);
+	v[0] = fi_cntr_read(c->rwr);
+	v[1] = fi_cntr_read(c->rrd);
+	check(v[0] == 5 && v[1] == 2,
+	      "counters: FI_REMOTE_WRITE counted the peer's 5 writes, FI_REMOTE_READ its 2 reads (%" PRIu64 ", %" PRIu64 ")",
+	      v[0], v[1]);
+}
+
+/*
+ * Blocking waits: b sleeps in fi_cntr_wait() on FI_REMOTE_WRITE until a's
+ * three writes arrived (its endpoint is progressed by the wait itself),
+ * while a waits for each write's completion in fi_cq_sread(); both go
+ * through the sleep and the wake-up of the rings (fi_snode(7)).
+ */
+#define CW_KEY	0xc0c0
+static void counter_wait(struct ctx *c)
+{
+	unsigned char buf[64] = { 0x5e }, mem[64] = { 0 };
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err = { 0 };
+	struct fid_mr *mr = NULL;
+	uint64_t base;
+	ssize_t r;
+	int i, ok = 1;
+
+	/* before the barrier: the peer's first write may come during it */
+	base = fi_cntr_read(c->a ? c->wr : c->rwr);
+	if (!c->a)
+		TRY(fi_mr_reg(c->domain, mem, sizeof(mem), FI_REMOTE_WRITE, 0,
+			      CW_KEY, 0, &mr, NULL));
+	barrier(c);
+	if (!c->a) {
+		r = fi_cntr_wait(c->rwr, base + 3, 60000);
+		check(r == 0 && fi_cntr_read(c->rwr) == base + 3,
+		      "counters: fi_cntr_wait on FI_REMOTE_WRITE returns once the peer's 3 writes arrived (%zd, %" PRIu64 " of %" PRIu64 ")",
+		      r, fi_cntr_read(c->rwr) - base, (uint64_t)3);
+	} else {
+		for (i = 0; i < 3 && ok; i++) {
+			POST(c, fi_write(c->ep, buf, sizeof(buf), NULL, c->peer,
+					 0, CW_KEY, buf));
+			do
+				r = fi_cq_sread(c->txcq, &e, 1, NULL, 30000);
+			while (r == -FI_EAGAIN);
+			if (r == -FI_EAVAIL)
+				fi_cq_readerr(c->txcq, &err, 0);
+			ok = r == 1 && e.op_context == buf;
+		}
+		check(ok, "counters: fi_cq_sread returns each write's completion (%zd%s%s)",
+		      r, err.err ? ", error entry " : "",
+		      err.err ? fi_strerror(err.err) : "");
+		r = fi_cntr_wait(c->wr, base + 3, 30000);
+		check(r == 0 && fi_cntr_read(c->wr) == base + 3,
+		      "counters: fi_cntr_wait on FI_WRITE: the 3 writes counted (%zd)",
+		      r);
+	}
+	barrier(c);
+	if (mr) {
+		check(mem[0] == 0x5e, "counters: the peer's writes are in the registration");
+		TRY(fi_close(&mr->fid));
+	}
+}
+
 static void rma(struct ctx *c)
 {
 	unsigned char *mem = calloc(1, RMA_LEN), *buf = calloc(1, RMA_LEN);
@@ -1001,6 +1081,8 @@ static void probes(struct ctx *c);
 static int do_pair(int a, const char *dir, int iters)
 {
 	struct fi_cq_attr cqa = { .format = FI_CQ_FORMAT_TAGGED, .size = 64 };
+	struct fi_cntr_attr cnta = { .events = FI_CNTR_EVENTS_COMP,
+				     .wait_obj = FI_WAIT_UNSPEC };
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
 	struct ctx c = { .a = a };
 	char name[64], path[512], peer[64], tmp[520];
@@ -1011,17 +1093,28 @@ static int do_pair(int a, const char *dir, int iters)
 	struct fi_info *h = hints_new();
 
 	/* FI_SOURCE: receive completions name the sender (fi_cq_readfrom) */
-	h->caps |= FI_SOURCE | FI_DIRECTED_RECV | FI_RMA | FI_ATOMIC;
+	h->caps |= FI_SOURCE | FI_DIRECTED_RECV | FI_RMA | FI_ATOMIC |
+		   FI_RMA_EVENT;
 	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
 	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
 	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
 	TRY(fi_av_open(c.domain, &ava, &c.av, NULL));
+	/* a wait object: cq_wait and fi_cq_sread */
+	cqa.wait_obj = FI_WAIT_UNSPEC;
 	TRY(fi_cq_open(c.domain, &cqa, &c.txcq, NULL));
 	TRY(fi_cq_open(c.domain, &cqa, &c.rxcq, NULL));
+	TRY(fi_cntr_open(c.domain, &cnta, &c.rd, NULL));
+	TRY(fi_cntr_open(c.domain, &cnta, &c.wr, NULL));
+	TRY(fi_cntr_open(c.domain, &cnta, &c.rrd, NULL));
+	TRY(fi_cntr_open(c.domain, &cnta, &c.rwr, NULL));
 	TRY(fi_endpoint(c.domain, c.fi, &c.ep, NULL));
 	TRY(fi_ep_bind(c.ep, &c.av->fid, 0));
 	TRY(fi_ep_bind(c.ep, &c.txcq->fid, FI_TRANSMIT));
 	TRY(fi_ep_bind(c.ep, &c.rxcq->fid, FI_RECV));
+	TRY(fi_ep_bind(c.ep, &c.rd->fid, FI_READ));
+	TRY(fi_ep_bind(c.ep, &c.wr->fid, FI_WRITE));
+	TRY(fi_ep_bind(c.ep, &c.rrd->fid, FI_REMOTE_READ));
+	TRY(fi_ep_bind(c.ep, &c.rwr->fid, FI_REMOTE_WRITE));
 	TRY(fi_enable(c.ep));
 	TRY(fi_getname(&c.ep->fid, name, &len));
 	check(len == 64 && sscanf(name, "fi_snode://%*u:%*u:%u:", &my_id) == 1,
@@ -1062,6 +1155,8 @@ static int do_pair(int a, const char *dir, int iters)
 	barrier(&c);
 	probes(&c);
 	rma(&c);
+	counters_after_rma(&c);
+	counter_wait(&c);
 	barrier(&c);
 	atomics(&c);
 	barrier(&c);
@@ -1073,6 +1168,10 @@ static int do_pair(int a, const char *dir, int iters)
 	TRY(fi_close(&c.av->fid));
 	TRY(fi_close(&c.txcq->fid));
 	TRY(fi_close(&c.rxcq->fid));
+	TRY(fi_close(&c.rd->fid));
+	TRY(fi_close(&c.wr->fid));
+	TRY(fi_close(&c.rrd->fid));
+	TRY(fi_close(&c.rwr->fid));
 	TRY(fi_close(&c.domain->fid));
 	TRY(fi_close(&c.fabric->fid));
 	fi_freeinfo(c.fi);

@@ -19,7 +19,9 @@
 #     which sleeps when idle), tagged and
 #     untagged messages of 0 B to 4 MiB both ways (eager and rendezvous),
 #     unexpected messages, fi_write/fi_read/fi_writedata against the
-#     peer's registration with bad keys and ranges, atomics (node 1's
+#     peer's registration with bad keys and ranges, the RMA counters on
+#     both sides (FI_READ, FI_WRITE, FI_REMOTE_*), node 1 sleeping in
+#     fi_cntr_wait while node 0 writes and waits in fi_cq_sread, atomics (node 1's
 #     fetch-adds racing node 0's own), a bad destination,
 #     and node 1's side dying in the middle of two rendezvous; node 1
 #     runs with FI_SNODE_UNEXP_MAX=2048, so its unexpected messages go
