@@ -568,9 +568,15 @@ void sfi_ring_handle(struct sfi_ep *ep, const struct snode_msg *m)
 static void sfi_rring_bad(struct sfi_ep *ep, struct sfi_rring *r,
 			  const char *why)
 {
-	FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
-		"ring of node %u endpoint %u: %s; dropped\n", r->node, r->ep,
-		why);
+	/* a peer that exited or died: its ring reads zeros, no attack */
+	if (!sfi_peer_live(&r->ring))
+		FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
+			"ring of node %u endpoint %u went away; dropped\n",
+			r->node, r->ep);
+	else
+		FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+			"ring of node %u endpoint %u: %s; dropped\n", r->node,
+			r->ep, why);
 	sfi_rring_free(ep, r);
 }
 

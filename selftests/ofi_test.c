@@ -516,6 +516,28 @@ static void barrier(struct ctx *c)
 	wait_cq(c->rxcq, &e, NULL, &err);
 }
 
+/* n round trips of 8 bytes in buf: a sends with tag, b answers with tag + 1 */
+static void round_trips(struct ctx *c, void *buf, int n, uint64_t tag)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (c->a) {
+			post_send(c, 1, buf, 8, tag, buf);
+			wait_cq(c->txcq, &e, NULL, &err);
+			post_recv(c, 1, buf, 8, tag + 1, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+		} else {
+			post_recv(c, 1, buf, 8, tag, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+			post_send(c, 1, buf, 8, tag + 1, buf);
+			wait_cq(c->txcq, &e, NULL, &err);
+		}
+	}
+}
+
 static void measure(struct ctx *c, int iters)
 {
 	static const size_t bw_sizes[] = { 65536, 1048576, 4194304 };
@@ -528,19 +550,7 @@ static void measure(struct ctx *c, int iters)
 
 	barrier(c);
 	t0 = now_us();
-	for (i = 0; i < iters; i++) {
-		if (c->a) {
-			post_send(c, 1, buf, 8, 1, buf);
-			wait_cq(c->txcq, &e, NULL, &err);
-			post_recv(c, 1, buf, 8, 2, buf);
-			wait_cq(c->rxcq, &e, NULL, &err);
-		} else {
-			post_recv(c, 1, buf, 8, 1, buf);
-			wait_cq(c->rxcq, &e, NULL, &err);
-			post_send(c, 1, buf, 8, 2, buf);
-			wait_cq(c->txcq, &e, NULL, &err);
-		}
-	}
+	round_trips(c, buf, iters, 1);
 	t = now_us() - t0;
 	if (c->a)
 		printf("# ofi rtt 8 bytes: %.1f us (%d iterations)\n", t / iters, iters);
@@ -603,26 +613,11 @@ static void ring_used(struct ctx *c, uint32_t my_id)
 	const char *idle = getenv("FI_SNODE_IDLE_WAIT_US");
 	int sleeps = idle && atoi(idle) > 0;
 	unsigned char buf[8] = { 0 };
-	struct fi_cq_tagged_entry e;
-	struct fi_cq_err_entry err;
 	int64_t n0, n1;
-	int i;
 
 	barrier(c);
 	n0 = nic_msgs_read(my_id);
-	for (i = 0; i < 500; i++) {
-		if (c->a) {
-			post_send(c, 1, buf, 8, 0x7171, buf);
-			wait_cq(c->txcq, &e, NULL, &err);
-			post_recv(c, 1, buf, 8, 0x7172, buf);
-			wait_cq(c->rxcq, &e, NULL, &err);
-		} else {
-			post_recv(c, 1, buf, 8, 0x7171, buf);
-			wait_cq(c->rxcq, &e, NULL, &err);
-			post_send(c, 1, buf, 8, 0x7172, buf);
-			wait_cq(c->txcq, &e, NULL, &err);
-		}
-	}
+	round_trips(c, buf, 500, 0x7171);
 	n1 = nic_msgs_read(my_id);
 	if (!sleeps)
 		check(n0 >= 0 && n1 >= 0 && n1 - n0 < 50,
