@@ -52,6 +52,14 @@ static void sfi_wait(struct sfi_domain *d, struct sfi_ep **eps, int n,
 	pthread_mutex_unlock(&d->lock);
 }
 
+static int64_t sfi_now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
 static int64_t sfi_now_ms(void)
 {
 	struct timespec ts;
@@ -154,12 +162,16 @@ static ssize_t __sfi_cq_read(struct sfi_cq *cq, void *buf, size_t count,
 }
 
 /*
- * With idle_wait_us, a read that finds nothing after SFI_IDLE_SPINS empty
- * ones sleeps on the CQ's endpoints (sfi_wait(), without the lock) until a
- * message arrives or idle_wait_us pass: a process that polls for a long
- * time gives its CPU to others (on an emulated node, to the threads that
- * deliver its messages). Time-driven work (probes, queued control
- * messages) waits at most that long.
+ * With idle_wait_us, a CQ that has found nothing for idle_wait_us (and
+ * SFI_IDLE_SPINS reads) sleeps on its endpoints at each read that finds
+ * nothing (sfi_wait(), without the lock) until a message arrives or
+ * idle_wait_us pass, until a read finds something: a process that polls
+ * for a long time gives its CPU to others (on an emulated node, to the
+ * threads that deliver its messages). Spinning as long as one sleep first
+ * (spin, then block) keeps a reply that comes soon from costing a
+ * wake-up: a ring's empty read costs no system call, so 64 of them pass
+ * in microseconds. Time-driven work (probes, queued control messages)
+ * waits at most idle_wait_us longer.
  */
 #define SFI_IDLE_SPINS	64
 
@@ -171,13 +183,20 @@ static ssize_t sfi_cq_readfrom(struct fid_cq *cq_fid, void *buf, size_t count,
 
 	pthread_mutex_lock(&cq->domain->lock);
 	ret = __sfi_cq_read(cq, buf, count, src);
-	if (ret != -FI_EAGAIN)
+	if (ret != -FI_EAGAIN) {
 		cq->idle = 0;
-	else if (sfi_params.idle_wait_us && ++cq->idle >= SFI_IDLE_SPINS) {
-		cq->idle = 0;
-		pthread_mutex_unlock(&cq->domain->lock);
-		sfi_wait(cq->domain, cq->eps, cq->neps, sfi_params.idle_wait_us);
-		pthread_mutex_lock(&cq->domain->lock);
+	} else if (sfi_params.idle_wait_us) {
+		int64_t now = sfi_now_us();
+
+		if (!cq->idle++)
+			cq->idle_since = now;
+		if (cq->idle >= SFI_IDLE_SPINS &&
+		    now - cq->idle_since >= sfi_params.idle_wait_us) {
+			pthread_mutex_unlock(&cq->domain->lock);
+			sfi_wait(cq->domain, cq->eps, cq->neps,
+				 sfi_params.idle_wait_us);
+			pthread_mutex_lock(&cq->domain->lock);
+		}
 	}
 	pthread_mutex_unlock(&cq->domain->lock);
 	return ret;

@@ -391,7 +391,7 @@ static const struct sfi_param_def {
 	  &sfi_params.rdv_dma_min, NULL, 0, SIZE_MAX, false },
 	{ "rdv_chunk", "Rendezvous sends larger than this announce themselves first and copy into the bounce region in chunks of this many bytes, which the receiver pulls as they are filled, bytes; 0: copy the whole message first",
 	  &sfi_params.rdv_chunk, NULL, 0, SIZE_MAX, false },
-	{ "idle_wait_us", "After 64 empty completion queue reads in a row, a read that finds nothing sleeps until a message arrives or this many microseconds pass, freeing the CPU; 0 (default): never sleep",
+	{ "idle_wait_us", "Once a completion queue has found nothing for this many microseconds (and 64 reads), each read that finds nothing sleeps until a message arrives or this long passes, freeing the CPU; 0 (default): never sleep",
 	  NULL, &sfi_params.idle_wait_us, 0, 1000000, false },
 	{ "unexp_max", "Bytes of unexpected messages an endpoint buffers before it leaves the rest in the NIC's ring",
 	  &sfi_params.unexp_max, NULL, 1, SIZE_MAX, false },

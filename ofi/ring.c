@@ -39,6 +39,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "snode_fi.h"
@@ -70,21 +71,26 @@ static int sfi_shared_new(struct sfi_ep *ep, size_t len, uint32_t node,
 			  struct sfi_shared *s)
 {
 	struct snode_dev *dev = ep->domain->dev;
-	void *p = NULL;
+	void *p;
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->len = len;
-	if (posix_memalign(&p, 4096, len))
+	/* its own mapping (zeroed), not the heap's: madvise() covers it only */
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (p == MAP_FAILED)
 		return -ENOMEM;
-	memset(p, 0, len);
+	/* as rdma-core does for registered memory: a fork()ed child gets
+	 * none of the pages a peer reads, so no copy-on-write can split them */
+	madvise(p, len, MADV_DONTFORK);
 	ret = snode_export_mem(dev, p, len, SNODE_EXPORT_RANDOM_KEY, 0, &node,
 			       1, &s->h);
 	if (!ret) {
 		s->map = p;
 		return 0;
 	}
-	free(p);
+	munmap(p, len);
 	if (ret != -EOPNOTSUPP)
 		return ret;
 	ret = snode_mem_alloc(dev, len, &s->pmem);
@@ -117,7 +123,7 @@ static void sfi_shared_free(struct sfi_ep *ep, struct sfi_shared *s)
 		snode_mem_unmap(s->pmem);
 		snode_mem_free(s->pmem);
 	} else {
-		free(s->map);
+		munmap(s->map, s->len);
 	}
 	memset(s, 0, sizeof(*s));
 }

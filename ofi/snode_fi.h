@@ -202,6 +202,7 @@ struct sfi_cq {
 	int neps;
 	int refs;
 	unsigned int idle;		/* empty reads in a row (idle_wait_us) */
+	int64_t idle_since;		/* the first of them, us */
 };
 
 struct sfi_cntr {
