@@ -305,14 +305,16 @@ static void sfi_ring_granted(struct sfi_ep *ep, const struct snode_msg *m)
 	uint64_t key;
 	int ret;
 
-	for (t = ep->trings; t; t = t->next)
-		if (t->dst.node == m->src_node && t->dst.id == m->src_ep &&
-		    t->state == SFI_RING_ASKED)
-			break;
 	if (m->len < 20)
 		return;
 	memcpy(&ring_id, m->payload + 4, 4);
-	if (!t || ring_id != t->ring.h.export_id)
+	/* the endpoint of that id may have had other keys: by the ring too */
+	for (t = ep->trings; t; t = t->next)
+		if (t->dst.node == m->src_node && t->dst.id == m->src_ep &&
+		    t->state == SFI_RING_ASKED &&
+		    t->ring.h.export_id == ring_id)
+			break;
+	if (!t)
 		return;		/* not what we asked for */
 	if (m->payload[0] == SFI_OP_RING_REFUSE) {
 		sfi_tring_off(ep, t, "refused");
