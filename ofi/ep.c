@@ -132,6 +132,100 @@ void sfi_remote_done(struct sfi_ep *ep, uint64_t which)
 		cn->value++;
 }
 
+/* --- FI_MULTI_RECV (fi_msg(3)) ---------------------------------------------- */
+static void sfi_multi_free(struct sfi_ep *ep, struct sfi_rx *m)
+{
+	struct sfi_rx **pp;
+
+	for (pp = &ep->multis; *pp; pp = &(*pp)->multi_next)
+		if (*pp == m) {
+			*pp = m->multi_next;
+			break;
+		}
+	free(m);
+}
+
+/*
+ * Drop the hold sfi_recv() took while it filled buffer m from the
+ * unexpected messages: if m retired and every part completed meanwhile, it
+ * goes back to the application with a completion of its own.
+ */
+static void sfi_multi_put(struct sfi_ep *ep, struct sfi_rx *m)
+{
+	struct fi_cq_err_entry e = {
+		.op_context = m->context,
+		.flags = FI_RECV | FI_MSG | FI_MULTI_RECV,
+	};
+
+	if (--m->pending || !m->retired)
+		return;
+	if (ep->rx_cq)
+		sfi_cq_push(ep->rx_cq, &e, FI_ADDR_NOTAVAIL);
+	sfi_multi_free(ep, m);
+}
+
+/*
+ * fi_cancel() of a multi-receive buffer, taken off the posted list: it
+ * takes no more messages and goes back with an FI_ECANCELED entry; the
+ * parts already handed out still complete.
+ */
+static void sfi_multi_cancel(struct sfi_ep *ep, struct sfi_rx *m)
+{
+	struct fi_cq_err_entry e = {
+		.op_context = m->context,
+		.flags = FI_RECV | FI_MSG | FI_MULTI_RECV,
+		.err = FI_ECANCELED,
+	};
+
+	m->retired = 1;
+	m->cancelled = 1;
+	if (ep->rx_cntr)
+		ep->rx_cntr->err++;
+	if (ep->rx_cq)
+		sfi_cq_push(ep->rx_cq, &e, FI_ADDR_NOTAVAIL);
+	if (!m->pending)
+		sfi_multi_free(ep, m);
+}
+
+/*
+ * The part of multi-receive buffer m a message of len bytes goes to (at
+ * most what is left; a longer message is truncated), or NULL without
+ * memory. The buffer retires (leaves the posted list if it is on it) once
+ * less than min_multi_recv bytes are left.
+ */
+static struct sfi_rx *sfi_multi_part(struct sfi_ep *ep, struct sfi_rx *m,
+				     size_t len, int posted)
+{
+	struct sfi_rx *rx = calloc(1, sizeof(*rx)), **pp;
+	size_t left = m->iov_len - m->used, n = len < left ? len : left;
+
+	if (!rx)
+		return NULL;
+	rx->context = m->context;
+	rx->src = m->src;
+	rx->flags = m->flags & ~(uint64_t)FI_MULTI_RECV;
+	rx->iov[0].iov_base = (char *)m->iov[0].iov_base + m->used;
+	rx->iov[0].iov_len = n;
+	rx->iov_count = 1;
+	rx->iov_len = n;
+	rx->multi = m;
+	m->pending++;
+	/* the next part starts 8-byte aligned, as far as the buffer goes */
+	m->used += (n + 7) & ~(size_t)7;
+	if (m->used > m->iov_len)
+		m->used = m->iov_len;
+	if (m->iov_len - m->used < ep->min_multi_recv && !m->retired) {
+		m->retired = 1;
+		for (pp = &ep->posted[0]; posted && *pp; pp = &(*pp)->next)
+			if (*pp == m) {
+				*pp = m->next;
+				ep->nposted--;
+				break;
+			}
+	}
+	return rx;
+}
+
 static void sfi_rx_done(struct sfi_ep *ep, struct sfi_rx *rx, size_t len,
 			uint64_t tag, uint64_t data, int has_data,
 			const struct snode_ep_addr *from, int err)
@@ -159,8 +253,18 @@ static void sfi_rx_done(struct sfi_ep *ep, struct sfi_rx *rx, size_t len,
 		ep->rx_cntr->err++;
 	else if (ep->rx_cntr)
 		ep->rx_cntr->value++;
+	if (rx->multi) {
+		struct sfi_rx *m = rx->multi;
+
+		/* the buffer's last part: it goes back to the application */
+		if (!--m->pending && m->retired) {
+			if (!m->cancelled)	/* that said so already */
+				e.flags |= FI_MULTI_RECV;
+			sfi_multi_free(ep, m);
+		}
+	}
 	if (ep->rx_cq && (err || !(ep->rx_cq_flags & FI_SELECTIVE_COMPLETION) ||
-			  (rx->flags & FI_COMPLETION)))
+			  (rx->flags & FI_COMPLETION) || (e.flags & FI_MULTI_RECV)))
 		sfi_cq_push(ep->rx_cq, &e, src);
 	free(rx);
 }
@@ -183,8 +287,12 @@ static int sfi_tag_match(uint64_t want, uint64_t ignore, uint64_t tag)
 	return ((want ^ tag) & ~ignore) == 0;
 }
 
+static struct sfi_rx *sfi_multi_part(struct sfi_ep *ep, struct sfi_rx *m,
+				     size_t len, int posted);
+
+/* the posted receive a message of len bytes goes to, taken off the list */
 static struct sfi_rx *sfi_take_posted(struct sfi_ep *ep, int tagged,
-				      uint64_t tag,
+				      uint64_t tag, size_t len,
 				      const struct snode_ep_addr *from)
 {
 	struct sfi_rx **pp;
@@ -196,6 +304,8 @@ static struct sfi_rx *sfi_take_posted(struct sfi_ep *ep, int tagged,
 			continue;
 		if (tagged && !sfi_tag_match(rx->tag, rx->ignore, tag))
 			continue;
+		if (rx->flags & FI_MULTI_RECV)	/* a part of it */
+			return sfi_multi_part(ep, rx, len, 1);
 		*pp = rx->next;
 		ep->nposted--;
 		return rx;
@@ -369,7 +479,7 @@ static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
 			rs.pipe ? " (pipelined)" : "");
 		rs.bad = 1;
 	}
-	rx = sfi_take_posted(ep, tagged, tag, &from);
+	rx = sfi_take_posted(ep, tagged, tag, len, &from);
 	if (rx) {
 		int r = sfi_rdv_pull(ep, &rs, rx->iov, rx->iov_count,
 				     len < rx->iov_len ? len : rx->iov_len);
@@ -484,7 +594,7 @@ void sfi_handle_bytes(struct sfi_ep *ep, uint32_t node, uint16_t src_ep,
 		memcpy(&a->data, p + SFI_HDR_FIRST, 8);
 		hdr += 8;
 	}
-	a->rx = sfi_take_posted(ep, a->tagged, a->tag, &from);
+	a->rx = sfi_take_posted(ep, a->tagged, a->tag, mlen, &from);
 	if (!a->rx) {
 		struct sfi_rx *u = calloc(1, sizeof(*u));
 
@@ -881,8 +991,13 @@ static ssize_t sfi_recv(struct sfi_ep *ep, const struct iovec *iov, size_t count
 
 	if (count > SFI_IOV_LIMIT || (count && !iov))
 		return -FI_EINVAL;
-	if (flags & FI_MULTI_RECV)
+	/* fi_msg(3): one buffer, untagged, of an endpoint that asked */
+	if ((flags & FI_MULTI_RECV) &&
+	    (tagged || !(ep->caps & FI_MULTI_RECV) ||
+	     (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD))))
 		return -FI_EBADFLAGS;
+	if ((flags & FI_MULTI_RECV) && count != 1)
+		return -FI_EINVAL;
 	if (flags & (FI_PEEK | FI_CLAIM | FI_DISCARD)) {
 		/* fi_tagged(3) only; a claim names its message by context */
 		if (!tagged || !(flags & (FI_PEEK | FI_CLAIM)))
@@ -923,19 +1038,47 @@ static ssize_t sfi_recv(struct sfi_ep *ep, const struct iovec *iov, size_t count
 		}
 	}
 	sfi_ep_progress(ep);
-	/* the oldest unexpected message that matches, complete or not */
-	for (pp = &ep->unexp[tagged]; *pp; pp = &(*pp)->next) {
-		struct sfi_rx *u = *pp;
+	if ((flags & FI_MULTI_RECV) && ep->nposted >= ep->rx_size) {
+		free(rx);
+		ret = -FI_EAGAIN;
+		goto out;
+	}
+	if (flags & FI_MULTI_RECV) {	/* freed with its last part */
+		rx->multi_next = ep->multis;
+		ep->multis = rx;
+		rx->pending++;		/* not while it is filled here */
+	}
+	/*
+	 * The oldest unexpected message that matches, complete or not; a
+	 * multi-receive buffer takes them as long as it has room.
+	 */
+	for (pp = &ep->unexp[tagged]; *pp && !rx->retired;) {
+		struct sfi_rx *u = *pp, *to = rx;
 
-		if (!sfi_src_match(ep, src, &u->from))
+		if (!sfi_src_match(ep, src, &u->from) ||
+		    (tagged && !sfi_tag_match(tag, ignore, u->tag))) {
+			pp = &u->next;
 			continue;
-		if (tagged && !sfi_tag_match(tag, ignore, u->tag))
-			continue;
+		}
+		if (flags & FI_MULTI_RECV) {
+			to = sfi_multi_part(ep, rx, u->len, 0);
+			if (!to)
+				break;	/* the rest waits for memory */
+		}
 		*pp = u->next;
 		if (u->got == u->len)
-			sfi_unexp_deliver(ep, u, rx, 0);
+			sfi_unexp_deliver(ep, u, to, 0);
 		else
-			u->claimed = rx;
+			u->claimed = to;
+		if (!(flags & FI_MULTI_RECV))
+			goto out;
+	}
+	if (flags & FI_MULTI_RECV) {
+		if (!rx->retired) {
+			sfi_list_append(&ep->posted[0], rx);
+			ep->nposted++;
+		}
+		sfi_multi_put(ep, rx);
 		goto out;
 	}
 	if (ep->nposted >= ep->rx_size) {
@@ -1138,6 +1281,11 @@ static ssize_t sfi_ep_cancel(fid_t fid, void *context)
 				continue;
 			*pp = rx->next;
 			ep->nposted--;
+			if (rx->flags & FI_MULTI_RECV) {
+				sfi_multi_cancel(ep, rx);
+				pthread_mutex_unlock(&ep->domain->lock);
+				return 0;
+			}
 			sfi_rx_done(ep, rx, 0, rx->tag, 0, 0, NULL,
 				    FI_ECANCELED);
 			pthread_mutex_unlock(&ep->domain->lock);
@@ -1148,16 +1296,36 @@ static ssize_t sfi_ep_cancel(fid_t fid, void *context)
 	return -FI_ENOENT;
 }
 
+/* fi_endpoint(3): FI_OPT_MIN_MULTI_RECV, the only option */
 static int sfi_ep_getopt(fid_t fid, int level, int optname, void *optval,
 			 size_t *optlen)
 {
-	return -FI_ENOPROTOOPT;
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+
+	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV)
+		return -FI_ENOPROTOOPT;
+	if (!optval || !optlen || *optlen < sizeof(size_t))
+		return -FI_ETOOSMALL;
+	pthread_mutex_lock(&ep->domain->lock);
+	*(size_t *)optval = ep->min_multi_recv;
+	pthread_mutex_unlock(&ep->domain->lock);
+	*optlen = sizeof(size_t);
+	return 0;
 }
 
 static int sfi_ep_setopt(fid_t fid, int level, int optname, const void *optval,
 			 size_t optlen)
 {
-	return -FI_ENOPROTOOPT;
+	struct sfi_ep *ep = container_of(fid, struct sfi_ep, ep_fid.fid);
+
+	if (level != FI_OPT_ENDPOINT || optname != FI_OPT_MIN_MULTI_RECV)
+		return -FI_ENOPROTOOPT;
+	if (!optval || optlen != sizeof(size_t))
+		return -FI_EINVAL;
+	pthread_mutex_lock(&ep->domain->lock);
+	ep->min_multi_recv = *(const size_t *)optval;
+	pthread_mutex_unlock(&ep->domain->lock);
+	return 0;
 }
 
 static int sfi_no_ctx(struct fid_ep *sep, int index, struct fi_tx_attr *attr,
@@ -1325,6 +1493,13 @@ static int sfi_ep_close(struct fid *fid)
 			free(a->unexp);
 		}
 		free(a);
+	}
+	while (ep->multis) {	/* retired ones: the posted list has the rest */
+		struct sfi_rx *m = ep->multis;
+
+		ep->multis = m->multi_next;
+		if (m->retired)
+			free(m);
 	}
 	sfi_free_list(ep->posted[0]);
 	sfi_free_list(ep->posted[1]);
@@ -1526,6 +1701,7 @@ int sfi_ep_open(struct fid_domain *domain, struct fi_info *info,
 	ep->caps = info->caps ? info->caps : SFI_CAPS;
 	ep->rx_size = info->rx_attr && info->rx_attr->size ?
 		      info->rx_attr->size : 1024;
+	ep->min_multi_recv = SFI_MIN_MULTI_RECV;
 	ep->ep_fid.fid.fclass = FI_CLASS_EP;
 	ep->ep_fid.fid.context = context;
 	ep->ep_fid.fid.ops = &sfi_ep_fi_ops;

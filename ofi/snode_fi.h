@@ -29,6 +29,8 @@
 #define SFI_FI_VERSION		FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
 #define SFI_IOV_LIMIT		4
 #define SFI_CQ_DATA_SIZE	8
+/* FI_OPT_MIN_MULTI_RECV's default: a ring's largest eager message */
+#define SFI_MIN_MULTI_RECV	16384
 /* mem_tag_format: every tag bit is matched, one field of 64 bits */
 #define SFI_TAG_FORMAT		UINT64_MAX
 /* every address is this long, NUL-padded: "fi_snode://F:N:E:KEY" */
@@ -36,7 +38,8 @@
 #define SFI_CAPS	(FI_MSG | FI_TAGGED | FI_SEND | FI_RECV | FI_SOURCE | \
 			 FI_DIRECTED_RECV | FI_LOCAL_COMM | FI_REMOTE_COMM | \
 			 FI_RMA | FI_ATOMIC | FI_READ | FI_WRITE | \
-			 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT)
+			 FI_REMOTE_READ | FI_REMOTE_WRITE | FI_RMA_EVENT | \
+			 FI_MULTI_RECV)
 
 extern struct fi_provider sfi_prov;
 
@@ -274,6 +277,16 @@ struct sfi_rx {
 	struct sfi_rx *claimed;		/* posted receive waiting for the rest */
 	int rdv;			/* a rendezvous: the bytes are at rs */
 	struct sfi_rdv_src rs;
+	/*
+	 * FI_MULTI_RECV: a posted buffer (flags has it) hands out a part
+	 * per message (a receive whose multi is the buffer); the buffer is
+	 * retired once less than min_multi_recv is left, and freed when its
+	 * last part completed (that completion carries FI_MULTI_RECV)
+	 */
+	struct sfi_rx *multi;
+	struct sfi_rx *multi_next;	/* the endpoint's buffers, for close */
+	size_t used;
+	int pending, retired, cancelled;
 };
 
 /* reassembly of the message in flight from one sender endpoint */
@@ -307,6 +320,8 @@ struct sfi_ep {
 	struct sfi_rx *posted[2];	/* [tagged] */
 	struct sfi_rx *unexp[2];
 	struct sfi_rx *claimed;		/* FI_PEEK | FI_CLAIM: by context */
+	struct sfi_rx *multis;		/* FI_MULTI_RECV buffers not yet freed */
+	size_t min_multi_recv;		/* FI_OPT_MIN_MULTI_RECV */
 	struct sfi_asm *asms;
 	size_t rx_size;
 	size_t nposted;

@@ -21,6 +21,7 @@
  *       registered memory (bad keys and ranges give error entries), the
  *       FI_READ, FI_WRITE, FI_REMOTE_READ and FI_REMOTE_WRITE counters
  *       they count on, a blocking fi_cntr_wait() and fi_cq_sread(),
+ *       FI_MULTI_RECV buffers (filled, given back, cancelled),
  *       atomics on it (b's remote fetch-adds race a's local ones), sends
  *       to an endpoint that does not exist, measures small-message round
  *       trips, message and RMA bandwidth, and last lets b die in the middle
@@ -684,6 +685,89 @@ static void rma_bad(struct ctx *c, int write, uint64_t addr, size_t len,
  * a is the initiator against b's memory, then b against a's, while the
  * target waits in a barrier (its progress serves the requests).
  */
+/* --- FI_MULTI_RECV (fi_msg(3)) ---------------------------------------------------- */
+/*
+ * b posts one 4096-byte buffer with FI_MULTI_RECV and a minimum of 1024
+ * (FI_OPT_MIN_MULTI_RECV) and an ordinary receive behind it; a sends five
+ * untagged messages of 1000 bytes: the first four land back to back in the
+ * buffer (each completion names it by context and points into it), the
+ * fourth leaves 96 bytes and the buffer goes back with its completion
+ * (FI_MULTI_RECV), the fifth goes to the ordinary receive. Then two
+ * messages arrive before b posts a new buffer (unexpected): it takes both,
+ * and fi_cancel() gives it back with FI_ECANCELED and FI_MULTI_RECV.
+ */
+static void multi_recv(struct ctx *c)
+{
+	static unsigned char big[4096], fifth[1000], msgs[5][1000];
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	size_t min = 1024, got = 0, len = sizeof(got);
+	struct iovec iov = { big, sizeof(big) };
+	struct fi_msg msg = { .msg_iov = &iov, .iov_count = 1,
+			      .addr = FI_ADDR_UNSPEC, .context = big };
+	int i, ok = 1, flags_ok = 1;
+
+	if (!c->a) {
+		TRY(fi_setopt(&c->ep->fid, FI_OPT_ENDPOINT,
+			      FI_OPT_MIN_MULTI_RECV, &min, sizeof(min)));
+		i = fi_getopt(&c->ep->fid, FI_OPT_ENDPOINT,
+			      FI_OPT_MIN_MULTI_RECV, &got, &len);
+		check(!i && got == 1024,
+		      "multi-recv: FI_OPT_MIN_MULTI_RECV set and read back (%d, %zu)",
+		      i, got);
+		TRY(fi_recvmsg(c->ep, &msg, FI_MULTI_RECV));
+		post_recv(c, 0, fifth, sizeof(fifth), 0, fifth);
+	}
+	barrier(c);
+	if (c->a) {
+		for (i = 0; i < 5; i++) {
+			fill(msgs[i], sizeof(msgs[i]), 700 + i);
+			post_send(c, 0, msgs[i], sizeof(msgs[i]), 0, msgs[i]);
+			wait_cq(c->txcq, &e, NULL, &err);
+		}
+	} else {
+		for (i = 0; i < 4; i++) {
+			ok &= wait_cq(c->rxcq, &e, NULL, &err) &&
+			      e.op_context == big && e.len == 1000 &&
+			      e.buf == big + 1000 * i &&
+			      verify(big + 1000 * i, 1000, 700 + i);
+			flags_ok &= !!(e.flags & FI_MULTI_RECV) == (i == 3);
+		}
+		check(ok, "multi-recv: four 1000-byte messages land back to back in the buffer, each completion names it and points at its bytes");
+		check(flags_ok, "multi-recv: only the fourth completion (96 bytes left, under the minimum) gives the buffer back (FI_MULTI_RECV)");
+		ok = wait_cq(c->rxcq, &e, NULL, &err);
+		check(ok && e.op_context == fifth && verify(fifth, 1000, 704),
+		      "multi-recv: the fifth message goes to the receive posted behind the buffer");
+	}
+	barrier(c);
+	/* unexpected: two messages before the buffer is posted */
+	if (c->a) {
+		for (i = 0; i < 2; i++) {
+			post_send(c, 0, msgs[i], sizeof(msgs[i]), 0, msgs[i]);
+			wait_cq(c->txcq, &e, NULL, &err);
+		}
+	}
+	barrier(c);
+	if (!c->a) {
+		memset(big, 0, sizeof(big));
+		TRY(fi_recvmsg(c->ep, &msg, FI_MULTI_RECV));
+		ok = 1;
+		for (i = 0; i < 2; i++)
+			ok &= wait_cq(c->rxcq, &e, NULL, &err) &&
+			      e.op_context == big && e.buf == big + 1000 * i &&
+			      !(e.flags & FI_MULTI_RECV) &&
+			      verify(big + 1000 * i, 1000, 700 + i);
+		check(ok, "multi-recv: a buffer posted after two messages arrived takes both");
+		TRY(fi_cancel(&c->ep->fid, big));
+		ok = wait_cq(c->rxcq, &e, NULL, &err);
+		check(!ok && err.err == FI_ECANCELED && err.op_context == big &&
+		      (err.flags & FI_MULTI_RECV),
+		      "multi-recv: fi_cancel gives the buffer back: FI_ECANCELED with FI_MULTI_RECV (%s)",
+		      ok ? "a completion" : fi_strerror(err.err));
+	}
+	barrier(c);
+}
+
 /* --- counters (fi_cntr(3)) ------------------------------------------------------ */
 /*
  * After rma(): each side initiated 5 writes (4 fi_write, 1 fi_writedata)
@@ -1089,7 +1173,7 @@ static int do_pair(int a, const char *dir, int iters)
 
 	/* FI_SOURCE: receive completions name the sender (fi_cq_readfrom) */
 	h->caps |= FI_SOURCE | FI_DIRECTED_RECV | FI_RMA | FI_ATOMIC |
-		   FI_RMA_EVENT;
+		   FI_RMA_EVENT | FI_MULTI_RECV;
 	TRY(fi_getinfo(FI_VERSION(1, 17), NULL, NULL, 0, h, &c.fi));
 	TRY(fi_fabric(c.fi->fabric_attr, &c.fabric, NULL));
 	TRY(fi_domain(c.fabric, c.fi, &c.domain, NULL));
@@ -1148,6 +1232,7 @@ static int do_pair(int a, const char *dir, int iters)
 	unexpected(&c, "b->a", 0);
 	c.a = !c.a;
 	barrier(&c);
+	multi_recv(&c);
 	probes(&c);
 	rma(&c);
 	counters_after_rma(&c);
