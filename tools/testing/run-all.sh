@@ -148,7 +148,10 @@ run_suite() {
 	local t0=$SECONDS
 	read -r b0 t0c < <(cpu_ticks)
 	echo "=== $name: $cmd"
-	(cd "$TOP" && eval "$cmd") >"$log" 2>&1 </dev/null
+	# its own name: the VM suites keep their supernode's directory and
+	# logs under it (selftests/vm/lib.sh), so no later suite overwrites
+	# the consoles scanned below
+	(cd "$TOP" && export SNODE_CHECK_SUITE="$name" && eval "$cmd") >"$log" 2>&1 </dev/null
 	rc=$?
 	while IFS= read -r line; do
 		case "$line" in
