@@ -49,12 +49,14 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-vm_suite net "6.1|6.12|debug" "${1:-}" "[pair|three]"
 PART=${2:-all}
+# each part its own supernode directory and logs, as ofi.sh's and mpi.sh's
 case "$PART" in
-all|pair|three) ;;
+all|pair) NAME=net ;;
+three) NAME=net-three ;;
 *) echo "usage: $0 6.1|6.12|debug [pair|three]" >&2; exit 2 ;;
 esac
+vm_suite "$NAME" "6.1|6.12|debug" "${1:-}" "[pair|three]"
 require
 
 # the interface of the first NIC, by its PCI parent
@@ -281,6 +283,13 @@ fi
 # own wait, node 0's one transmit work waited 200 ms per frame for node
 # 1's ring, and the pings to node 2 queued behind those frames.
 if [ "$PART" != pair ]; then
+if [ "$PART" = all ]; then
+	# the pair's consoles stay for run-all.sh's log scan (snode-vm up
+	# empties its directory), as msg.sh's four nodes do
+	vm_down
+	export SNODE_VM_UP=$SNODE_VM_UP-three
+	export SNODE_FM_DIR=$SNODE_VM_UP
+fi
 SNODE_VM_PACKAGES="iperf3 ethtool" vm_up net3 --topology "$TOP/selftests/vm/net3.topo" || finish
 for node in 0 1 2; do
 	up_iface "$node"
