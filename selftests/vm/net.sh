@@ -39,8 +39,10 @@
 # work that waited 200 ms per frame for node 1's full ring held every
 # destination to ~5 frames/s); node 0 counts the frames node 1's full ring
 # cost it as tx_fifo_errors (ip -s link); node 1 drained again gets pings
-# through its ring again. "pair" runs only the first part, "three" only
-# the second.
+# through its ring again; a ring that changes hands (node 0 cut off the
+# fabric, node 2 granted its ring on node 1) is scrubbed first: node 1's
+# pool file, read on the host, holds none of node 0's frames any more.
+# "pair" runs only the first part, "three" only the second.
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
 # Needs: make emu-build; iperf3 and ethtool are staged from Debian
@@ -323,6 +325,44 @@ check "$KERNEL: three: node 1 drains again: pings to it are answered" until_ok 2
 tx1=$(ethtool_of 0 tx_ring_frames)
 check "$KERNEL: three: ... through its ring (node 0 tx_ring_frames ${tx0:-none} -> ${tx1:-none})" \
 	[ "${tx1:-0}" -gt "${tx0:-0}" ]
+
+# A ring that changes hands is scrubbed: node 0 fills node 1's ring with
+# frames of one byte (-p a7), is cut off the fabric (node 1 frees its
+# ring), and node 2, asking node 1 for a ring, gets that one. Node 1's
+# pool, read on the host (its file under /dev/shm), must no longer hold
+# node 0's frames; before the scrub the new holder could read them.
+a7_runs() {	# runs of 4 KiB of 0xa7 in node 1's pool file
+	python3 -c 'import mmap, sys
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+pat, n, i = b"\xa7" * 4096, 0, 0
+while True:
+	i = m.find(pat, i)
+	if i < 0:
+		break
+	n, i = n + 1, i + 8192
+print(n)' "$pool1" 2>>"$LOG/py.err"
+}
+pool1=/dev/shm/snode-$(awk '$1 == "fabric" { print $2 }' "$TOP/selftests/vm/net3.topo")-$(cat "$SNODE_VM_UP/fm.pid")-node1
+gexec 0 "ping -c 10 -s 8000 -p a7 -W 5 $(ip_of 1)" >>"$LOG/ping3" 2>&1
+runs0=$(a7_runs)
+check "$KERNEL: three: node 0's frames are in node 1's ring, seen from the host (${runs0:-no} runs of 4 KiB in ${pool1##*/})" \
+	[ "${runs0:-0}" -ge 5 ]
+rx_rings_is() { [ "$(ethtool_of 1 rx_rings)" = "$1" ]; }
+fmctl node isolate 0
+until_ok 20 rx_rings_is 0
+out=$(ethtool_of 1 rx_rings)
+check "$KERNEL: three: node 0 cut off: node 1 frees the ring it had (rx_rings ${out:-none})" \
+	[ "$out" = 0 ]
+gexec 2 "ping -c 3 -W 2 $(ip_of 1)" >>"$LOG/ping3" 2>&1
+until_ok 20 rx_rings_is 1
+out=$(ethtool_of 1 rx_rings)
+check "$KERNEL: three: node 2 pings node 1 and is granted a ring (rx_rings ${out:-none})" \
+	[ "$out" = 1 ]
+runs1=$(a7_runs)
+check "$KERNEL: three: ... scrubbed first: none of node 0's frames left in node 1's pool (${runs1:-?} runs of 4 KiB)" \
+	[ "${runs1:-1}" -eq 0 ]
+fmctl node join 0
 fi
 
 finish
