@@ -530,17 +530,25 @@ static u32 snode_net_csum(const struct sk_buff *skb)
  * Is a slot of @node's ring free? 1, 0 (full: the doorbell is rung if the
  * receiver wants it), or -ECONNRESET (the window or the node is gone, or
  * the receiver claims to have taken out more than we put in).
+ *
+ * The window is looked at only while it is live (snode_kimport()'s rule):
+ * frames that wait for a ring are put in from here, up to
+ * SNODE_NET_SEND_MS after the ring was revoked (our reset, the receiver's,
+ * a path lost), and a revoked window reads all-ones, so without the check
+ * a small prod would find "room" and copy whole frames into the aperture
+ * hole, each store a trapped access while the device changes its windows.
  */
 static int snode_net_txring_room(struct snode_net *net, u32 node)
 {
 	struct snode_net_peer *peer = &net->peer[node];
 	u32 used;
 
+	if (!snode_kimport_live(peer->imp) || !test_bit(node, net->up))
+		return -ECONNRESET;
 	used = peer->prod - le32_to_cpu(READ_ONCE(peer->hdr->cons));
 	if (used < SNODE_NET_SLOTS)
 		return 1;
-	if (used > SNODE_NET_SLOTS || !snode_kimport_live(peer->imp) ||
-	    !test_bit(node, net->up))
+	if (used > SNODE_NET_SLOTS)
 		return -ECONNRESET;
 	/* the receiver is busy with the ring, unless a doorbell failed */
 	if (test_and_clear_bit(node, net->db_failed) ||
