@@ -213,6 +213,7 @@ u32 snode_delays[SNODE_DELAY_NR];
 u32 snode_dma_wait_ms = 60 * MSEC_PER_SEC;
 u32 snode_skip_reset;
 u32 snode_dma_stop_stuck;
+u32 snode_net_rx_stall;
 
 /* Take one of the N a test asked for in @counter, if any is left. */
 static bool snode_debug_take(u32 *counter)
@@ -247,6 +248,18 @@ bool snode_debug_dma_stop_stuck(void)
 bool snode_debug_skip_reset(void)
 {
 	return snode_debug_take(&snode_skip_reset);
+}
+
+/**
+ * snode_debug_net_rx_stall() - whether a test stopped the receive rings
+ *
+ * Context: Any context.
+ * Return: true while the network interfaces are to leave the window rings
+ * they granted undrained, as a peer that hangs or means harm would.
+ */
+bool snode_debug_net_rx_stall(void)
+{
+	return READ_ONCE(snode_net_rx_stall);
 }
 
 /**

@@ -50,6 +50,12 @@
  * /sys/kernel/debug/snode/dma_stop_stuck: the next N stops of a DMA engine
  * (a reset's, an unbind's) find it still running, as a device that ignores
  * CTRL.ENABLE would be: how a test reaches the parking of its copies.
+ *
+ * /sys/kernel/debug/snode/net_rx_stall: while non-zero, the network
+ * interfaces of this host leave the window rings they granted undrained
+ * (their poll arms them and looks no further), as a peer that hangs or
+ * means harm would: how a test fills a sender's window ring and keeps it
+ * full. Writing 0 lets the next doorbell drain them again.
  */
 
 static struct dentry *snode_debugfs_root;
@@ -303,6 +309,8 @@ void snode_debugfs_init(void)
 			   &snode_skip_reset);
 	debugfs_create_u32("dma_stop_stuck", 0600, snode_debugfs_root,
 			   &snode_dma_stop_stuck);
+	debugfs_create_u32("net_rx_stall", 0600, snode_debugfs_root,
+			   &snode_net_rx_stall);
 }
 
 /**

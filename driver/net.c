@@ -46,10 +46,13 @@
  * Transmit: ndo_start_xmit() queues the frame and kicks @tx_work, since a
  * send sleeps (it owns the device's one set of send registers until the
  * destination answered); the queue stops at SNODE_NET_TXQ_STOP frames and
- * wakes below half of it. A destination whose ring stays full for
- * SNODE_NET_SEND_MS loses the frame (tx_fifo_errors), so one slow peer
- * holds the others up for at most that long; one that does not answer the
- * fabric is skipped for SNODE_NET_SKIP_MS after a timeout.
+ * wakes below half of it. A frame for a full ring waits in its peer's own
+ * queue (net_ring.c) while @tx_work goes on with the frames to other
+ * nodes; a ring that takes no frame for SNODE_NET_SEND_MS loses the
+ * frames waiting for it (tx_fifo_errors) and its peer stalls nobody but
+ * itself from then on: frames to it go if a slot is free and are dropped
+ * if not, until one goes (decision 0031). A node that does not answer the
+ * fabric's messages is skipped for SNODE_NET_SKIP_MS after a timeout.
  *
  * Receive: the endpoint's vector calls snode_net_notify() in hard interrupt
  * context, which schedules NAPI; the poll reassembles frames and hands them
@@ -190,55 +193,82 @@ static bool snode_net_skipped(struct snode_net *net, u32 node)
 	return time_before(jiffies, READ_ONCE(net->skip_until[node]));
 }
 
+static void snode_net_tx_sent(struct snode_net *net, struct sk_buff *skb)
+{
+	struct snode_net_stats *st = &net->txs;
+
+	u64_stats_update_begin(&st->syncp);
+	st->packets++;
+	st->bytes += skb->len;
+	u64_stats_update_end(&st->syncp);
+}
+
+/**
+ * snode_net_tx_done() - end a unicast frame
+ * @net: the interface
+ * @skb: the frame, consumed
+ * @node: its destination
+ * @ret: how its ring took it: 0, -ENOLINK (no ring: send it as messages
+ *       now), or the errno it was lost with
+ *
+ * Context: @tx_work, or stop once @tx_work is idle.
+ */
+void snode_net_tx_done(struct snode_net *net, struct sk_buff *skb, u32 node,
+		       int ret)
+{
+	if (ret == -ENOLINK)
+		ret = snode_net_send_frame(net, skb, node);
+	snode_net_tx_result(net, node, ret);
+	if (!ret)
+		snode_net_tx_sent(net, skb);
+	dev_consume_skb_any(skb);
+}
+
 static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	struct snode_net_stats *st = &net->txs;
 	u32 node, sent = 0;
-	int ret = 0;
+	int ret;
 
-	if (is_multicast_ether_addr(eth->h_dest)) {
-		/* every node that is up gets a copy */
-		for_each_set_bit(node, net->up, net->max_nodes) {
-			if (snode_net_skipped(net, node))
-				continue;
-			ret = snode_net_send_frame(net, skb, node);
-			if (ret == -ENXIO || ret == -EKEYREJECTED) {
-				/* no interface there: not this frame's error */
-				WRITE_ONCE(net->skip_until[node], jiffies +
-					   msecs_to_jiffies(SNODE_NET_NOIF_MS));
-				snode_net_stat_add(st, &st->no_iface, 1);
-				continue;
-			}
-			snode_net_tx_result(net, node, ret);
-			sent += !ret;
-		}
-		snode_net_stat_add(st, &st->copies, sent);
-		if (sent) {
-			snode_net_stat_add(st, &st->multicast, 1);
-		} else if (bitmap_empty(net->up, net->max_nodes)) {
-			snode_net_stat_add(st, &st->carrier_errors, 1);
-			snode_net_stat_add(st, &st->errors, 1);
-		}
-	} else {
+	if (!is_multicast_ether_addr(eth->h_dest)) {
 		node = snode_net_mac_node(net, eth->h_dest);
 		if (node == U32_MAX || node == net->node_id ||
 		    !test_bit(node, net->up) || snode_net_skipped(net, node)) {
 			snode_net_stat_add(st, &st->carrier_errors, 1);
 			snode_net_stat_add(st, &st->errors, 1);
-		} else {
-			ret = snode_net_ring_xmit(net, skb, node);
-			if (ret == -ENOLINK)
-				ret = snode_net_send_frame(net, skb, node);
-			snode_net_tx_result(net, node, ret);
-			sent = !ret;
+			dev_consume_skb_any(skb);
+			return;
 		}
+		ret = snode_net_ring_xmit(net, skb, node);
+		/* else it waits for a slot of the ring, which ends it */
+		if (ret != -EINPROGRESS)
+			snode_net_tx_done(net, skb, node, ret);
+		return;
 	}
+
+	/* broadcast and multicast: every node that is up gets a copy */
+	for_each_set_bit(node, net->up, net->max_nodes) {
+		if (snode_net_skipped(net, node))
+			continue;
+		ret = snode_net_send_frame(net, skb, node);
+		if (ret == -ENXIO || ret == -EKEYREJECTED) {
+			/* no interface there: not this frame's error */
+			WRITE_ONCE(net->skip_until[node], jiffies +
+				   msecs_to_jiffies(SNODE_NET_NOIF_MS));
+			snode_net_stat_add(st, &st->no_iface, 1);
+			continue;
+		}
+		snode_net_tx_result(net, node, ret);
+		sent += !ret;
+	}
+	snode_net_stat_add(st, &st->copies, sent);
 	if (sent) {
-		u64_stats_update_begin(&st->syncp);
-		st->packets++;
-		st->bytes += skb->len;
-		u64_stats_update_end(&st->syncp);
+		snode_net_stat_add(st, &st->multicast, 1);
+		snode_net_tx_sent(net, skb);
+	} else if (bitmap_empty(net->up, net->max_nodes)) {
+		snode_net_stat_add(st, &st->carrier_errors, 1);
+		snode_net_stat_add(st, &st->errors, 1);
 	}
 	dev_consume_skb_any(skb);
 }
@@ -247,14 +277,25 @@ static void snode_net_tx_work(struct work_struct *work)
 {
 	struct snode_net *net = container_of(work, struct snode_net, tx_work);
 	struct sk_buff *skb;
+	bool waiting;
 
 	mutex_lock(&net->ring_mutex);
 	snode_net_ring_work(net);
-	while ((skb = skb_dequeue(&net->txq))) {
-		snode_net_xmit_one(net, skb);
-		if (netif_queue_stopped(net->ndev) &&
-		    skb_queue_len(&net->txq) < SNODE_NET_TXQ_STOP / 2)
-			netif_wake_queue(net->ndev);
+	for (;;) {
+		waiting = snode_net_ring_tx_waiting(net);
+		skb = skb_dequeue(&net->txq);
+		if (skb) {
+			snode_net_xmit_one(net, skb);
+			if (netif_queue_stopped(net->ndev) &&
+			    skb_queue_len(&net->txq) < SNODE_NET_TXQ_STOP / 2)
+				netif_wake_queue(net->ndev);
+		} else if (waiting && netif_running(net->ndev)) {
+			/* only frames for full rings left: look again soon */
+			usleep_range(50, 200);
+		} else {
+			/* stop drops what still waits (snode_net_ring_stop()) */
+			break;
+		}
 		snode_net_ring_work(net);
 		cond_resched();
 	}
@@ -599,7 +640,7 @@ static const char snode_net_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_orphan_fragments", "rx_no_memory", "peers_up",
 	"rx_msg_frames", "tx_msg_frames", "rx_ring_frames", "tx_ring_frames",
 	"tx_doorbells", "rx_ring_errors", "tx_ring_errors", "ring_grants",
-	"rx_rings", "tx_rings",
+	"rx_rings", "tx_rings", "tx_ring_waits", "tx_ring_stuck",
 };
 
 static void snode_net_get_drvinfo(struct net_device *ndev,
@@ -654,6 +695,8 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 	data[i++] = tx.grants;
 	data[i++] = snode_net_ring_rx_rings(net);
 	data[i++] = READ_ONCE(net->tx_rings);
+	data[i++] = tx.waits;
+	data[i++] = tx.stuck;
 }
 
 static const struct ethtool_ops snode_net_ethtool_ops = {

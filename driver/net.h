@@ -34,6 +34,12 @@
 #define SNODE_NET_SLOT0		SZ_4K
 #define SNODE_NET_SLOTS		((SNODE_NET_RING_SIZE - SNODE_NET_SLOT0) / \
 				 SNODE_NET_SLOT_SIZE)
+/*
+ * Frames that wait for a slot of one peer's ring, at most: what the one
+ * transmit queue held for all peers before each had its own (net.c's
+ * SNODE_NET_TXQ_STOP), so that a stream to one peer is not cut shorter.
+ */
+#define SNODE_NET_WAIT_MAX	128
 
 /**
  * struct snode_net_ring_hdr - the head of a ring, in the receiver's pool
@@ -109,6 +115,8 @@ struct snode_net_stats {
 	u64 dropped;		/* rx: no memory */
 	u64 carrier_errors;	/* tx: no such node, node down, no endpoint */
 	u64 fifo_errors;	/* tx: the destination's ring stayed full */
+	u64 waits;		/* tx: frames that waited for a ring slot */
+	u64 stuck;		/* tx: rings that stayed full: back-off */
 	u64 multicast;
 	u64 copies;		/* tx: broadcast copies sent */
 	u64 no_iface;		/* tx: broadcast copies a node refused */
@@ -141,9 +149,17 @@ enum {
  * @refuse_seq: the seq of the peer's last REFUSE (&snode_net.ctrl_lock)
  * @ask_seq: the seq of our last ASK to the peer
  * @asked_seq: the seq of the peer's last ASK to us (&snode_net.ctrl_lock)
+ * @waiting: frames for the ring that wait for a free slot, in order (RING;
+ *           @tx_work, without the queue's lock)
+ * @wait_until: jiffies at which the first of @waiting is given up on,
+ *              SNODE_NET_SEND_MS after the ring last took a frame
+ * @stuck: the ring stayed full for SNODE_NET_SEND_MS: frames to the peer
+ *         do not wait, they go if a slot is free and are dropped if not,
+ *         until one goes (@tx_work)
  */
 struct snode_net_peer {
 	u8 state;
+	bool stuck;
 	unsigned long until;
 	struct snode_import *imp;
 	struct snode_net_ring_hdr *hdr;
@@ -153,6 +169,8 @@ struct snode_net_peer {
 	u32 refuse_seq;
 	u32 ask_seq;
 	u32 asked_seq;
+	struct sk_buff_head waiting;
+	unsigned long wait_until;
 };
 
 /**
@@ -162,12 +180,15 @@ struct snode_net_peer {
  *        &snode_net.ring_lock, read by the poll)
  * @cons: frames taken out (the poll, under &snode_net.ring_lock)
  * @seq: the ASK of @node it was last granted for (@ring_mutex)
+ * @held: the node whose frames the ring may still hold, U32_MAX if none
+ *        (@ring_mutex)
  */
 struct snode_net_rxring {
 	struct snode_export *exp;
 	u32 node;
 	u32 cons;
 	u32 seq;
+	u32 held;
 };
 
 /**
@@ -204,6 +225,7 @@ struct snode_net_rxring {
  * @db_failed: nodes whose last doorbell failed: ring with the next frame
  * @dbs: doorbell counters (@db_work)
  * @peer: per node, the sender's side (@tx_work)
+ * @tx_waiting: nodes with frames in &snode_net_peer.waiting (@tx_work)
  * @tx_rings: peers in state RING (@tx_work)
  * @tx_no_rings: the net_rings parameter was off at open: ask nobody
  * @rx_alloc: pool memory of the receive rings, while up (@ring_mutex)
@@ -245,6 +267,7 @@ struct snode_net {
 	unsigned long *db_failed;
 	struct snode_net_stats dbs;
 	struct snode_net_peer *peer;
+	unsigned long *tx_waiting;
 	u32 tx_rings;
 	bool tx_no_rings;
 	struct snode_alloc *rx_alloc;
@@ -263,6 +286,8 @@ static inline void snode_net_stat_add(struct snode_net_stats *st, u64 *ctr,
 /* net.c */
 void snode_net_rx_deliver(struct snode_net *net, struct sk_buff *skb,
 			  u32 src_node);
+void snode_net_tx_done(struct snode_net *net, struct sk_buff *skb, u32 node,
+		       int ret);
 
 /* net_ring.c */
 int snode_net_ring_init(struct snode_net *net);
@@ -271,6 +296,7 @@ void snode_net_ring_open(struct snode_net *net);
 void snode_net_ring_stop(struct snode_net *net);
 void snode_net_ring_work(struct snode_net *net);
 int snode_net_ring_xmit(struct snode_net *net, struct sk_buff *skb, u32 node);
+bool snode_net_ring_tx_waiting(struct snode_net *net);
 void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m);
 int snode_net_ring_rx(struct snode_net *net, int budget);
 bool snode_net_ring_rx_idle(struct snode_net *net);

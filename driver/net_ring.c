@@ -29,8 +29,9 @@
  * had, or one whose node is down, each exported to that node alone
  * (snode_kexport(), a random key) and announced with GRANT; without one it
  * gets REFUSE. A ring changes hands only after its export is withdrawn,
- * which revokes the old owner's window first. A node that goes down loses
- * its ring.
+ * which revokes the old owner's window first, and is cleared before the
+ * new owner gets it, so no node reads frames another sent. A node that
+ * goes down loses its ring.
  *
  * Sender: the first unicast frame to a node asks for its ring and goes as
  * messages; a GRANT becomes a window (snode_kimport(), one ATT entry), and
@@ -39,10 +40,17 @@
  * the doorbell if the receiver armed the ring (it stopped polling): a
  * receiver that still polls finds the frame anyway. Doorbells leave from
  * @db_work, so that filling the ring goes on during their round trip; a
- * doorbell still pending covers later frames too. At most SNODE_NET_RINGS
- * windows per NIC; more peers use messages. A revoked window (the
- * receiver's reset, stop or unload; a path or the node lost; our own
- * reset) is dropped at the next frame, which asks again.
+ * doorbell still pending covers later frames too. A frame for a full ring
+ * waits in the peer's own queue (&snode_net_peer.waiting, at most
+ * SNODE_NET_WAIT_MAX frames) while frames to other nodes go on; a ring
+ * that takes no frame for SNODE_NET_SEND_MS loses them, and its peer is
+ * stuck: frames to it go if a slot is free and are dropped if not, without
+ * waiting, until one goes. A peer that grants a ring and never drains it
+ * thus costs the frames to itself and nobody else's (decision 0031,
+ * amended). At most SNODE_NET_RINGS windows per NIC; more peers use
+ * messages. A revoked window (the receiver's reset, stop or unload; a path
+ * or the node lost; our own reset) is dropped at the next frame, which
+ * asks again.
  *
  * Missed doorbells cannot happen: the sender stores prod, then (full
  * barrier) loads armed; the receiver stores armed, then (full barrier)
@@ -172,6 +180,14 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 	     READ_ONCE(net->rxr[r].exp->state) != SNODE_WINDOW_STATE_ACTIVE))
 		snode_net_rxring_drop(net, r);
 	if (!net->rxr[r].exp) {
+		/*
+		 * A ring another node had: its frames go before the new
+		 * holder can map the ring (the old one's window is revoked).
+		 */
+		if (net->rxr[r].held != U32_MAX && net->rxr[r].held != node) {
+			memset(snode_net_rxhdr(net, r), 0, SNODE_NET_RING_SIZE);
+			net->rxr[r].held = U32_MAX;
+		}
 		exp = snode_kexport(net->rx_alloc, (u64)r * SNODE_NET_RING_SIZE,
 				    SNODE_NET_RING_SIZE, node);
 		if (IS_ERR(exp)) {
@@ -195,6 +211,7 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 	WRITE_ONCE(net->rxr[r].node, node);
 	spin_unlock_bh(&net->ring_lock);
 	net->rxr[r].seq = seq;
+	net->rxr[r].held = node;
 grant:
 	c.type = SNODE_NET_CTRL_GRANT;
 	c.slots = cpu_to_le16(SNODE_NET_SLOTS);
@@ -318,7 +335,8 @@ int snode_net_ring_rx(struct snode_net *net, int budget)
 	int done = 0;
 	u32 r;
 
-	if (!READ_ONCE(net->rx_va))
+	/* a test's stalled receiver (debugfs net_rx_stall) leaves them full */
+	if (!READ_ONCE(net->rx_va) || snode_debug_net_rx_stall())
 		return 0;
 	spin_lock(&net->ring_lock);
 	for (r = 0; r < SNODE_NET_RINGS && done < budget; r++)
@@ -355,7 +373,8 @@ bool snode_net_ring_rx_idle(struct snode_net *net)
 			WRITE_ONCE(snode_net_rxhdr(net, r)->armed, cpu_to_le32(1));
 	/* armed before prod, against the sender's prod before armed */
 	mb();
-	for (r = 0; r < SNODE_NET_RINGS; r++) {
+	/* stalled (debugfs net_rx_stall): armed, so a doorbell ends it */
+	for (r = 0; r < SNODE_NET_RINGS && !snode_debug_net_rx_stall(); r++) {
 		hdr = snode_net_rxhdr(net, r);
 		if (net->rxr[r].node != U32_MAX &&
 		    le32_to_cpu(READ_ONCE(hdr->prod)) != net->rxr[r].cons)
@@ -373,6 +392,17 @@ static void snode_net_peer_set(struct snode_net_peer *peer, u8 state, u32 ms)
 	peer->until = jiffies + msecs_to_jiffies(ms);
 }
 
+/* End every frame waiting for @node's ring with @ret. */
+static void snode_net_txring_flush(struct snode_net *net, u32 node, int ret)
+{
+	struct snode_net_peer *peer = &net->peer[node];
+	struct sk_buff *skb;
+
+	while ((skb = __skb_dequeue(&peer->waiting)))
+		snode_net_tx_done(net, skb, node, ret);
+	clear_bit(node, net->tx_waiting);
+}
+
 /* Drop the window onto @node's ring. Caller holds ring_mutex. */
 static void snode_net_txring_drop(struct snode_net *net, u32 node)
 {
@@ -380,6 +410,9 @@ static void snode_net_txring_drop(struct snode_net *net, u32 node)
 
 	lockdep_assert_held(&net->ring_mutex);
 
+	/* frames that waited for the ring are lost with it */
+	snode_net_txring_flush(net, node, -EHOSTUNREACH);
+	peer->stuck = false;
 	if (peer->state == SNODE_NET_TX_RING) {
 		snode_kimport_release(peer->imp);
 		peer->imp = NULL;
@@ -493,28 +526,66 @@ static u32 snode_net_csum(const struct sk_buff *skb)
 	return skb_checksum_start_offset(skb) << 16 | skb->csum_offset;
 }
 
-/* Wait for a free slot: 0, or -EAGAIN (stayed full), -ECONNRESET (gone). */
-static int snode_net_txring_wait(struct snode_net *net, u32 node)
+/*
+ * Is a slot of @node's ring free? 1, 0 (full: the doorbell is rung if the
+ * receiver wants it), or -ECONNRESET (the window or the node is gone, or
+ * the receiver claims to have taken out more than we put in).
+ *
+ * The window is looked at only while it is live (snode_kimport()'s rule):
+ * frames that wait for a ring are put in from here, up to
+ * SNODE_NET_SEND_MS after the ring was revoked (our reset, the receiver's,
+ * a path lost), and a revoked window reads all-ones, so without the check
+ * a small prod would find "room" and copy whole frames into the aperture
+ * hole, each store a trapped access while the device changes its windows.
+ */
+static int snode_net_txring_room(struct snode_net *net, u32 node)
 {
 	struct snode_net_peer *peer = &net->peer[node];
-	unsigned long end = jiffies + msecs_to_jiffies(SNODE_NET_SEND_MS);
 	u32 used;
 
-	for (;;) {
-		used = peer->prod - le32_to_cpu(READ_ONCE(peer->hdr->cons));
-		if (used < SNODE_NET_SLOTS)
-			return 0;
-		if (used > SNODE_NET_SLOTS || !snode_kimport_live(peer->imp) ||
-		    !test_bit(node, net->up))
-			return -ECONNRESET;
-		/* the receiver is busy with the ring, unless a doorbell failed */
-		if (test_and_clear_bit(node, net->db_failed) ||
-		    READ_ONCE(peer->hdr->armed))
-			snode_net_doorbell(net, node);
-		if (time_after(jiffies, end))
-			return -EAGAIN;
-		usleep_range(50, 200);
-	}
+	if (!snode_kimport_live(peer->imp) || !test_bit(node, net->up))
+		return -ECONNRESET;
+	used = peer->prod - le32_to_cpu(READ_ONCE(peer->hdr->cons));
+	if (used < SNODE_NET_SLOTS)
+		return 1;
+	if (used > SNODE_NET_SLOTS)
+		return -ECONNRESET;
+	/* the receiver is busy with the ring, unless a doorbell failed */
+	if (test_and_clear_bit(node, net->db_failed) ||
+	    READ_ONCE(peer->hdr->armed))
+		snode_net_doorbell(net, node);
+	return 0;
+}
+
+/* Put @skb into the free slot of @node's ring: 0 or -EFAULT. */
+static int snode_net_txring_put(struct snode_net *net, struct sk_buff *skb,
+				u32 node)
+{
+	struct snode_net_peer *peer = &net->peer[node];
+	struct snode_net_stats *st = &net->txs;
+	u32 slot = peer->prod % SNODE_NET_SLOTS;
+	int ret;
+
+	ret = skb_copy_bits(skb, 0, peer->slots + slot * SNODE_NET_SLOT_SIZE,
+			    skb->len);
+	if (ret)
+		return ret;
+	WRITE_ONCE(peer->hdr->len[slot], cpu_to_le32(skb->len));
+	WRITE_ONCE(peer->hdr->csum[slot], cpu_to_le32(snode_net_csum(skb)));
+	/* the frame and its length before prod */
+	wmb();
+	WRITE_ONCE(peer->hdr->prod, cpu_to_le32(peer->prod + 1));
+	/* prod before reading armed: see the DOC block */
+	mb();
+	if (test_and_clear_bit(node, net->db_failed) ||
+	    READ_ONCE(peer->hdr->armed))
+		snode_net_doorbell(net, node);
+	peer->prod++;
+	/* the receiver drains: the next frame may wait the full time again */
+	peer->stuck = false;
+	peer->wait_until = jiffies + msecs_to_jiffies(SNODE_NET_SEND_MS);
+	snode_net_stat_add(st, &st->ring_frames, 1);
+	return 0;
 }
 
 /**
@@ -523,18 +594,24 @@ static int snode_net_txring_wait(struct snode_net *net, u32 node)
  * @skb: the frame
  * @node: its destination, up
  *
- * Asks for a ring when there is none.
+ * Asks for a ring when there is none. A frame for a full ring waits in
+ * the peer's own queue, behind the frames waiting there already, and
+ * snode_net_ring_tx_waiting() puts it in when the receiver frees a slot;
+ * frames to other nodes go on meanwhile. A ring that took no frame for
+ * SNODE_NET_SEND_MS makes the peer stuck: its waiting frames are dropped,
+ * and a frame to it goes if a slot is free and is dropped if not, without
+ * waiting, until one goes.
  *
  * Context: @tx_work, which holds &snode_net.ring_mutex.
- * Return: 0 if the frame went into the ring; -ENOLINK if there is no ring
- * (send it as messages); -EAGAIN if the ring stayed full (the frame is
- * lost).
+ * Return: 0 if the frame went into the ring; -EINPROGRESS if it waits (it
+ * is the ring's now: snode_net_tx_done() ends it); -ENOLINK if there is no
+ * ring (send it as messages); -EAGAIN if the ring is full and the peer
+ * stuck, or too many frames wait for it (the frame is lost).
  */
 int snode_net_ring_xmit(struct snode_net *net, struct sk_buff *skb, u32 node)
 {
 	struct snode_net_peer *peer = &net->peer[node];
 	struct snode_net_stats *st = &net->txs;
-	u32 slot;
 	int ret;
 
 	switch (peer->state) {
@@ -554,33 +631,78 @@ int snode_net_ring_xmit(struct snode_net *net, struct sk_buff *skb, u32 node)
 		snode_net_txring_drop(net, node);
 		return -ENOLINK;
 	}
-	ret = snode_net_txring_wait(net, node);
-	if (ret == -ECONNRESET) {
-		snode_net_stat_add(st, &st->ring_errors, 1);
-		snode_net_txring_drop(net, node);
-		return -ENOLINK;
+	if (skb_queue_empty(&peer->waiting)) {
+		ret = snode_net_txring_room(net, node);
+		if (ret == -ECONNRESET) {
+			snode_net_stat_add(st, &st->ring_errors, 1);
+			snode_net_txring_drop(net, node);
+			return -ENOLINK;
+		}
+		if (ret)
+			return snode_net_txring_put(net, skb, node);
+		if (peer->stuck)
+			return -EAGAIN;
+		peer->wait_until = jiffies + msecs_to_jiffies(SNODE_NET_SEND_MS);
+	} else if (skb_queue_len(&peer->waiting) >= SNODE_NET_WAIT_MAX) {
+		return -EAGAIN;
 	}
-	if (ret)
-		return ret;
+	/* behind the frames to @node that wait already: their order holds */
+	__skb_queue_tail(&peer->waiting, skb);
+	set_bit(node, net->tx_waiting);
+	snode_net_stat_add(st, &st->waits, 1);
+	return -EINPROGRESS;
+}
 
-	slot = peer->prod % SNODE_NET_SLOTS;
-	ret = skb_copy_bits(skb, 0, peer->slots + slot * SNODE_NET_SLOT_SIZE,
-			    skb->len);
-	if (ret)
-		return ret;
-	WRITE_ONCE(peer->hdr->len[slot], cpu_to_le32(skb->len));
-	WRITE_ONCE(peer->hdr->csum[slot], cpu_to_le32(snode_net_csum(skb)));
-	/* the frame and its length before prod */
-	wmb();
-	WRITE_ONCE(peer->hdr->prod, cpu_to_le32(peer->prod + 1));
-	/* prod before reading armed: see the DOC block */
-	mb();
-	if (test_and_clear_bit(node, net->db_failed) ||
-	    READ_ONCE(peer->hdr->armed))
-		snode_net_doorbell(net, node);
-	peer->prod++;
-	snode_net_stat_add(st, &st->ring_frames, 1);
-	return 0;
+/**
+ * snode_net_ring_tx_waiting() - put waiting frames into rings with room
+ * @net: the interface
+ *
+ * Frames for a ring that took none for SNODE_NET_SEND_MS are dropped
+ * (-EAGAIN: tx_fifo_errors) and the peer is stuck from then on; frames for
+ * a window that broke are dropped too (its node is down or it was
+ * revoked).
+ *
+ * Context: @tx_work, which holds &snode_net.ring_mutex.
+ * Return: true if frames still wait (look again soon).
+ */
+bool snode_net_ring_tx_waiting(struct snode_net *net)
+{
+	struct snode_net_stats *st = &net->txs;
+	bool waiting = false;
+	struct sk_buff *skb;
+	u32 node;
+	int ret;
+
+	lockdep_assert_held(&net->ring_mutex);
+
+	for_each_set_bit(node, net->tx_waiting, net->max_nodes) {
+		struct snode_net_peer *peer = &net->peer[node];
+
+		ret = 0;
+		while ((skb = skb_peek(&peer->waiting))) {
+			ret = snode_net_txring_room(net, node);
+			if (ret <= 0)
+				break;
+			__skb_unlink(skb, &peer->waiting);
+			snode_net_tx_done(net, skb, node,
+					  snode_net_txring_put(net, skb, node));
+		}
+		if (ret < 0) {
+			snode_net_stat_add(st, &st->ring_errors, 1);
+			/* drops the waiting frames, counted as no path */
+			snode_net_txring_drop(net, node);
+		} else if (!skb) {
+			clear_bit(node, net->tx_waiting);
+		} else if (time_after(jiffies, peer->wait_until)) {
+			/* from now on the peer stalls nobody but itself */
+			peer->stuck = true;
+			snode_net_stat_add(st, &st->stuck, 1);
+			snode_net_txring_flush(net, node, -EAGAIN);
+		} else {
+			waiting = true;
+		}
+	}
+	return waiting;
 }
 
 /* ---- control ------------------------------------------------------------------ */
@@ -717,8 +839,11 @@ void snode_net_ring_open(struct snode_net *net)
 	u32 r;
 
 	mutex_lock(&net->ring_mutex);
-	for (r = 0; r < SNODE_NET_RINGS; r++)
+	/* snode_kalloc() hands out zeroed memory */
+	for (r = 0; r < SNODE_NET_RINGS; r++) {
 		net->rxr[r].node = U32_MAX;
+		net->rxr[r].held = U32_MAX;
+	}
 	net->tx_no_rings = !READ_ONCE(snode_net_rings);
 	if (net->tx_no_rings)
 		alloc = ERR_PTR(-EPERM);
@@ -776,26 +901,31 @@ void snode_net_ring_stop(struct snode_net *net)
  */
 int snode_net_ring_init(struct snode_net *net)
 {
-	u32 r;
+	u32 r, node;
 
 	mutex_init(&net->ring_mutex);
 	spin_lock_init(&net->ring_lock);
 	spin_lock_init(&net->ctrl_lock);
-	for (r = 0; r < SNODE_NET_RINGS; r++)
+	for (r = 0; r < SNODE_NET_RINGS; r++) {
 		net->rxr[r].node = U32_MAX;
+		net->rxr[r].held = U32_MAX;
+	}
 	net->rx_ask = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->rx_gone = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->tx_granted = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->tx_refused = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->db_pending = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->db_failed = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
+	net->tx_waiting = bitmap_zalloc(net->max_nodes, GFP_KERNEL);
 	net->peer = kvcalloc(net->max_nodes, sizeof(*net->peer), GFP_KERNEL);
 	INIT_WORK(&net->db_work, snode_net_db_work);
 	u64_stats_init(&net->dbs.syncp);
 	if (!net->rx_ask || !net->rx_gone || !net->tx_granted ||
 	    !net->tx_refused || !net->db_pending || !net->db_failed ||
-	    !net->peer)
+	    !net->tx_waiting || !net->peer)
 		return -ENOMEM;
+	for (node = 0; node < net->max_nodes; node++)
+		__skb_queue_head_init(&net->peer[node].waiting);
 	return 0;
 }
 
@@ -809,6 +939,7 @@ void snode_net_ring_free(struct snode_net *net)
 {
 	cancel_work_sync(&net->db_work);
 	kvfree(net->peer);
+	bitmap_free(net->tx_waiting);
 	bitmap_free(net->db_failed);
 	bitmap_free(net->db_pending);
 	bitmap_free(net->tx_refused);

@@ -886,6 +886,7 @@ extern const struct snode_delay_point_info snode_delay_points[SNODE_DELAY_NR];
 extern u32 snode_dma_wait_ms;
 extern u32 snode_skip_reset;
 extern u32 snode_dma_stop_stuck;
+extern u32 snode_net_rx_stall;
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 extern struct fault_attr snode_fail_admin;
 extern bool snode_fail_admin_timeout;
@@ -895,5 +896,6 @@ void snode_debug_delay(enum snode_delay_point point);
 unsigned long snode_debug_dma_wait(void);
 bool snode_debug_skip_reset(void);
 bool snode_debug_dma_stop_stuck(void);
+bool snode_debug_net_rx_stall(void);
 
 #endif /* _SNODE_H_ */

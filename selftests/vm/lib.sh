@@ -55,17 +55,22 @@ plan_exit() { # the plan line; exit 1 if any test failed
 # vm_suite NAME KERNELS KERNEL [USAGE-TAIL]: KERNEL must be one of KERNELS
 # ("6.1|6.12|debug"); logs go to build/check/NAME-KERNEL, the supernode
 # runs in build/vm/NAME-KERNEL (or $SNODE_VM_UP), so other suites'
-# supernodes are left alone.
+# supernodes are left alone. Under run-all.sh the suite's own name
+# (SNODE_CHECK_SUITE) replaces NAME-KERNEL: two suites that run parts of
+# one script (net-6.1 and net-three-6.1) then never share a directory, and
+# the later one cannot wipe the earlier one's console logs before they are
+# read (snode-vm up starts from an empty directory).
 vm_suite() {
-	local name=$1 kernels=$2 tail=${4:+ $4}
+	local name=$1 kernels=$2 tail=${4:+ $4} id
 	KERNEL=$3
 	if [ -z "$KERNEL" ] || [[ "|$kernels|" != *"|$KERNEL|"* ]]; then
 		echo "usage: $0 $kernels$tail" >&2
 		exit 2
 	fi
-	LOG=$BUILD/check/$name-$KERNEL
+	id=${SNODE_CHECK_SUITE:-$name-$KERNEL}
+	LOG=$BUILD/check/$id
 	mkdir -p "$LOG"
-	export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/$name-$KERNEL}
+	export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/$id}
 	export SNODE_FM_DIR=$SNODE_VM_UP
 }
 

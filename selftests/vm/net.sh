@@ -4,7 +4,7 @@
 # net.sh - IP over the fabric: snode.ko's network interface, judged by
 # Debian's own tools (busybox ip and ping, iperf3 staged from Debian).
 #
-# Usage: selftests/vm/net.sh 6.1|6.12|debug
+# Usage: selftests/vm/net.sh 6.1|6.12|debug [pair|three]
 #
 # Boots selftests/vm/msg.topo (VM nodes 0 and 1 with a link on each of two
 # switch planes, simulated node 2 without a network interface) and checks:
@@ -32,6 +32,17 @@
 #     node 2 is up, loses it when node 2 is isolated and gets it back when
 #     it joins
 #   - snode.ko unloads with the interface up and addressed
+# and then boots selftests/vm/net3.topo (VM nodes 0, 1 and 2) and checks
+# that a peer which stops draining the ring it granted (debugfs
+# net_rx_stall on node 1) stalls only itself: while node 0 floods node 1,
+# pings from node 0 to node 2 are answered as before (an ordered transmit
+# work that waited 200 ms per frame for node 1's full ring held every
+# destination to ~5 frames/s); node 0 counts the frames node 1's full ring
+# cost it as tx_fifo_errors (ip -s link); node 1 drained again gets pings
+# through its ring again; a ring that changes hands (node 0 cut off the
+# fabric, node 2 granted its ring on node 1) is scrubbed first: node 1's
+# pool file, read on the host, holds none of node 0's frames any more.
+# "pair" runs only the first part, "three" only the second.
 # Every check prints one TAP line; the exit status is 1 if any failed.
 #
 # Needs: make emu-build; iperf3 and ethtool are staged from Debian
@@ -40,7 +51,14 @@
 set -u
 
 . "$(dirname "$0")/lib.sh"
-vm_suite net "6.1|6.12|debug" "${1:-}"
+PART=${2:-all}
+# each part its own supernode directory and logs, as ofi.sh's and mpi.sh's
+case "$PART" in
+all|pair) NAME=net ;;
+three) NAME=net-three ;;
+*) echo "usage: $0 6.1|6.12|debug [pair|three]" >&2; exit 2 ;;
+esac
+vm_suite "$NAME" "6.1|6.12|debug" "${1:-}" "[pair|three]"
 require
 
 # the interface of the first NIC, by its PCI parent
@@ -67,6 +85,14 @@ print(sum(1 for x in d["devices"] for e in x["att"] if e.get("node") == int(sys.
 		"$out" "$2" 2>>"$LOG/py.err"
 }
 
+# up_iface NODE: snode.ko in, the interface up and addressed (one TAP line)
+up_iface() {
+	gexec_t "$1" 60 "insmod /lib/snode/snode.ko && ip link set dev $IFACE up && ip addr add $(ip_of "$1")/24 dev $IFACE" >>"$LOG/ip" 2>&1
+	check "$KERNEL: node $1: insmod snode.ko, ip link set up, ip addr add $(ip_of "$1")/24" [ $? -eq 0 ]
+}
+ping_ok() { gexec 0 "ping -c 1 -W 2 $(ip_of "${1:-1}")" | grep -q '1 packets received'; }
+
+if [ "$PART" != three ]; then
 SNODE_VM_PACKAGES="iperf3 ethtool" vm_up net --topology "$TOP/selftests/vm/msg.topo" || finish
 fabric=$(awk '$1 == "fabric" { print $2 }' "$TOP/selftests/vm/msg.topo")
 
@@ -142,7 +168,6 @@ left += [x for x in d["devices"] if x["pool_free"] != x["pool_size"]]
 print(left, file=sys.stderr)
 sys.exit(0 if d["devices"] and not left else 1)' "$out"
 gexec 0 "ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
-ping_ok() { gexec 0 "ping -c 1 -W 2 $(ip_of 1)" | grep -q '1 packets received'; }
 check "$KERNEL: ring: ... and up again: ping answers" until_ok 20 ping_ok
 
 # A late GRANT (node 1 answers each ASK after 3 s, past node 0's 2 s
@@ -249,5 +274,95 @@ check "$KERNEL: node 0: rmmod snode with the interface up and addressed" [ $? -e
 out=$(gexec 0 "ls /sys/class/net" | tr '\n' ' ')
 check "$KERNEL: ... and the interface is gone (left: $out)" \
 	bash -c '[ -n "$1" ] && [[ "$1" != *snode* ]]' _ "$out"
+fi
+
+# --- a peer that stops draining its ring (three nodes) -----------------------------
+# Node 0 holds windows onto the rings of nodes 1 and 2; node 1 then stops
+# draining its rings (debugfs net_rx_stall) while node 0 sends it 100
+# frames a second. Node 1 must stall only itself: node 0's pings to node
+# 2 are answered within their usual time, and the frames node 1's full
+# ring cost are counted (tx_fifo_errors). Before each destination had its
+# own wait, node 0's one transmit work waited 200 ms per frame for node
+# 1's ring, and the pings to node 2 queued behind those frames.
+if [ "$PART" != pair ]; then
+if [ "$PART" = all ]; then
+	# the pair's consoles stay for run-all.sh's log scan (snode-vm up
+	# empties its directory), as msg.sh's four nodes do
+	vm_down
+	export SNODE_VM_UP=$SNODE_VM_UP-three
+	export SNODE_FM_DIR=$SNODE_VM_UP
+fi
+SNODE_VM_PACKAGES="iperf3 ethtool" vm_up net3 --topology "$TOP/selftests/vm/net3.topo" || finish
+for node in 0 1 2; do
+	up_iface "$node"
+done
+for node in 1 2; do
+	until_ok 20 ping_ok "$node"
+	gexec 0 "ping -c 3 -s 8000 -W 5 $(ip_of "$node")" >>"$LOG/ping3" 2>&1
+done
+out="$(ethtool_of 0 tx_rings) $(ethtool_of 0 tx_ring_frames)"
+check "$KERNEL: three: node 0 holds windows onto the rings of nodes 1 and 2 (tx_rings tx_ring_frames: $out)" \
+	bash -c 'set -- $1; [ "$1" = 2 ] && [ "${2:-0}" -ge 4 ]' _ "$out"
+fifo0=$(stat_of 0 tx_fifo_errors)
+gexec 1 "echo 1 > /sys/kernel/debug/snode/net_rx_stall" >>"$LOG/ip" 2>&1
+check "$KERNEL: three: node 1 stops draining its rings (debugfs net_rx_stall)" [ $? -eq 0 ]
+# one exec per node at a time: the flood runs beside the pings in one shell
+t0=$SECONDS
+out=$(gexec_t 0 60 "ping -q -c 400 -i 0.01 -s 1400 -W 1 $(ip_of 1) >/tmp/flood 2>&1 & sleep 1; ping -c 20 -i 0.1 -W 1 $(ip_of 2); wait")
+echo "$out" >>"$LOG/ping3"
+got=$(grep -c 'bytes from' <<<"$out")
+rtt=$(sed -n 's|.*min/avg/max = [0-9.]*/\([0-9.]*\)/\([0-9.]*\).*|\1 \2|p' <<<"$out")
+check "$KERNEL: three: while node 1's ring is full, node 0's pings to node 2 are answered ($got of 20; avg max ms: ${rtt:-none}; $((SECONDS - t0)) s)" \
+	[ "$got" -ge 18 ]
+fifo1=$(stat_of 0 tx_fifo_errors)
+check "$KERNEL: three: ... and node 0 counted the frames node 1's full ring cost (tx_fifo_errors ${fifo0:-none} -> ${fifo1:-none}; ethtool tx_ring_stuck $(ethtool_of 0 tx_ring_stuck))" \
+	[ $((${fifo1:-0} - ${fifo0:-0})) -ge 100 ]
+# what ip -s link reads (busybox's ip has no -s)
+gexec 0 "cd /sys/class/net/$IFACE/statistics && grep . tx_*" >>"$LOG/ip" 2>&1
+gexec 1 "echo 0 > /sys/kernel/debug/snode/net_rx_stall" >>"$LOG/ip" 2>&1
+tx0=$(ethtool_of 0 tx_ring_frames)
+check "$KERNEL: three: node 1 drains again: pings to it are answered" until_ok 20 ping_ok 1
+tx1=$(ethtool_of 0 tx_ring_frames)
+check "$KERNEL: three: ... through its ring (node 0 tx_ring_frames ${tx0:-none} -> ${tx1:-none})" \
+	[ "${tx1:-0}" -gt "${tx0:-0}" ]
+
+# A ring that changes hands is scrubbed: node 0 fills node 1's ring with
+# frames of one byte (-p a7), is cut off the fabric (node 1 frees its
+# ring), and node 2, asking node 1 for a ring, gets that one. Node 1's
+# pool, read on the host (its file under /dev/shm), must no longer hold
+# node 0's frames; before the scrub the new holder could read them.
+a7_runs() {	# runs of 4 KiB of 0xa7 in node 1's pool file
+	python3 -c 'import mmap, sys
+f = open(sys.argv[1], "rb")
+m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+pat, n, i = b"\xa7" * 4096, 0, 0
+while True:
+	i = m.find(pat, i)
+	if i < 0:
+		break
+	n, i = n + 1, i + 8192
+print(n)' "$pool1" 2>>"$LOG/py.err"
+}
+pool1=/dev/shm/snode-$(awk '$1 == "fabric" { print $2 }' "$TOP/selftests/vm/net3.topo")-$(cat "$SNODE_VM_UP/fm.pid")-node1
+gexec 0 "ping -c 10 -s 8000 -p a7 -W 5 $(ip_of 1)" >>"$LOG/ping3" 2>&1
+runs0=$(a7_runs)
+check "$KERNEL: three: node 0's frames are in node 1's ring, seen from the host (${runs0:-no} runs of 4 KiB in ${pool1##*/})" \
+	[ "${runs0:-0}" -ge 5 ]
+rx_rings_is() { [ "$(ethtool_of 1 rx_rings)" = "$1" ]; }
+fmctl node isolate 0
+until_ok 20 rx_rings_is 0
+out=$(ethtool_of 1 rx_rings)
+check "$KERNEL: three: node 0 cut off: node 1 frees the ring it had (rx_rings ${out:-none})" \
+	[ "$out" = 0 ]
+gexec 2 "ping -c 3 -W 2 $(ip_of 1)" >>"$LOG/ping3" 2>&1
+until_ok 20 rx_rings_is 1
+out=$(ethtool_of 1 rx_rings)
+check "$KERNEL: three: node 2 pings node 1 and is granted a ring (rx_rings ${out:-none})" \
+	[ "$out" = 1 ]
+runs1=$(a7_runs)
+check "$KERNEL: three: ... scrubbed first: none of node 0's frames left in node 1's pool (${runs1:-?} runs of 4 KiB)" \
+	[ "${runs1:-1}" -eq 0 ]
+fmctl node join 0
+fi
 
 finish

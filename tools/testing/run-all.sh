@@ -50,7 +50,8 @@ SUITES=(
 	"ops-6.1:bash selftests/vm/ops.sh 6.1"
 	"diag-6.1:bash selftests/vm/diag.sh 6.1"
 	"msg-6.1:bash selftests/vm/msg.sh 6.1"
-	"net-6.1:bash selftests/vm/net.sh 6.1"
+	"net-6.1:bash selftests/vm/net.sh 6.1 pair"
+	"net-three-6.1:bash selftests/vm/net.sh 6.1 three"
 	"ofi-6.1:bash selftests/vm/ofi.sh 6.1 core"
 	"mpi-6.1:bash selftests/vm/mpi.sh 6.1 core"
 	"ofi-rest-6.1:bash selftests/vm/ofi.sh 6.1 rest"
@@ -93,10 +94,12 @@ SUITES=(
 # seed under the sanitizers), and the slow debug suites; the
 # debug kernel still runs core, msg's two-node part (the lifetime tests),
 # fail-nth and fuzz (probe-nth, the probe's sweep, is check-full's).
+# net-three-6.1 is net.sh's three-node part (a peer that stops draining
+# its ring), which net-6.12 runs in make check with the pair part.
 # devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK. mpi-hpcc-6.12, Debian's hpcc as
 # a 4-rank job (about 280 s), is check-full's only.
-FULL_ONLY=(devlink-6.1 ops-6.1 diag-6.1 msg-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1 emu-6.12
+FULL_ONLY=(devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1 emu-6.12
 	fuzz-6.12 mpi-hpcc-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
@@ -148,7 +151,10 @@ run_suite() {
 	local t0=$SECONDS
 	read -r b0 t0c < <(cpu_ticks)
 	echo "=== $name: $cmd"
-	(cd "$TOP" && eval "$cmd") >"$log" 2>&1 </dev/null
+	# its own name: the VM suites keep their supernode's directory and
+	# logs under it (selftests/vm/lib.sh), so no later suite overwrites
+	# the consoles scanned below
+	(cd "$TOP" && export SNODE_CHECK_SUITE="$name" && eval "$cmd") >"$log" 2>&1 </dev/null
 	rc=$?
 	while IFS= read -r line; do
 		case "$line" in
