@@ -214,7 +214,8 @@ static struct sfi_rx *sfi_multi_part(struct sfi_ep *ep, struct sfi_rx *m,
 	m->used += (n + 7) & ~(size_t)7;
 	if (m->used > m->iov_len)
 		m->used = m->iov_len;
-	if (m->iov_len - m->used < ep->min_multi_recv && !m->retired) {
+	if ((m->iov_len - m->used < ep->min_multi_recv ||
+	     m->used == m->iov_len) && !m->retired) {
 		m->retired = 1;
 		for (pp = &ep->posted[0]; posted && *pp; pp = &(*pp)->next)
 			if (*pp == m) {
