@@ -476,10 +476,10 @@ static int sfi_imp_map(struct sfi_imp *imp)
 }
 
 /* the import still maps the peer's region: 0, or -ECONNRESET or -errno */
-static int sfi_imp_active(struct sfi_imp *imp)
+int sfi_import_active(struct snode_import *imp)
 {
 	struct snode_import_status st = { 0 };
-	int ret = snode_import_status(imp->imp, &st, sizeof(st));
+	int ret = snode_import_status(imp, &st, sizeof(st));
 
 	if (ret < 0)
 		return ret;
@@ -509,7 +509,7 @@ static int64_t sfi_ready_wait(struct sfi_imp *imp, uint64_t off, size_t pos,
 			return ready < len ? (int64_t)ready : (int64_t)len;
 		if (++spins % 4096)
 			continue;
-		ret = sfi_imp_active(imp);
+		ret = sfi_import_active(imp->imp);
 		if (ret)
 			return ret;
 		if (sfi_ms() > give_up)
@@ -592,7 +592,7 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		pos = ready;
 	}
 	/* a revoked window reads zeros (ZERO_PAGE_ON_REVOKE): were these? */
-	ret = sfi_imp_active(imp);
+	ret = sfi_import_active(imp->imp);
 	if (ret)
 		goto err;
 	return 0;

@@ -161,16 +161,6 @@ static void sfi_peer_unmap(struct sfi_peer_mem *pm)
 	memset(pm, 0, sizeof(*pm));
 }
 
-/* the peer's export is still mapped: 1, or 0 once revoked */
-static int sfi_peer_live(struct sfi_peer_mem *pm)
-{
-	struct snode_import_status st = { 0 };
-
-	if (snode_import_status(pm->imp, &st, sizeof(st)) < 0)
-		return 0;
-	return st.out_state == SNODE_WINDOW_STATE_ACTIVE;
-}
-
 static uint64_t load64(const void *p)
 {
 	return __atomic_load_n((const uint64_t *)p, __ATOMIC_ACQUIRE);
@@ -359,7 +349,7 @@ static int sfi_tring_room(struct sfi_tring *t, uint64_t need)
 		t->full_ms = sfi_ms() + SFI_RING_CHECK_MS;
 	} else if (sfi_ms() > t->full_ms) {
 		/* a revoked control page reads a zero tail: ring full */
-		if (!sfi_peer_live(&t->ctl))
+		if (sfi_import_active(t->ctl.imp))
 			return -EPIPE;
 		t->full_ms = sfi_ms() + SFI_RING_CHECK_MS;
 	}
@@ -577,7 +567,7 @@ static void sfi_rring_bad(struct sfi_ep *ep, struct sfi_rring *r,
 			  const char *why)
 {
 	/* a peer that exited or died: its ring reads zeros, no attack */
-	if (!sfi_peer_live(&r->ring))
+	if (sfi_import_active(r->ring.imp))
 		FI_INFO(&sfi_prov, FI_LOG_EP_DATA,
 			"ring of node %u endpoint %u went away; dropped\n",
 			r->node, r->ep);
@@ -708,7 +698,7 @@ static void sfi_ring_linger(struct sfi_ep *ep)
 					sfi_params.send_timeout_ms);
 				return;
 			}
-			if (!sfi_peer_live(&t->ctl))
+			if (sfi_import_active(t->ctl.imp))
 				break;
 			sfi_ep_progress(ep);	/* it may wait for us */
 			pthread_mutex_unlock(&ep->domain->lock);

@@ -412,6 +412,8 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
 		   struct sfi_rdv_src *rs);
 int sfi_rdv_src_check(const struct sfi_rdv_src *rs, uint64_t len);
+/* the import still maps the peer's export: 0, or -ECONNRESET or -errno */
+int sfi_import_active(struct snode_import *imp);
 int sfi_peer_status(const struct snode_msg *m, int32_t status);
 void sfi_rdv_done(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		  uint32_t off, int status);
