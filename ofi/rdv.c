@@ -447,8 +447,9 @@ static int sfi_imp_get(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		return -FI_ENOMEM;
 	ret = snode_import(ep->domain->dev, &h, 0, want,
 			   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, &imp->imp);
-	if (ret == -EINVAL && want > ((need + 4095) & ~(uint64_t)4095)) {
-		/* beyond the end of the peer's region: exactly what is needed */
+	if ((ret == -EINVAL || ret == -ERANGE) &&
+	    want > ((need + 4095) & ~(uint64_t)4095)) {
+		/* beyond the end of the peer's export: exactly what is needed */
 		want = (need + 4095) & ~(uint64_t)4095;
 		ret = snode_import(ep->domain->dev, &h, 0, want,
 				   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, &imp->imp);
