@@ -203,7 +203,7 @@ for _ in $(seq 60); do
 done
 check "$KERNEL: hostile peer: the victim published its address ($addr_v)" [ -n "$addr_v" ]
 gexec 1 "rm -rf /tmp/hos; mkdir -p /tmp/hos; echo '$addr_v' >/tmp/hos/peer.addr" >>"$LOG/exec" 2>&1
-gexec_t 1 120 "$OFI/ofi_test hostile /tmp/hos" >"$LOG/hostile" 2>&1
+gexec_t 1 120 "${OFI_ENV:-} $OFI/ofi_test hostile /tmp/hos" >"$LOG/hostile" 2>&1
 rc_h=$?
 rc_v=
 for _ in $(seq 60); do
