@@ -347,7 +347,7 @@ static void sfi_unexp_deliver(struct sfi_ep *ep, struct sfi_rx *u,
 	if (!err && u->rdv) {
 		int r = sfi_rdv_pull(ep, &u->rs, rx->iov, rx->iov_count, n);
 
-		sfi_rdv_done(ep, &u->from, u->rs.off, r);
+		sfi_rdv_done(ep, &u->from, &u->rs, r);
 		err = -r;
 	} else if (!err) {
 		iov_scatter(rx->iov, rx->iov_count, 0, u->buf, n);
@@ -468,6 +468,18 @@ static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
 	sfi_rdv_parse(m, 16, &rs);
 	rs.pipe = !!(m->payload[1] & SFI_F_PIPE);
 	from.key = rs.key;	/* where DONE goes */
+	if (m->payload[1] & SFI_F_ZC) {
+		/* in the sender's registration: its endpoint's key follows */
+		if (m->len < 48) {
+			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
+				"short RTS from node %u endpoint %u; dropped\n",
+				m->src_node, m->src_ep);
+			return;
+		}
+		rs.zc = 1;
+		memcpy(&rs.id, m->payload + 2, 2);
+		memcpy(&from.key, m->payload + 40, 8);
+	}
 	/*
 	 * A slot no region can hold, or a message no sender may send: the
 	 * receive it matches fails with FI_EIO, the sender is told, nothing
@@ -485,14 +497,14 @@ static void sfi_handle_rts(struct sfi_ep *ep, const struct snode_msg *m)
 		int r = sfi_rdv_pull(ep, &rs, rx->iov, rx->iov_count,
 				     len < rx->iov_len ? len : rx->iov_len);
 
-		sfi_rdv_done(ep, &from, rs.off, r);
+		sfi_rdv_done(ep, &from, &rs, r);
 		sfi_rx_done(ep, rx, len, tag, data, has_data, &from, -r);
 		return;
 	}
 	u = calloc(1, sizeof(*u));
 	if (!u) {
 		/* the sender's operation fails, its slot is freed */
-		sfi_rdv_done(ep, &from, rs.off, -ENOMEM);
+		sfi_rdv_done(ep, &from, &rs, -ENOMEM);
 		return;
 	}
 	u->tagged = tagged;
@@ -527,10 +539,11 @@ void sfi_handle_bytes(struct sfi_ep *ep, uint32_t node, uint16_t src_ep,
 			break;
 	if (len < 1 || (nic && len > SNODE_MSG_MAX_LEN))
 		return;
-	if (p[0] >= SFI_OP_RTS && p[0] <= SFI_OP_RING_WAKE) {
-		/* the operations of rdv.c, rma.c, atomic.c and ring.c */
+	if (p[0] >= SFI_OP_RTS && p[0] <= SFI_OP_LAST) {
+		/* the operations of rdv.c, rma.c, atomic.c, ring.c, mr.c */
 		if (len > SNODE_MSG_MAX_LEN ||
-		    (p[0] >= SFI_OP_RING_ASK && !nic)) {
+		    (p[0] >= SFI_OP_RING_ASK && p[0] <= SFI_OP_RING_WAKE &&
+		     !nic)) {
 			FI_WARN(&sfi_prov, FI_LOG_EP_DATA,
 				"malformed operation %u from node %u endpoint %u; dropped\n",
 				p[0], node, src_ep);
@@ -544,6 +557,8 @@ void sfi_handle_bytes(struct sfi_ep *ep, uint32_t node, uint16_t src_ep,
 			sfi_rma_handle(ep, &m);
 		else if (p[0] == SFI_OP_ATOMIC)
 			sfi_atomic_handle(ep, &m);
+		else if (p[0] >= SFI_OP_MR_QUERY)
+			sfi_mr_handle(ep, &m);
 		else if (p[0] >= SFI_OP_RING_ASK)
 			sfi_ring_handle(ep, &m);
 		else
@@ -734,7 +749,8 @@ int sfi_frag(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 
 static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count,
 			fi_addr_t dest, int tagged, uint64_t tag, int has_data,
-			uint64_t data, void *context, uint64_t flags, int inject)
+			uint64_t data, void *context, uint64_t flags, int inject,
+			void *desc)
 {
 	uint8_t m[SNODE_MSG_MAX_LEN];
 	struct sfi_addr dst;
@@ -792,7 +808,8 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 		memcpy(h, m, 16);
 		memcpy(h + 16, &data, 8);
 		ret = sfi_rdv_send(ep, &dst.ep, iov, count, len, h, context,
-				   cflags);
+				   cflags, sfi_mr_from_desc(ep->domain, desc,
+							    iov, count));
 		if (ret == -EAGAIN) {
 			ret = -FI_EAGAIN;
 			goto out;
@@ -850,7 +867,7 @@ out:
 static void sfi_unexp_discard(struct sfi_ep *ep, struct sfi_rx *u)
 {
 	if (u->rdv)
-		sfi_rdv_done(ep, &u->from, u->rs.off, 0);
+		sfi_rdv_done(ep, &u->from, &u->rs, 0);
 	sfi_unexp_free(ep, u);
 }
 
@@ -1127,7 +1144,7 @@ static ssize_t sfi_msg_send(struct fid_ep *ep, const void *buf, size_t len,
 			    void *desc, fi_addr_t dest, void *context)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 0, 0,
-			context, FI_COMPLETION, 0);
+			context, FI_COMPLETION, 0, desc);
 }
 
 static ssize_t sfi_msg_sendv(struct fid_ep *ep, const struct iovec *iov,
@@ -1135,7 +1152,7 @@ static ssize_t sfi_msg_sendv(struct fid_ep *ep, const struct iovec *iov,
 			     void *context)
 {
 	return sfi_send(to_ep(ep), iov, count, dest, 0, 0, 0, 0, context,
-			FI_COMPLETION, 0);
+			FI_COMPLETION, 0, desc && count == 1 ? desc[0] : NULL);
 }
 
 static ssize_t sfi_msg_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
@@ -1144,14 +1161,14 @@ static ssize_t sfi_msg_sendmsg(struct fid_ep *ep, const struct fi_msg *msg,
 	return sfi_send(to_ep(ep), msg->msg_iov, msg->iov_count, msg->addr, 0,
 			0, !!(flags & FI_REMOTE_CQ_DATA), msg->data,
 			msg->context, flags, !!(flags & FI_INJECT) &&
-			!(flags & FI_COMPLETION));
+			!(flags & FI_COMPLETION), msg->desc && msg->iov_count == 1 ? msg->desc[0] : NULL);
 }
 
 static ssize_t sfi_msg_inject(struct fid_ep *ep, const void *buf, size_t len,
 			      fi_addr_t dest)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 0, 0, NULL,
-			0, 1);
+			0, 1, NULL);
 }
 
 static ssize_t sfi_msg_senddata(struct fid_ep *ep, const void *buf, size_t len,
@@ -1159,14 +1176,14 @@ static ssize_t sfi_msg_senddata(struct fid_ep *ep, const void *buf, size_t len,
 				void *context)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 1, data,
-			context, FI_COMPLETION, 0);
+			context, FI_COMPLETION, 0, desc);
 }
 
 static ssize_t sfi_msg_injectdata(struct fid_ep *ep, const void *buf,
 				  size_t len, uint64_t data, fi_addr_t dest)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 0, 0, 1, data, NULL,
-			0, 1);
+			0, 1, NULL);
 }
 
 static struct fi_ops_msg sfi_msg_ops = {
@@ -1210,7 +1227,7 @@ static ssize_t sfi_t_send(struct fid_ep *ep, const void *buf, size_t len,
 			  void *context)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 0, 0,
-			context, FI_COMPLETION, 0);
+			context, FI_COMPLETION, 0, desc);
 }
 
 static ssize_t sfi_t_sendv(struct fid_ep *ep, const struct iovec *iov,
@@ -1218,7 +1235,7 @@ static ssize_t sfi_t_sendv(struct fid_ep *ep, const struct iovec *iov,
 			   uint64_t tag, void *context)
 {
 	return sfi_send(to_ep(ep), iov, count, dest, 1, tag, 0, 0, context,
-			FI_COMPLETION, 0);
+			FI_COMPLETION, 0, desc && count == 1 ? desc[0] : NULL);
 }
 
 static ssize_t sfi_t_sendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
@@ -1227,14 +1244,14 @@ static ssize_t sfi_t_sendmsg(struct fid_ep *ep, const struct fi_msg_tagged *msg,
 	return sfi_send(to_ep(ep), msg->msg_iov, msg->iov_count, msg->addr, 1,
 			msg->tag, !!(flags & FI_REMOTE_CQ_DATA), msg->data,
 			msg->context, flags, !!(flags & FI_INJECT) &&
-			!(flags & FI_COMPLETION));
+			!(flags & FI_COMPLETION), msg->desc && msg->iov_count == 1 ? msg->desc[0] : NULL);
 }
 
 static ssize_t sfi_t_inject(struct fid_ep *ep, const void *buf, size_t len,
 			    fi_addr_t dest, uint64_t tag)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 0, 0, NULL,
-			0, 1);
+			0, 1, NULL);
 }
 
 static ssize_t sfi_t_senddata(struct fid_ep *ep, const void *buf, size_t len,
@@ -1242,14 +1259,14 @@ static ssize_t sfi_t_senddata(struct fid_ep *ep, const void *buf, size_t len,
 			      uint64_t tag, void *context)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 1, data,
-			context, FI_COMPLETION, 0);
+			context, FI_COMPLETION, 0, desc);
 }
 
 static ssize_t sfi_t_injectdata(struct fid_ep *ep, const void *buf, size_t len,
 				uint64_t data, fi_addr_t dest, uint64_t tag)
 {
 	return sfi_send(to_ep(ep), IOV1(buf, len), 1, dest, 1, tag, 1, data,
-			NULL, 0, 1);
+			NULL, 0, 1, NULL);
 }
 
 static struct fi_ops_tagged sfi_tagged_ops = {
@@ -1508,6 +1525,7 @@ static int sfi_ep_close(struct fid *fid)
 	sfi_free_list(ep->unexp[1]);
 	sfi_free_list(ep->claimed);
 	sfi_rdv_close(ep);
+	sfi_rmr_close(ep);
 	if (ep->tx_cq) {
 		sfi_detach(ep->tx_cq->eps, &ep->tx_cq->neps, ep);
 		ep->tx_cq->refs--;

@@ -309,124 +309,6 @@ static int sfi_eq_open(struct fid_fabric *fabric, struct fi_eq_attr *attr,
 	return 0;
 }
 
-/*
- * --- memory registration: nothing to pin (messages and rendezvous copy);
- * a registration with remote access is what a peer's fi_read and fi_write
- * name by its key (rma.c), checked by this process under the domain lock.
- */
-struct sfi_mr *sfi_mr_find(struct sfi_domain *d, uint64_t key)
-{
-	struct sfi_mr *mr;
-
-	for (mr = d->mrs; mr; mr = mr->next)
-		if (mr->mr_fid.key == key)
-			return mr;
-	return NULL;
-}
-
-static int sfi_mr_close(struct fid *fid)
-{
-	struct sfi_mr *mr = container_of(fid, struct sfi_mr, mr_fid.fid);
-	struct sfi_mr **pp;
-
-	pthread_mutex_lock(&mr->domain->lock);
-	for (pp = &mr->domain->mrs; *pp; pp = &(*pp)->next)
-		if (*pp == mr) {
-			*pp = mr->next;
-			break;
-		}
-	mr->domain->refs--;
-	pthread_mutex_unlock(&mr->domain->lock);
-	free(mr);
-	return 0;
-}
-
-static struct fi_ops sfi_mr_fi_ops = {
-	.size = sizeof(struct fi_ops),
-	.close = sfi_mr_close,
-	.bind = sfi_no_bind,
-	.control = sfi_no_control,
-	.ops_open = sfi_no_ops_open,
-};
-
-static int sfi_mr_regattr(struct fid *fid, const struct fi_mr_attr *attr,
-			  uint64_t flags, struct fid_mr **mr_fid)
-{
-	struct sfi_domain *d = container_of(fid, struct sfi_domain,
-					    domain_fid.fid);
-	const uint64_t remote = FI_REMOTE_READ | FI_REMOTE_WRITE;
-	struct sfi_mr *mr;
-
-	if (!attr || flags || attr->iov_count > 1 ||
-	    (attr->iov_count && !attr->mr_iov))
-		return -FI_EINVAL;
-	if (attr->access & ~(uint64_t)(FI_SEND | FI_RECV | FI_READ | FI_WRITE |
-				       remote))
-		return -FI_ENOSYS;
-	mr = calloc(1, sizeof(*mr));
-	if (!mr)
-		return -FI_ENOMEM;
-	mr->domain = d;
-	mr->access = attr->access;
-	if (attr->iov_count) {
-		mr->base = attr->mr_iov[0].iov_base;
-		mr->len = attr->mr_iov[0].iov_len;
-	}
-	mr->mr_fid.fid.fclass = FI_CLASS_MR;
-	mr->mr_fid.fid.context = attr->context;
-	mr->mr_fid.fid.ops = &sfi_mr_fi_ops;
-	mr->mr_fid.mem_desc = NULL;
-	mr->mr_fid.key = attr->requested_key;
-	pthread_mutex_lock(&d->lock);
-	if ((attr->access & remote) && sfi_mr_find(d, mr->mr_fid.key)) {
-		/* mr_mode 0: the application's key names one registration */
-		pthread_mutex_unlock(&d->lock);
-		free(mr);
-		return -FI_ENOKEY;
-	}
-	if (attr->access & remote) {
-		mr->next = d->mrs;
-		d->mrs = mr;
-	}
-	d->refs++;
-	pthread_mutex_unlock(&d->lock);
-	*mr_fid = &mr->mr_fid;
-	return 0;
-}
-
-static int sfi_mr_regv(struct fid *fid, const struct iovec *iov, size_t count,
-		       uint64_t access, uint64_t offset, uint64_t requested_key,
-		       uint64_t flags, struct fid_mr **mr, void *context)
-{
-	struct fi_mr_attr attr = {
-		.mr_iov = iov,
-		.iov_count = count,
-		.access = access,
-		.offset = offset,
-		.requested_key = requested_key,
-		.context = context,
-	};
-
-	return sfi_mr_regattr(fid, &attr, flags, mr);
-}
-
-static int sfi_mr_reg(struct fid *fid, const void *buf, size_t len,
-		      uint64_t access, uint64_t offset, uint64_t requested_key,
-		      uint64_t flags, struct fid_mr **mr, void *context)
-{
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-
-	return sfi_mr_regv(fid, &iov, 1, access, offset, requested_key, flags,
-			   mr, context);
-}
-
-static struct fi_ops_mr sfi_mr_ops = {
-	.size = sizeof(struct fi_ops_mr),
-	.reg = sfi_mr_reg,
-	.regv = sfi_mr_regv,
-	.regattr = sfi_mr_regattr,
-};
-
 /* --- domain --------------------------------------------------------------- */
 static int sfi_domain_close(struct fid *fid)
 {
@@ -450,7 +332,7 @@ static struct fi_ops sfi_domain_fi_ops = {
 	.close = sfi_domain_close,
 	.bind = sfi_no_bind,
 	.control = sfi_no_control,
-	.ops_open = sfi_no_ops_open,
+	.ops_open = sfi_domain_ops_open,
 };
 
 static int sfi_no_sep(struct fid_domain *domain, struct fi_info *info,

@@ -27,6 +27,7 @@ struct sfi_params sfi_params = {
 	.unexp_max = 16 << 20,
 	.ring_size = 128 << 10,
 	.ring_eager = 16 << 10,
+	.mr_export = 1,
 };
 
 int sfi_addr_to_str(const struct sfi_addr *a, char *buf, size_t len)
@@ -399,6 +400,8 @@ static const struct sfi_param_def {
 	  &sfi_params.ring_size, NULL, 0, 16 << 20, true },
 	{ "ring_eager", "Sends through a ring up to this many bytes (at most a quarter of ring_size) are one entry in it, larger ones go by rendezvous, bytes",
 	  &sfi_params.ring_eager, NULL, 0, 4 << 20, false },
+	{ "mr_export", "1 (default): registrations are exported (host memory, pinned) to the nodes of peers that send from them or read and write them, which then move the bytes without a bounce copy; 0: every rendezvous and RMA byte goes through the bounce regions",
+	  NULL, &sfi_params.mr_export, 0, 1, false },
 };
 
 static void sfi_param_get(const struct sfi_param_def *d)

@@ -29,7 +29,8 @@ all: ofi mpi
 mpi: $(MPI_TEST)
 ofi: $(OFI_PROV) $(OFI_TEST) $(OFI_STAGE)/libsnode-fi.so $(OFI_STAGE)/ofi_test
 
-$(OFI_DIR)/%.o: $(TOP)/ofi/%.c $(TOP)/ofi/snode_fi.h $(TOP)/libsnode/libsnode.h \
+$(OFI_DIR)/%.o: $(TOP)/ofi/%.c $(TOP)/ofi/snode_fi.h $(TOP)/ofi/fi_ext_snode.h \
+		$(TOP)/libsnode/libsnode.h \
 		$(UAPI_HDRS) $(LIBSNODE_DIR)/flags
 	@mkdir -p $(dir $@)
 	$(CC) $(OFI_CFLAGS) -pthread -c -o $@ $<
@@ -40,7 +41,8 @@ $(OFI_PROV): $(OFI_OBJS) $(LIBSNODE_A)
 		$(LIBSNODE_LIBS) $(OFI_LIBS)
 
 # linked with the static libsnode too: its hostile peer crafts raw messages
-$(OFI_TEST): $(TOP)/selftests/ofi_test.c $(LIBSNODE_A) $(TOP)/libsnode/libsnode.h
+$(OFI_TEST): $(TOP)/selftests/ofi_test.c $(LIBSNODE_A) $(TOP)/libsnode/libsnode.h \
+		$(TOP)/ofi/fi_ext_snode.h
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) $(shell $(PKG_CONFIG) --cflags libfabric 2>/dev/null) \
 		$(USER_LDFLAGS) -o $@ $< $(LIBSNODE_A) $(LIBSNODE_LIBS) $(OFI_LIBS)

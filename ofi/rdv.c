@@ -160,6 +160,7 @@ void sfi_op_free(struct sfi_ep *ep, struct sfi_op *op)
 	 */
 	if (op->slot && ep->rdv.map)
 		memset((char *)ep->rdv.map + op->off, 0, op->slot);
+	free(op->ibuf);
 	free(op);
 }
 
@@ -329,15 +330,21 @@ static void sfi_ctl_flush(struct sfi_ep *ep)
 	}
 }
 
-/* tell the peer that its slot at off is free again; status 0 or -errno */
+/*
+ * tell the peer that we are done with the bytes rs named (its slot is free
+ * again, or its registered buffer); status 0 or -errno
+ */
 void sfi_rdv_done(struct sfi_ep *ep, const struct snode_ep_addr *dst,
-		  uint32_t off, int status)
+		  const struct sfi_rdv_src *rs, int status)
 {
 	uint8_t m[12] = { SFI_OP_DONE };
+	uint32_t v = rs->zc ? rs->id : rs->off;
 	int32_t s = status;
 
+	if (rs->zc)
+		m[1] = SFI_F_ZC;
 	memcpy(m + 4, &s, 4);
-	memcpy(m + 8, &off, 4);
+	memcpy(m + 8, &v, 4);
 	sfi_ctl_send(ep, dst, m, sizeof(m));
 }
 
@@ -354,6 +361,8 @@ void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
 	rs->node = m->src_node;
 	rs->pipe = 0;
 	rs->bad = 0;
+	rs->zc = 0;
+	rs->id = 0;
 	memcpy(&rs->off, m->payload + pos, 4);
 	memcpy(&rs->export_id, m->payload + pos + 4, 4);
 	memcpy(&rs->key, m->payload + pos + 8, 8);
@@ -370,6 +379,14 @@ int sfi_rdv_src_check(const struct sfi_rdv_src *rs, uint64_t len)
 {
 	uint64_t end;
 
+	/*
+	 * In a registration's export: no ready word, and the import checks
+	 * the range against the export (whose length we cannot know here).
+	 */
+	if (rs->zc)
+		return rs->pipe || __builtin_add_overflow((uint64_t)rs->off,
+							  len, &end) ?
+		       -EPROTO : 0;
 	if (rs->pipe && rs->off % sizeof(uint64_t))
 		return -EPROTO;		/* the ready word is read atomically */
 	if (__builtin_add_overflow((uint64_t)rs->off,
@@ -430,8 +447,9 @@ static int sfi_imp_get(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		return -FI_ENOMEM;
 	ret = snode_import(ep->domain->dev, &h, 0, want,
 			   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, &imp->imp);
-	if (ret == -EINVAL && want > ((need + 4095) & ~(uint64_t)4095)) {
-		/* beyond the end of the peer's region: exactly what is needed */
+	if ((ret == -EINVAL || ret == -ERANGE) &&
+	    want > ((need + 4095) & ~(uint64_t)4095)) {
+		/* beyond the end of the peer's export: exactly what is needed */
 		want = (need + 4095) & ~(uint64_t)4095;
 		ret = snode_import(ep->domain->dev, &h, 0, want,
 				   SNODE_IMPORT_ZERO_PAGE_ON_REVOKE, &imp->imp);
@@ -574,6 +592,8 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 				goto err;
 			pos += l;
 		}
+		if (rs->zc)
+			ep->domain->stats.zc_pulls++;
 		return 0;
 	}
 	ret = sfi_imp_map(imp);
@@ -595,6 +615,8 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 	ret = sfi_import_active(imp->imp);
 	if (ret)
 		goto err;
+	if (rs->zc)
+		ep->domain->stats.zc_pulls++;
 	return 0;
 err:
 	FI_INFO(&sfi_prov, FI_LOG_EP_DATA, "pull from node %u: %s\n", rs->node,
@@ -605,13 +627,78 @@ err:
 
 /* --- the sender's side of a large message ------------------------------------ */
 /*
+ * From a registered buffer (decision 0045): the RTS names the
+ * registration's export to the receiver's node, which pulls straight from
+ * it; nothing is copied here. 0, -EAGAIN, 1 (not this way: the bounce), or
+ * the -errno of the RTS.
+ *
+ * RTS with SFI_F_ZC: u16 id@2 (what DONE names), SRC@16 is the offset in
+ * the export, its id and key, and u64@40 the endpoint's key (where DONE
+ * goes; the export's key is the registration's own).
+ */
+static int sfi_rdv_send_zc(struct sfi_ep *ep, const struct snode_ep_addr *dst,
+			   const struct iovec *iov, size_t len,
+			   const uint8_t *hdr, void *context, uint64_t cflags,
+			   struct sfi_mr *mr)
+{
+	uint64_t off = (uintptr_t)iov[0].iov_base - mr->pbase;
+	struct snode_handle h;
+	uint8_t m[48];
+	struct sfi_op *op, *o;
+	uint32_t off32 = off, tries = 0;
+	uint16_t id;
+	int ret;
+
+	if (off > UINT32_MAX || sfi_mr_export(mr, dst->node, &h))
+		return 1;
+	ret = sfi_op_new(ep, SFI_K_SEND, dst, 0, &op);
+	if (ret)
+		return ret == -FI_EAGAIN ? -EAGAIN : 1;
+	/* an id no other send from a registration has now */
+	do {
+		id = ep->rdv.next_zc++;
+		for (o = ep->rdv.ops; o; o = o->next)
+			if (o != op && o->zc && o->id == id)
+				break;
+	} while (o && ++tries <= UINT16_MAX);
+	if (o) {		/* 65536 in flight: wait for one */
+		sfi_op_free(ep, op);
+		return -EAGAIN;
+	}
+	op->zc = 1;
+	op->id = id;
+	memcpy(m, hdr, 16);	/* op, flags, len, tag as a first fragment */
+	m[0] = SFI_OP_RTS;
+	m[1] |= SFI_F_ZC;
+	memcpy(m + 2, &id, 2);
+	memcpy(m + 16, &off32, 4);
+	memcpy(m + 20, &h.export_id, 4);
+	memcpy(m + 24, &h.key, 8);
+	memcpy(m + 32, hdr + 16, 8);	/* the CQ data, if any */
+	memcpy(m + 40, &ep->addr.ep.key, 8);
+	ret = sfi_frag(ep, dst, m, sizeof(m), 1);
+	if (ret) {
+		sfi_op_free(ep, op);
+		return ret;
+	}
+	op->context = context;
+	op->flags = cflags;
+	op->len = len;
+	op->want_comp = 1;
+	ep->domain->stats.zc_sends++;
+	return 0;
+}
+
+/*
  * Queue a rendezvous send: 0 (completes once the receiver answers), -EAGAIN
  * (the bounce region is full or the receiver's ring: try again), 1 (it
  * cannot go this way: send it eager), or the -errno of the RTS message.
+ * mr: the registration the buffer is in (a desc), or NULL.
  */
 int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		 const struct iovec *iov, size_t count, size_t len,
-		 const uint8_t *hdr, void *context, uint64_t cflags)
+		 const uint8_t *hdr, void *context, uint64_t cflags,
+		 struct sfi_mr *mr)
 {
 	size_t chunk = sfi_params.rdv_chunk, pos, n;
 	int pipe = chunk && len > chunk;
@@ -622,6 +709,12 @@ int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 	char *slot;
 	int ret;
 
+	if (mr && count == 1) {
+		ret = sfi_rdv_send_zc(ep, dst, iov, len, hdr, context, cflags,
+				      mr);
+		if (ret <= 0)
+			return ret;
+	}
 	ret = sfi_op_new(ep, SFI_K_SEND, dst, head + len, &op);
 	if (ret == -FI_EAGAIN) {
 		sfi_ep_progress(ep);	/* DONE answers free slots */
@@ -631,6 +724,8 @@ int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		return -EAGAIN;
 	if (ret)
 		return 1;
+	ep->domain->stats.bounce_copies++;
+	ep->domain->stats.bounce_bytes += len;
 	slot = (char *)ep->rdv.map + op->off;
 	word = (uint64_t *)slot;
 	if (pipe)
@@ -687,7 +782,7 @@ static void sfi_read_resp(struct sfi_ep *ep, const struct snode_msg *m)
 		if (op)
 			status = sfi_rdv_pull(ep, &rs, op->iov, op->iov_count,
 					      op->len);
-		sfi_rdv_done(ep, &from, rs.off, status);
+		sfi_rdv_done(ep, &from, &rs, status);
 	}
 	if (op)
 		sfi_op_end(ep, op, status);
@@ -706,7 +801,15 @@ void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m)
 			return;
 		memcpy(&status, m->payload + 4, 4);
 		memcpy(&off, m->payload + 8, 4);
-		op = sfi_op_find(ep, m, 0, off);
+		if (m->payload[1] & SFI_F_ZC) {	/* off is the send's id */
+			for (op = ep->rdv.ops; op; op = op->next)
+				if (op->zc && op->id == off &&
+				    op->peer.node == m->src_node &&
+				    op->peer.id == m->src_ep)
+					break;
+		} else {
+			op = sfi_op_find(ep, m, 0, off);
+		}
 		if (op)
 			sfi_op_end(ep, op, sfi_peer_status(m, status));
 		return;
@@ -729,6 +832,8 @@ void sfi_rdv_progress(struct sfi_ep *ep)
 	uint8_t probe = SFI_OP_PROBE;
 
 	sfi_ctl_flush(ep);
+	sfi_rmaq_run(ep);	/* before the drops: their operations are served */
+	sfi_rmr_progress(ep);
 	for (op = ep->rdv.ops; op; op = next) {
 		int ret;
 

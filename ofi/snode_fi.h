@@ -24,6 +24,8 @@
 #include <rdma/providers/fi_prov.h>
 #include <libsnode.h>
 
+#include "fi_ext_snode.h"
+
 #define SFI_PROV_NAME		"snode"
 #define SFI_PROV_VERSION	FI_VERSION(0, 1)
 #define SFI_FI_VERSION		FI_VERSION(FI_MAJOR_VERSION, FI_MINOR_VERSION)
@@ -55,6 +57,7 @@ struct sfi_params {
 	size_t unexp_max;	/* bytes of unexpected messages an endpoint buffers */
 	size_t ring_size;	/* bytes of a ring to one peer (ring.c); 0: none */
 	size_t ring_eager;	/* larger sends through a ring go by rendezvous */
+	int mr_export;		/* registrations are exported to peers (mr.c) */
 };
 extern struct sfi_params sfi_params;
 
@@ -81,7 +84,8 @@ struct sfi_domain {
 	uint32_t node_id;
 	pthread_mutex_t lock;	/* protects every object of the domain */
 	int refs;		/* objects open on it */
-	struct sfi_mr *mrs;	/* registrations, for RMA targets */
+	struct sfi_mr *mrs;	/* every registration of the domain */
+	struct fi_snode_stats stats;	/* fi_ext_snode.h */
 };
 
 /* a completion, kept in the tagged format whatever the CQ's format */
@@ -97,6 +101,7 @@ enum sfi_op_kind {
 	SFI_K_READ,		/* fi_read: waiting for the target's answer */
 	SFI_K_SERVE,		/* a peer's fi_read: bytes in our bounce */
 	SFI_K_ATOMIC,		/* an atomic: waiting for the target's answer */
+	SFI_K_RMAQ,		/* fi_write/fi_read waiting for the target's grant */
 };
 
 struct sfi_op {
@@ -109,9 +114,15 @@ struct sfi_op {
 	size_t len;
 	uint32_t off, slot;		/* bounce slot, slot bytes (0: none) */
 	uint32_t id;			/* READ, ATOMIC: names the answer */
-	struct iovec iov[SFI_IOV_LIMIT];	/* READ, ATOMIC: destination */
+	struct iovec iov[SFI_IOV_LIMIT];	/* READ, ATOMIC, RMAQ: the bytes */
 	size_t iov_count;
 	int64_t probe_ms;		/* when the peer is next probed */
+	int zc;				/* SEND from a registration: DONE names id */
+	/* RMAQ: the operation, done once its target's registration is known */
+	struct sfi_rmr *rmr;
+	int write, has_data;
+	uint64_t addr, key, data;
+	void *ibuf;			/* an inject's bytes, owned by the op */
 };
 
 /* a control message waiting for room in the peer's ring */
@@ -145,6 +156,29 @@ struct sfi_rdv {
 	struct sfi_imp *imps;
 	int nimps;
 	uint32_t next_id;
+	uint16_t next_zc;		/* ids of rendezvous from registrations */
+};
+
+/*
+ * mr.c: a peer's registration as the initiator of RMA sees it: asked for
+ * with MR_QUERY, then either imported (GRANTED: RMA goes straight into
+ * it) or served by the target through the bounce path (SERVED).
+ */
+enum sfi_rmr_state { SFI_RMR_ASKED, SFI_RMR_GRANTED, SFI_RMR_SERVED };
+
+struct sfi_rmr {
+	struct sfi_rmr *next;
+	struct snode_ep_addr peer;
+	uint64_t mr_key;
+	enum sfi_rmr_state state;
+	uint32_t qid;			/* ASKED: the query's id */
+	int64_t asked_ms;
+	uint64_t len;			/* bytes of the registration */
+	uint32_t page_off;		/* where it starts in the export */
+	int writable;
+	int gone;			/* the peer has no such key: drop */
+	struct snode_import *imp;
+	void *map;
 };
 
 /* ring.c: memory this endpoint exports to one peer node */
@@ -239,6 +273,12 @@ struct sfi_eq {
 	int fd, fd_set;			/* FI_WAIT_FD: eventfd, and readable */
 };
 
+/* mr.c: the registration exported to one node */
+struct sfi_mr_exp {
+	uint32_t node;
+	struct snode_handle h;
+};
+
 struct sfi_mr {
 	struct fid_mr mr_fid;
 	struct sfi_domain *domain;
@@ -246,6 +286,12 @@ struct sfi_mr {
 	char *base;
 	size_t len;
 	uint64_t access;
+	/* host exports of the pages [pbase, pbase + plen), one per node */
+	uintptr_t pbase;
+	size_t plen;
+	struct sfi_mr_exp *exps;
+	int nexps;
+	int exp_err;			/* an export failed: no more tries */
 };
 
 /* where a peer's bytes wait in its exported bounce region (rdv.c) */
@@ -256,6 +302,8 @@ struct sfi_rdv_src {
 	uint32_t off;
 	int pipe;	/* a ready word heads the slot: pull while it is filled */
 	int bad;	/* malformed (sfi_rdv_src_check()): never pulled */
+	int zc;		/* off is in the sender's registration's export */
+	uint16_t id;	/* zc: what DONE names */
 };
 
 /* a posted receive, or a message that arrived before one (unexpected) */
@@ -329,8 +377,11 @@ struct sfi_ep {
 	struct sfi_rdv rdv;
 	struct sfi_tring *trings;	/* rings to peers (ring.c) */
 	struct sfi_rring *rrings;	/* rings from peers */
+	struct sfi_rmr *rmrs;		/* peers' registrations (mr.c) */
+	int nrmrs;
 	int ntrings, nrrings;
 	int ring_polling;		/* sfi_ring_progress() is running */
+	int rmaq_running;		/* sfi_rmaq_run() is running */
 	uint8_t *ring_buf;		/* an entry, copied out of its ring */
 	size_t ring_buf_len;
 };
@@ -374,7 +425,7 @@ void sfi_iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
 extern struct fi_ops_rma sfi_rma_ops;
 
 /* flags of a first fragment (ep.c) and of an RTS (rdv.c) */
-enum { SFI_F_TAGGED = 1, SFI_F_DATA = 2, SFI_F_PIPE = 4 };
+enum { SFI_F_TAGGED = 1, SFI_F_DATA = 2, SFI_F_PIPE = 4, SFI_F_ZC = 8 };
 
 /* rdv.c: rendezvous through exported bounce regions, see fi_snode(7) */
 enum {
@@ -396,6 +447,14 @@ enum {
 	SFI_OP_RING_START = 14,	/* my next messages are in the ring */
 	SFI_OP_RING_WAKE = 15,	/* the ring has something: wake up */
 };
+
+/* mr.c: direct RMA on a peer's registration, see fi_snode(7) */
+enum {
+	SFI_OP_MR_QUERY = 16,	/* may I reach your registration with key K? */
+	SFI_OP_MR_GRANT = 17,	/* here is its export (or why not) */
+	SFI_OP_RMA_NOTE = 18,	/* I wrote or read your registration */
+	SFI_OP_LAST = SFI_OP_RMA_NOTE,
+};
 size_t sfi_ring_max(struct sfi_ep *ep, const struct snode_ep_addr *dst);
 int sfi_ring_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		  const void *hdr, size_t hlen, const struct iovec *iov,
@@ -406,7 +465,8 @@ int sfi_ring_sleep(struct sfi_ep *ep, int sleeping);
 void sfi_ring_close(struct sfi_ep *ep);
 int sfi_rdv_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		 const struct iovec *iov, size_t count, size_t len,
-		 const uint8_t *hdr, void *context, uint64_t cflags);
+		 const uint8_t *hdr, void *context, uint64_t cflags,
+		 struct sfi_mr *mr);
 int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 		 const struct iovec *iov, size_t count, size_t len);
 void sfi_rdv_parse(const struct snode_msg *m, size_t pos,
@@ -416,7 +476,7 @@ int sfi_rdv_src_check(const struct sfi_rdv_src *rs, uint64_t len);
 int sfi_import_active(struct snode_import *imp);
 int sfi_peer_status(const struct snode_msg *m, int32_t status);
 void sfi_rdv_done(struct sfi_ep *ep, const struct snode_ep_addr *dst,
-		  uint32_t off, int status);
+		  const struct sfi_rdv_src *rs, int status);
 void sfi_rdv_handle(struct sfi_ep *ep, const struct snode_msg *m);
 void sfi_rdv_progress(struct sfi_ep *ep);
 void sfi_rdv_close(struct sfi_ep *ep);
@@ -437,7 +497,23 @@ void sfi_ctl_send_nic(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 
 /* rma.c: the target's side of fi_write and fi_read */
 void sfi_rma_handle(struct sfi_ep *ep, const struct snode_msg *m);
+int sfi_dma_queue(struct sfi_ep *ep);
+void sfi_rmaq_run(struct sfi_ep *ep);
+
+/* mr.c: registrations, their exports, and peers' registrations */
+extern struct fi_ops_mr sfi_mr_ops;
 struct sfi_mr *sfi_mr_find(struct sfi_domain *d, uint64_t key);
+struct sfi_mr *sfi_mr_from_desc(struct sfi_domain *d, void *desc,
+				const struct iovec *iov, size_t count);
+int sfi_mr_export(struct sfi_mr *mr, uint32_t node, struct snode_handle *h);
+struct sfi_rmr *sfi_rmr_get(struct sfi_ep *ep, const struct snode_ep_addr *peer,
+			    uint64_t key);
+void sfi_rmr_drop(struct sfi_ep *ep, struct sfi_rmr *r);
+void sfi_mr_handle(struct sfi_ep *ep, const struct snode_msg *m);
+void sfi_rmr_progress(struct sfi_ep *ep);
+void sfi_rmr_close(struct sfi_ep *ep);
+int sfi_domain_ops_open(struct fid *fid, const char *name, uint64_t flags,
+			void **ops, void *context);
 
 /* atomic.c: atomics executed by the target's provider */
 extern struct fi_ops_atomic sfi_atomic_ops;

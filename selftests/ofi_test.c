@@ -17,8 +17,12 @@
  *       tagged and untagged messages of 0, 1, 48, 49 and 4096 bytes and
  *       64 KiB, 256 KiB, 1 MiB and 4 MiB (rendezvous) both ways (expected
  *       and unexpected receives, tag matching), checks bytes and CQ
- *       entries, fi_write, fi_writedata and fi_read against the peer's
- *       registered memory (bad keys and ranges give error entries), the
+ *       entries, sends from a registered buffer with its desc (the
+ *       provider's counters, fi_ext_snode.h: pulled straight from the
+ *       registration, no bounce copy), fi_write, fi_writedata and fi_read
+ *       against the peer's registered memory (directly, no bounce copy;
+ *       at odd offsets and sizes too, the target checking its own buffer;
+ *       bad keys and ranges give error entries), the
  *       FI_READ, FI_WRITE, FI_REMOTE_READ and FI_REMOTE_WRITE counters
  *       they count on, a blocking fi_cntr_wait() and fi_cq_sread(),
  *       FI_MULTI_RECV buffers (filled, given back, cancelled),
@@ -43,7 +47,12 @@
  *       max_msg_size and beyond its real region, a misaligned ready
  *       word), answers with impossible statuses, an atomic of an unknown
  *       kind, an eager header announcing max_msg_size bytes that never
- *       come, then two good eager messages; checks that the victim
+ *       come, zero-copy RTS past the export they name, then two good
+ *       eager messages; before those it asks for the victim's
+ *       registration (an unknown key is refused, the real one imports as
+ *       its own two pages only, under its own key) and writes through the
+ *       grant, which the victim finds with the pages around untouched;
+ *       checks that the victim
  *       answers every bad RTS with a failed DONE. Then it offers the
  *       victim rings of its own (ring.c's protocol by hand) and breaks
  *       each (a head beyond the ring, entries too long, past the head,
@@ -62,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <rdma/fabric.h>
 #include <rdma/fi_atomic.h>
@@ -73,6 +83,8 @@
 #include <rdma/fi_rma.h>
 #include <rdma/fi_tagged.h>
 #include <libsnode.h>
+
+#include "../ofi/fi_ext_snode.h"
 
 static int failures;
 
@@ -517,6 +529,26 @@ static void barrier(struct ctx *c)
 	wait_cq(c->rxcq, &e, NULL, &err);
 }
 
+/* the provider's counters of how bytes moved (fi_ext_snode.h) */
+static void stats(struct ctx *c, struct fi_snode_stats *st)
+{
+	static struct fi_snode_stats_ops *ops;
+
+	if (!ops)
+		TRY(fi_open_ops(&c->domain->fid, FI_SNODE_STATS_OPS, 0,
+				(void **)&ops, NULL));
+	memset(st, 0, sizeof(*st));
+	TRY(ops->read(c->domain, st, sizeof(*st)));
+}
+
+/* registrations are exported unless the run asked for the bounce path */
+static int mr_export_on(void)
+{
+	const char *e = getenv("FI_SNODE_MR_EXPORT");
+
+	return !e || strcmp(e, "0");
+}
+
 /* n round trips of 8 bytes in buf: a sends with tag, b answers with tag + 1 */
 static void round_trips(struct ctx *c, void *buf, int n, uint64_t tag)
 {
@@ -539,43 +571,157 @@ static void round_trips(struct ctx *c, void *buf, int n, uint64_t tag)
 	}
 }
 
+/*
+ * What zero copy from an unregistered buffer would cost per message (an
+ * export made for the message and withdrawn after it, decision 0045):
+ * export 1 MiB of buf to this node, import, map, unmap, close, unexport,
+ * against one memcpy() of 1 MiB (the bounce copy it would save). Printed,
+ * never asserted.
+ */
+static void export_cost(unsigned char *buf)
+{
+	struct snode_dev_status st = { 0 };
+	struct snode_import *imp;
+	struct snode_handle h;
+	struct snode_ctx *sctx;
+	struct snode_dev *dev;
+	unsigned char *dst = malloc(1 << 20);
+	/* exports are of whole pages */
+	void *p = (void *)(((uintptr_t)buf + 4095) & ~(uintptr_t)4095);
+	double t0, t_exp = 0, t_cpy;
+	void *map;
+	int i, n = 10, r = 0;
+
+	if (snode_new(&sctx) < 0)
+		return;
+	dev = snode_dev_get_first(sctx);
+	if (!dev || snode_dev_get_status(dev, &st, sizeof(st)) < 0)
+		goto out;
+	for (i = 0; i < n && !r; i++) {
+		t0 = now_us();
+		r = snode_export_mem(dev, p, 1 << 20, SNODE_EXPORT_RANDOM_KEY,
+				     0, &st.node_id, 1, &h);
+		if (r < 0)
+			break;
+		r = snode_import(dev, &h, 0, 1 << 20, 0, &imp);
+		if (!r) {
+			if (!snode_import_map(imp, &map))
+				snode_import_unmap(imp);
+			snode_import_close(imp);
+		}
+		snode_unexport(dev, &h);
+		t_exp += now_us() - t0;
+	}
+	if (r < 0) {
+		printf("# ofi export of 1 MiB per message: not measured (%s)\n",
+		       strerror(-r));
+		goto out;
+	}
+	t0 = now_us();
+	for (i = 0; i < n; i++) {
+		memcpy(dst, p, 1 << 20);
+		__asm__ volatile("" : : "r"(dst) : "memory");	/* kept */
+	}
+	t_cpy = now_us() - t0;
+	printf("# ofi export of 1 MiB per message: %.0f us (export, import, map, withdraw) against %.0f us for a memcpy() of it\n",
+	       t_exp / n, t_cpy / n);
+out:
+	free(dst);
+	snode_unref(sctx);
+}
+
+static void rma_rates(struct ctx *c, unsigned char *buf);
+
+/*
+ * n tagged messages of len bytes from a to b, after one that is not timed
+ * (imports and exports are made once per peer, not per message): us
+ */
+static double bw_run(struct ctx *c, unsigned char *buf, size_t len,
+		     struct fid_mr *mr, int n)
+{
+	struct fi_cq_tagged_entry e;
+	struct fi_cq_err_entry err;
+	double t0 = 0;
+	ssize_t r;
+	int i;
+
+	for (i = -1; i < n; i++) {
+		if (i <= 0) {
+			barrier(c);
+			t0 = now_us();
+		}
+		if (!c->a) {
+			post_recv(c, 1, buf, len, 3, buf);
+			wait_cq(c->rxcq, &e, NULL, &err);
+			continue;
+		}
+		while ((r = fi_tsend(c->ep, buf, len, mr ? fi_mr_desc(mr) : NULL,
+				     c->peer, 3, buf)) == -FI_EAGAIN)
+			fi_cq_read(c->rxcq, &e, 0);	/* progress only */
+		if (r) {
+			printf("not ok - fi_tsend: %zd (%s)\n", r, fi_strerror(-r));
+			exit(1);
+		}
+		wait_cq(c->txcq, &e, NULL, &err);
+	}
+	barrier(c);
+	return now_us() - t0;
+}
+
 static void measure(struct ctx *c, int iters)
 {
 	static const size_t bw_sizes[] = { 65536, 1048576, 4194304 };
-	unsigned char *buf = calloc(1, 4194304);
-	struct fi_cq_tagged_entry e;
-	struct fi_cq_err_entry err;
+	/* page-aligned: 1024 pages, as many extents as a NIC takes at worst */
+	unsigned char *buf = mmap(NULL, 4194304, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct fi_snode_stats s0, s1;
+	struct fid_mr *mr;
 	double t0, t;
 	unsigned int k;
-	int i, n = 5;
+	int n = 8;
 
+	if (buf == MAP_FAILED)
+		exit(1);
 	barrier(c);
 	t0 = now_us();
 	round_trips(c, buf, iters, 1);
 	t = now_us() - t0;
 	if (c->a)
 		printf("# ofi rtt 8 bytes: %.1f us (%d iterations)\n", t / iters, iters);
+	/*
+	 * From a plain buffer (bounce) and from a registered one (zero copy,
+	 * mr.c), in alternating rounds, the best round of each: the machine's
+	 * other load moves single rounds by 2x and more.
+	 */
+	TRY(fi_mr_reg(c->domain, buf, 4194304, FI_SEND | FI_RECV, 0, 0xb0, 0,
+		      &mr, NULL));
 	for (k = 0; k < sizeof(bw_sizes) / sizeof(bw_sizes[0]); k++) {
 		size_t len = bw_sizes[k];
+		double best[2] = { 1e30, 1e30 };
+		uint64_t zc = 0;
+		int round, reg;
 
-		barrier(c);
-		t0 = now_us();
-		for (i = 0; i < n; i++) {
-			if (c->a) {
-				post_send(c, 1, buf, len, 3, buf);
-				wait_cq(c->txcq, &e, NULL, &err);
-			} else {
-				post_recv(c, 1, buf, len, 3, buf);
-				wait_cq(c->rxcq, &e, NULL, &err);
+		n = len > 1048576 ? 4 : 16;
+		for (round = 0; round < 3; round++)
+			for (reg = 0; reg < 2; reg++) {
+				stats(c, &s0);
+				t = bw_run(c, buf, len, reg ? mr : NULL, n);
+				stats(c, &s1);
+				if (t < best[reg])
+					best[reg] = t;
+				if (reg)
+					zc += s1.zc_sends - s0.zc_sends;
 			}
-		}
-		barrier(c);
-		t = now_us() - t0;
 		if (c->a)
-			printf("# ofi bandwidth %zu KiB: %.2f MB/s (%d messages)\n",
-			       len >> 10, n * (double)len / t, n);
+			printf("# ofi bandwidth %zu KiB: %.2f MB/s from a plain buffer, %.2f MB/s from a registered one (%" PRIu64 " of %d sent zero copy), best of 3 alternating rounds of %d\n",
+			       len >> 10, n * (double)len / best[0],
+			       n * (double)len / best[1], zc, 3 * (n + 1), n);
 	}
-	free(buf);
+	TRY(fi_close(&mr->fid));
+	rma_rates(c, buf);
+	if (c->a)
+		export_cost(buf);
+	munmap(buf, 4194304);
 }
 
 /* messages the NIC delivered to endpoint id of this node, -1 if unknown */
@@ -628,6 +774,101 @@ static void ring_used(struct ctx *c, uint32_t my_id)
 		check(n0 >= 0 && n1 >= 0 && n1 - n0 <= 500 + 50,
 		      "rings: 500 messages of 8 bytes from the peer to an endpoint that sleeps when idle (FI_SNODE_IDLE_WAIT_US), the NIC delivered %" PRId64 " messages to it (%" PRId64 " to %" PRId64 "; wake-ups, at most one a message)",
 		      n1 - n0, n0, n1);
+}
+
+/* --- zero copy from registered memory (decision 0045) ----------------------- */
+/*
+ * Each side registers a 3 MiB send buffer (FI_SEND) and sends tagged
+ * messages from it with its desc: above the ring's eager limit, from
+ * unaligned offsets, of odd lengths, larger than a ring (128 KiB) and than
+ * a rendezvous chunk, into unaligned receive buffers whose neighbouring
+ * bytes must stay untouched. The provider's counters (fi_ext_snode.h)
+ * must show each announced from the registration and pulled straight from
+ * it, with no bounce copy on either side; under FI_SNODE_MR_EXPORT=0 the
+ * same messages must take the bounce path instead.
+ */
+/* at most 1024 pages: a NIC takes that many extents (max_host_extents) */
+#define ZC_BUF		(3 << 20)
+static const struct {
+	size_t off, len;
+} zc_msgs[] = {
+	{ 1, 65536 + 3 }, { 4095, 262144 + 5 }, { 0, 1 << 20 },
+	{ 3, (2 << 20) + 17 },
+};
+#define ZC_N	(sizeof(zc_msgs) / sizeof(zc_msgs[0]))
+
+static void zc_rendezvous(struct ctx *c)
+{
+	unsigned char *tx = malloc(ZC_BUF), *rx = malloc(ZC_BUF + 16);
+	struct fi_snode_stats s0, s1;
+	struct fid_mr *mr;
+	char what[96];
+	int s, on = mr_export_on();
+	size_t i;
+
+	TRY(fi_mr_reg(c->domain, tx, ZC_BUF, FI_SEND, 0, 0x2c0, 0, &mr, NULL));
+	barrier(c);
+	stats(c, &s0);
+	for (s = 0; s < 2; s++) {
+		int sender = (s == 0) == c->a;
+
+		for (i = 0; i < ZC_N; i++) {
+			unsigned int seed = 3000 + 10 * s + i;
+			size_t len = zc_msgs[i].len;
+			uint64_t tag = 0x2c00 + i;
+			unsigned char *b;
+			ssize_t r;
+
+			snprintf(what, sizeof(what),
+				 "zero copy: %zu bytes from +%zu of a registration %s",
+				 len, zc_msgs[i].off, s == 0 ? "a->b" : "b->a");
+			if (!sender) {
+				memset(rx, 0xee, ZC_BUF + 16);
+				b = rx + 5;
+				post_recv(c, 1, b, len, tag, b);
+				check_recv_done(c, 1, len, tag, b, b, seed, what);
+				check(rx[4] == 0xee && b[len] == 0xee,
+				      "%s: the bytes around the receive buffer are untouched",
+				      what);
+				continue;
+			}
+			b = tx + zc_msgs[i].off;
+			fill(b, len, seed);
+			do {
+				r = fi_tsend(c->ep, b, len, fi_mr_desc(mr),
+					     c->peer, tag, b);
+				if (r == -FI_EAGAIN) {
+					struct fi_cq_tagged_entry e;
+
+					fi_cq_read(c->rxcq, &e, 0);
+				}
+			} while (r == -FI_EAGAIN);
+			check(!r, "%s: posted (%zd)", what, r);
+			if (!r)
+				check_send_done(c, 1, len, b, what);
+		}
+	}
+	stats(c, &s1);
+	if (on) {
+		check(s1.bounce_copies == s0.bounce_copies,
+		      "zero copy: no send went through the bounce region (%" PRIu64 " copies)",
+		      s1.bounce_copies - s0.bounce_copies);
+		check(s1.zc_sends - s0.zc_sends == ZC_N,
+		      "zero copy: every send was announced from the registration (%" PRIu64 " of %zu)",
+		      s1.zc_sends - s0.zc_sends, ZC_N);
+		check(s1.zc_pulls - s0.zc_pulls == ZC_N,
+		      "zero copy: every receive pulled straight from the peer's registration (%" PRIu64 " of %zu)",
+		      s1.zc_pulls - s0.zc_pulls, ZC_N);
+	} else {
+		check(s1.zc_sends == s0.zc_sends &&
+		      s1.bounce_copies - s0.bounce_copies == ZC_N,
+		      "FI_SNODE_MR_EXPORT=0: registered sends take the bounce path (%" PRIu64 " copies)",
+		      s1.bounce_copies - s0.bounce_copies);
+	}
+	barrier(c);
+	TRY(fi_close(&mr->fid));
+	free(tx);
+	free(rx);
 }
 
 /* --- RMA ---------------------------------------------------------------------- */
@@ -849,6 +1090,7 @@ static void rma(struct ctx *c)
 	unsigned char *mem = calloc(1, RMA_LEN), *buf = calloc(1, RMA_LEN);
 	struct fi_cq_tagged_entry e;
 	struct fi_cq_err_entry err;
+	struct fi_snode_stats s0, s1;
 	struct fid_mr *mr, *mr2;
 	char what[96];
 	double t0;
@@ -880,6 +1122,7 @@ static void rma(struct ctx *c)
 			continue;
 		}
 		barrier(c);
+		stats(c, &s0);
 		fill(buf, RMA_HALF, 800 + s);
 		t0 = now_us();
 		for (i = 0; i < 4; i++) {
@@ -915,6 +1158,18 @@ static void rma(struct ctx *c)
 				      c->peer, 0, key, buf));
 		check(rma_wait(c, buf, "fi_writedata"),
 		      "rma %s: fi_writedata of 64 bytes completes", dir);
+		stats(c, &s1);
+		if (mr_export_on())
+			check(s1.bounce_copies == s0.bounce_copies &&
+			      s1.rma_direct - s0.rma_direct == 7,
+			      "rma %s: the 5 writes and 2 reads went straight to the target's registration, no bounce copy (%" PRIu64 " direct, %" PRIu64 " copies)",
+			      dir, s1.rma_direct - s0.rma_direct,
+			      s1.bounce_copies - s0.bounce_copies);
+		else
+			check(s1.rma_direct == s0.rma_direct &&
+			      s1.bounce_copies - s0.bounce_copies == 5,
+			      "rma %s: FI_SNODE_MR_EXPORT=0: the writes went through the bounce region (%" PRIu64 " copies)",
+			      dir, s1.bounce_copies - s0.bounce_copies);
 		snprintf(what, sizeof(what), "rma %s: fi_write with a bad key", dir);
 		rma_bad(c, 1, 0, 64, 0xdead, FI_EACCES, what);
 		snprintf(what, sizeof(what), "rma %s: fi_read with a bad key", dir);
@@ -928,6 +1183,212 @@ static void rma(struct ctx *c)
 	TRY(fi_close(&mr->fid));
 	free(mem);
 	free(buf);
+}
+
+/*
+ * RMA at odd places: b registers 2 MiB + 13 bytes at an odd address for
+ * remote reads and writes; a writes 1 MiB + 3 bytes (more than a ring) at
+ * offset 5 and one byte at the registration's last, reads both back into
+ * odd addresses; b finds the bytes in its own buffer and every byte
+ * around them untouched. Directly (no bounce copy) unless
+ * FI_SNODE_MR_EXPORT=0. Then a reads a registration of read-only pages,
+ * which b's node cannot export (pinning for write fails): b's provider
+ * serves it through the bounce path. Last, b closes the registration a
+ * holds a grant of, and registers the key again elsewhere.
+ */
+#define RU_LEN	((2 << 20) + 13)
+#define RU_KEY	0x5a1
+static void rma_unaligned(struct ctx *c)
+{
+	unsigned char *area = malloc(RU_LEN + 64), *mem = area + 7;
+	unsigned char *buf = malloc((1 << 20) + 64), *src = buf + 3;
+	size_t n = (1 << 20) + 3, i;
+	unsigned char one = 0x77, back = 0;
+	struct fi_snode_stats s0, s1;
+	struct fid_mr *mr = NULL, *ro_mr = NULL;
+	unsigned char *ro = NULL;
+	int ok;
+
+	if (!c->a) {
+		memset(area, 0xee, RU_LEN + 64);
+		TRY(fi_mr_reg(c->domain, mem, RU_LEN,
+			      FI_REMOTE_READ | FI_REMOTE_WRITE, 0, RU_KEY, 0,
+			      &mr, NULL));
+		/* pages no one can pin for writing: the export fails */
+		ro = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (ro == MAP_FAILED)
+			exit(1);
+		fill(ro, 8192, 77);
+		mprotect(ro, 8192, PROT_READ);
+		TRY(fi_mr_reg(c->domain, ro, 8192, FI_REMOTE_READ, 0,
+			      RU_KEY + 1, 0, &ro_mr, NULL));
+	}
+	barrier(c);
+	if (c->a) {
+		stats(c, &s0);
+		fill(src, n, 4242);
+		POST(c, fi_write(c->ep, src, n, NULL, c->peer, 5, RU_KEY, src));
+		check(rma_wait(c, src, "fi_write"),
+		      "rma: fi_write of %zu bytes at offset 5 of an odd registration completes",
+		      n);
+		POST(c, fi_write(c->ep, &one, 1, NULL, c->peer, RU_LEN - 1,
+				 RU_KEY, &one));
+		check(rma_wait(c, &one, "fi_write"),
+		      "rma: fi_write of the registration's last byte completes");
+		memset(buf, 0, (1 << 20) + 64);
+		POST(c, fi_read(c->ep, buf + 1, n, NULL, c->peer, 5, RU_KEY,
+				buf + 1));
+		ok = rma_wait(c, buf + 1, "fi_read");
+		check(ok && verify(buf + 1, n, 4242) && !buf[0] && !buf[n + 1],
+		      "rma: fi_read of %zu bytes at offset 5 into an odd address reads them back, nothing more",
+		      n);
+		POST(c, fi_read(c->ep, &back, 1, NULL, c->peer, RU_LEN - 1,
+				RU_KEY, &back));
+		ok = rma_wait(c, &back, "fi_read");
+		check(ok && back == 0x77,
+		      "rma: fi_read of the registration's last byte (%#x)", back);
+		stats(c, &s1);
+		if (mr_export_on())
+			check(s1.bounce_copies == s0.bounce_copies &&
+			      s1.rma_direct - s0.rma_direct == 4,
+			      "rma: the odd writes and reads went straight to the registration, no bounce copy (%" PRIu64 " direct, %" PRIu64 " copies)",
+			      s1.rma_direct - s0.rma_direct,
+			      s1.bounce_copies - s0.bounce_copies);
+		else
+			check(s1.rma_direct == s0.rma_direct,
+			      "rma: FI_SNODE_MR_EXPORT=0: nothing went directly (%" PRIu64 ")",
+			      s1.rma_direct - s0.rma_direct);
+		memset(buf, 0, 8192);
+		POST(c, fi_read(c->ep, buf, 8192, NULL, c->peer, 0, RU_KEY + 1,
+				buf));
+		ok = rma_wait(c, buf, "fi_read");
+		stats(c, &s0);
+		check(ok && verify(buf, 8192, 77) &&
+		      s0.rma_direct == s1.rma_direct,
+		      "rma: fi_read of a registration its node cannot export (read-only pages) is served by the target (%s, %" PRIu64 " direct)",
+		      ok ? "completed" : "error entry",
+		      s0.rma_direct - s1.rma_direct);
+	}
+	barrier(c);
+	if (!c->a) {
+		check(verify(mem + 5, n, 4242) && mem[RU_LEN - 1] == 0x77,
+		      "rma: the peer's writes are in the target's own buffer");
+		ok = 1;
+		for (i = 0; i < 7 + 5; i++)
+			ok &= area[i] == 0xee;
+		for (i = 7 + 5 + n; i < 7 + RU_LEN - 1; i++)
+			ok &= area[i] == 0xee;
+		for (i = 7 + RU_LEN; i < RU_LEN + 64; i++)
+			ok &= area[i] == 0xee;
+		check(ok, "rma: every byte around the peer's writes is untouched");
+		TRY(fi_close(&mr->fid));
+		TRY(fi_close(&ro_mr->fid));
+		munmap(ro, 8192);
+	}
+	barrier(c);
+	/*
+	 * b closed the registration a had a grant of (its export withdrawn):
+	 * a's next write must fail cleanly (FI_EACCES, no signal), and once
+	 * b registers the key again, elsewhere, a's write must land there.
+	 */
+	if (c->a) {
+		rma_bad(c, 1, 0, 64, RU_KEY, FI_EACCES,
+			"rma: fi_write after the target closed the registration");
+		barrier(c);
+		barrier(c);
+		fill(src, 100, 4343);
+		POST(c, fi_write(c->ep, src, 100, NULL, c->peer, 0, RU_KEY, src));
+		check(rma_wait(c, src, "fi_write"),
+		      "rma: fi_write to the key registered again completes");
+	} else {
+		barrier(c);
+		memset(area, 0, 4096);
+		TRY(fi_mr_reg(c->domain, area + 1, 4000,
+			      FI_REMOTE_READ | FI_REMOTE_WRITE, 0, RU_KEY, 0,
+			      &mr, NULL));
+		barrier(c);
+	}
+	barrier(c);
+	if (!c->a) {
+		check(verify(area + 1, 100, 4343) && !area[0] && !area[101],
+		      "rma: the write reached the new registration, nothing else");
+		TRY(fi_close(&mr->fid));
+	}
+	barrier(c);
+	free(area);
+	free(buf);
+}
+
+/*
+ * fi_write and fi_read of 1 MiB on b's registration (direct), and fi_read
+ * of a registration of read-only pages that b's node cannot export
+ * (served by b through the bounce regions), best of 3 alternating rounds
+ * of 8, after one untimed operation of each (the grant). b progresses in
+ * a barrier meanwhile.
+ */
+#define RR_KEY	0xb1
+static double rma_round(struct ctx *c, int write, void *buf, uint64_t key,
+			int n)
+{
+	double t0 = now_us();
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (write)
+			POST(c, fi_write(c->ep, buf, 1 << 20, NULL, c->peer, 0,
+					 key, buf));
+		else
+			POST(c, fi_read(c->ep, buf, 1 << 20, NULL, c->peer, 0,
+					key, buf));
+		if (!rma_wait(c, buf, "rma rate"))
+			return 0;
+	}
+	return now_us() - t0;
+}
+
+static void rma_rates(struct ctx *c, unsigned char *buf)
+{
+	struct fid_mr *mr = NULL, *ro_mr = NULL;
+	double best[3] = { 1e30, 1e30, 1e30 }, t;
+	unsigned char *tgt = NULL;
+	int round, k, n = 8;
+
+	if (!c->a) {
+		tgt = mmap(NULL, 2 << 20, PROT_READ | PROT_WRITE,
+			   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (tgt == MAP_FAILED)
+			exit(1);
+		memset(tgt, 1, 2 << 20);
+		mprotect(tgt + (1 << 20), 1 << 20, PROT_READ);
+		TRY(fi_mr_reg(c->domain, tgt, 1 << 20,
+			      FI_REMOTE_READ | FI_REMOTE_WRITE, 0, RR_KEY, 0,
+			      &mr, NULL));
+		TRY(fi_mr_reg(c->domain, tgt + (1 << 20), 1 << 20,
+			      FI_REMOTE_READ, 0, RR_KEY + 1, 0, &ro_mr, NULL));
+	}
+	barrier(c);
+	if (c->a) {
+		rma_round(c, 1, buf, RR_KEY, 1);
+		rma_round(c, 0, buf, RR_KEY + 1, 1);
+		for (round = 0; round < 3; round++)
+			for (k = 0; k < 3; k++) {
+				t = rma_round(c, k == 0, buf,
+					      k == 2 ? RR_KEY + 1 : RR_KEY, n);
+				if (t && t < best[k])
+					best[k] = t;
+			}
+		printf("# ofi rma 1 MiB: fi_write %.2f MB/s, fi_read %.2f MB/s (%s), fi_read served by the target %.2f MB/s, best of 3 alternating rounds of %d\n",
+		       n * 1048576.0 / best[0], n * 1048576.0 / best[1],
+		       mr_export_on() ? "direct" : "served: FI_SNODE_MR_EXPORT=0",
+		       n * 1048576.0 / best[2], n);
+	}
+	barrier(c);
+	if (!c->a) {
+		TRY(fi_close(&mr->fid));
+		TRY(fi_close(&ro_mr->fid));
+		munmap(tgt, 2 << 20);
+	}
 }
 
 /* --- atomics ------------------------------------------------------------------ */
@@ -1234,10 +1695,12 @@ static int do_pair(int a, const char *dir, int iters)
 	barrier(&c);
 	multi_recv(&c);
 	probes(&c);
+	zc_rendezvous(&c);
 	rma(&c);
 	counters_after_rma(&c);
 	counter_wait(&c);
 	barrier(&c);
+	rma_unaligned(&c);
 	atomics(&c);
 	barrier(&c);
 	bad_destination(&c, peer);
@@ -1419,18 +1882,27 @@ static const struct {
 	uint32_t off, len;
 	int pipe;
 	const char *what;
+	uint16_t zc;	/* a zero-copy RTS (flag 8) with this id */
 } h_rts[] = {
 	{ 0xbad1, 0xffffffc0, 4096, 1,
-	  "pipelined RTS, slot offset 0xffffffc0 (+64 wraps 32 bits)" },
-	{ 0xbad2, 0, 0xffffffff, 0, "RTS of 4 GiB - 1 (beyond max_msg_size)" },
-	{ 0xbad3, 0xfffff000, 0x2000, 0, "RTS at 0xfffff000 + 8 KiB (wraps 32 bits)" },
-	{ 0xbad4, H_REGION - 64, 4096, 0, "RTS past the end of the peer's region" },
-	{ 0xbad5, 3, 100, 1, "pipelined RTS, misaligned ready word" },
+	  "pipelined RTS, slot offset 0xffffffc0 (+64 wraps 32 bits)", 0 },
+	{ 0xbad2, 0, 0xffffffff, 0, "RTS of 4 GiB - 1 (beyond max_msg_size)", 0 },
+	{ 0xbad3, 0xfffff000, 0x2000, 0, "RTS at 0xfffff000 + 8 KiB (wraps 32 bits)", 0 },
+	{ 0xbad4, H_REGION - 64, 4096, 0, "RTS past the end of the peer's region", 0 },
+	{ 0xbad5, 3, 100, 1, "pipelined RTS, misaligned ready word", 0 },
+	{ 0xbad8, 0xfffff000, 0x2000, 0,
+	  "zero-copy RTS at 0xfffff000 + 8 KiB of the sender's export", 0x7001 },
+	{ 0xbad9, H_REGION - 64, 4096, 0,
+	  "zero-copy RTS past the end of the sender's export", 0x7002 },
+	{ 0xbada, 0, 4096, 1, "zero-copy RTS that is also pipelined", 0x7003 },
 };
 #define H_NRTS	(sizeof(h_rts) / sizeof(h_rts[0]))
 #define H_GOOD1	0x600d1
 #define H_GOOD2	0x600d2
 #define H_GOOD3	0x600d3		/* through a ring of the hostile side */
+#define H_MRKEY		0x3a11		/* the victim's registration */
+#define H_MR_OFF	100
+#define H_MR_LEN	4096
 
 static int victim(const char *dir)
 {
@@ -1438,7 +1910,10 @@ static int victim(const char *dir)
 	struct fi_av_attr ava = { .type = FI_AV_TABLE };
 	struct fi_info *h = hints_new();
 	static unsigned char bufs[H_NRTS][65536];
+	static unsigned char area[4 * 4096] __attribute__((aligned(4096)));
 	char good1[64] = "", good2[64] = "", good3[64] = "";
+	struct fid_mr *mr;
+	int ok;
 	struct ctx c = { .a = 1 };
 	char name[64], path[512], tmp[520];
 	size_t len = sizeof(name), i;
@@ -1457,6 +1932,10 @@ static int victim(const char *dir)
 	TRY(fi_ep_bind(c.ep, &c.rxcq->fid, FI_RECV));
 	TRY(fi_enable(c.ep));
 	TRY(fi_getname(&c.ep->fid, name, &len));
+	/* 4096 bytes at 100 into the second of four pages (h_mr_attacks()) */
+	TRY(fi_mr_reg(c.domain, area + 4096 + H_MR_OFF, H_MR_LEN,
+		      FI_REMOTE_READ | FI_REMOTE_WRITE, 0, H_MRKEY, 0, &mr,
+		      NULL));
 	for (i = 0; i < H_NRTS; i++)
 		post_recv(&c, 1, bufs[i], sizeof(bufs[i]), h_rts[i].tag, bufs[i]);
 	post_recv(&c, 1, good1, sizeof(good1), H_GOOD1, good1);
@@ -1496,6 +1975,16 @@ static int victim(const char *dir)
 	}
 	check(seen == (1u << H_NRTS) - 1,
 	      "hostile peer: every malformed RTS ended its receive");
+	/* the peer wrote 0xab over the registration through its grant */
+	ok = 1;
+	for (i = 0; i < sizeof(area); i++)
+		ok &= area[i] == (mr_export_on() && i >= 4096 + H_MR_OFF &&
+				  i < 4096 + H_MR_OFF + H_MR_LEN ? 0xab : 0);
+	if (mr_export_on())
+		check(ok, "hostile peer: the registration holds the peer's direct write, the pages around it are untouched");
+	else
+		check(ok, "hostile peer: FI_SNODE_MR_EXPORT=0: nothing reached the registration");
+	TRY(fi_close(&mr->fid));
 	printf("# victim: %d failed\n", failures);
 	return failures ? 1 : 0;
 }
@@ -1520,6 +2009,126 @@ static void h_eager(struct snode_ep *sep, const struct snode_ep_addr *dst,
 	memcpy(m + 8, &tag, 8);
 	memcpy(m + 16, text ? text : "", n);
 	h_send(sep, dst, m, 16 + n, "an eager header");
+}
+
+/*
+ * The victim's registration (H_MRKEY) through mr.c's protocol by hand: a
+ * query for a key never registered is refused; the real one is granted to
+ * this node under a key of its own, and the device lets this node import
+ * the registration's two pages, nothing past them and nothing with
+ * another key; a write through the grant lands (the victim checks it and
+ * the pages around); notes for what was never granted are ignored.
+ */
+static int h_grant(struct snode_ep *sep, uint32_t qid, uint8_t *g)
+{
+	double end = now_us() + 10e6;
+	uint32_t id;
+
+	while (now_us() < end) {
+		struct snode_msg msg;
+
+		if (snode_ep_recv(sep, &msg, 1, 1000) != 1 || msg.len < 32 ||
+		    msg.payload[0] != 17)
+			continue;
+		memcpy(&id, msg.payload + 8, 4);
+		if (id != qid)
+			continue;
+		memcpy(g, msg.payload, 32);
+		return 0;
+	}
+	return -1;
+}
+
+static void h_query(struct snode_ep *sep, const struct snode_ep_addr *dst,
+		    uint32_t qid, uint64_t key)
+{
+	uint8_t m[24] = { 16 };
+	uint64_t ans = H_KEY;
+
+	memcpy(m + 4, &qid, 4);
+	memcpy(m + 8, &key, 8);
+	memcpy(m + 16, &ans, 8);
+	h_send(sep, dst, m, sizeof(m), "an MR_QUERY");
+}
+
+static void h_mr_attacks(struct snode_dev *dev, struct snode_ep *sep,
+			 const struct snode_ep_addr *dst)
+{
+	struct snode_handle h = { .node = dst->node };
+	struct snode_import *imp;
+	uint8_t g[32], m[24] = { 18, 3 };
+	uint64_t len = 0, key = 0xdead;
+	uint32_t u = 0xffffffff;
+	uint16_t poff = 0;
+	int32_t st = 0;
+	void *map;
+	int r;
+
+	h_query(sep, dst, 1, 0xdead);
+	r = h_grant(sep, 1, g);
+	if (!r)
+		memcpy(&st, g + 4, 4);
+	check(!r && st < 0,
+	      "hostile: MR_QUERY of a key never registered is refused (%s, %d)",
+	      r ? "no answer" : "answered", st);
+	h_query(sep, dst, 2, H_MRKEY);
+	r = h_grant(sep, 2, g);
+	if (!r) {
+		memcpy(&poff, g + 2, 2);
+		memcpy(&st, g + 4, 4);
+		memcpy(&h.export_id, g + 12, 4);
+		memcpy(&h.key, g + 16, 8);
+		memcpy(&len, g + 24, 8);
+	}
+	if (!mr_export_on()) {	/* the victim runs with it too */
+		check(!r && st == -EOPNOTSUPP,
+		      "hostile: FI_SNODE_MR_EXPORT=0: MR_QUERY of the registration is answered EOPNOTSUPP (%s, %d)",
+		      r ? "no answer" : "answered", st);
+		return;
+	}
+	check(!r && !st && poff == H_MR_OFF && len == H_MR_LEN && (g[1] & 1),
+	      "hostile: MR_QUERY of the registration: granted, %d bytes at %d of its first page, writable (%s, %d, %u, %" PRIu64 ")",
+	      H_MR_LEN, H_MR_OFF, r ? "no answer" : "answered", st, poff, len);
+	if (r || st)
+		return;
+	check(h.key != H_MRKEY && h.key != dst->key,
+	      "hostile: the grant's key is its own, not the registration's or the endpoint's");
+	r = snode_import(dev, &h, 0, 3 * 4096, SNODE_IMPORT_WRITE, &imp);
+	check(r < 0, "hostile: an import past the registration's pages is refused (%s)",
+	      r < 0 ? strerror(-r) : "imported");
+	if (!r)
+		snode_import_close(imp);
+	r = snode_import(dev, &h, 8192, 4096, 0, &imp);
+	check(r < 0, "hostile: an import beyond the granted pages is refused (%s)",
+	      r < 0 ? strerror(-r) : "imported");
+	if (!r)
+		snode_import_close(imp);
+	h.key ^= 1;
+	r = snode_import(dev, &h, 0, 4096, 0, &imp);
+	check(r < 0, "hostile: the grant's export under another key is refused (%s)",
+	      r < 0 ? strerror(-r) : "imported");
+	if (!r)
+		snode_import_close(imp);
+	h.key ^= 1;
+	r = snode_import(dev, &h, 0, 2 * 4096, SNODE_IMPORT_WRITE, &imp);
+	check(!r, "hostile: the granted pages import (%s)", r ? strerror(-r) : "ok");
+	if (!r) {
+		r = snode_import_map(imp, &map);
+		if (!r) {
+			memset((char *)map + H_MR_OFF, 0xab, H_MR_LEN);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			snode_import_unmap(imp);
+		}
+		snode_import_close(imp);
+	}
+	/* notes of writes that never were: 4 GiB - 1 bytes, a bad key */
+	memcpy(m + 4, &u, 4);
+	key = H_MRKEY;
+	memcpy(m + 8, &key, 8);
+	h_send(sep, dst, m, sizeof(m), "an RMA_NOTE");
+	key = 0xdead;
+	memcpy(m + 8, &key, 8);
+	h_send(sep, dst, m, sizeof(m), "an RMA_NOTE");
 }
 
 /*
@@ -1731,7 +2340,10 @@ static int hostile(const char *dir)
 	memset(map, 0x5a, H_REGION);
 	TRY(snode_export(mem, 0, H_REGION, 0, H_KEY, NULL, 0, &hd));
 
+	h_mr_attacks(dev, sep, &dst);
 	for (i = 0; i < H_NRTS; i++) {
+		uint64_t ans = H_KEY;
+
 		memset(m, 0, sizeof(m));
 		m[0] = 3;				/* RTS */
 		m[1] = 1 | (h_rts[i].pipe ? 4 : 0);	/* tagged, pipelined */
@@ -1740,7 +2352,12 @@ static int hostile(const char *dir)
 		memcpy(m + 16, &h_rts[i].off, 4);
 		memcpy(m + 20, &hd.export_id, 4);
 		memcpy(m + 24, &hd.key, 8);
-		h_send(sep, &dst, m, 40, h_rts[i].what);
+		if (h_rts[i].zc) {		/* zero copy: id, answer key */
+			m[1] |= 8;
+			memcpy(m + 2, &h_rts[i].zc, 2);
+			memcpy(m + 40, &ans, 8);
+		}
+		h_send(sep, &dst, m, h_rts[i].zc ? 48 : 40, h_rts[i].what);
 	}
 	/* answers to nothing, with statuses no errno has */
 	memset(m, 0, sizeof(m));
@@ -1786,7 +2403,11 @@ static int hostile(const char *dir)
 		memcpy(&st, msg.payload + 4, 4);
 		memcpy(&u, msg.payload + 8, 4);
 		for (i = 0; i < H_NRTS; i++)
-			if (u == h_rts[i].off && !(seen & (1u << i))) {
+			if ((h_rts[i].zc ? (msg.payload[1] & 8) &&
+					   u == h_rts[i].zc :
+					   !(msg.payload[1] & 8) &&
+					   u == h_rts[i].off) &&
+			    !(seen & (1u << i))) {
 				check(st < 0,
 				      "hostile: %s: the victim answers DONE with an error (%d)",
 				      h_rts[i].what, st);

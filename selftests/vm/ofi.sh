@@ -63,6 +63,10 @@
 # The numbers side by side run only with "all" (the default).
 # With OFI_BENCH=1 (make bench, tools/snode-perf/bench.sh) only the
 # fi_pingpong runs and the numbers, logs in build/check/ofi-bench-KERNEL.
+# OFI_ENV adds provider parameters to every program the suite runs in the
+# guests, e.g. OFI_ENV=FI_SNODE_MR_EXPORT=0 for the bounce path alone
+# (ofi_test then expects it), to compare with the zero copy of decision
+# 0045 on the same machine.
 #
 # Needs: make all modules-guest selftests ofi (and the kernels).
 
@@ -94,7 +98,7 @@ part() {
 	return 1
 }
 OFI=/usr/lib/snode/ofi
-ENV="FI_PROVIDER_PATH=$OFI"
+ENV="FI_PROVIDER_PATH=$OFI ${OFI_ENV:-}"
 require "$BUILD/stage/common$OFI/libsnode-fi.so" "$BUILD/stage/common$OFI/ofi_test"
 
 vm_up ofi --nodes 2 --package libfabric-bin || finish
@@ -199,7 +203,7 @@ for _ in $(seq 60); do
 done
 check "$KERNEL: hostile peer: the victim published its address ($addr_v)" [ -n "$addr_v" ]
 gexec 1 "rm -rf /tmp/hos; mkdir -p /tmp/hos; echo '$addr_v' >/tmp/hos/peer.addr" >>"$LOG/exec" 2>&1
-gexec_t 1 120 "$OFI/ofi_test hostile /tmp/hos" >"$LOG/hostile" 2>&1
+gexec_t 1 120 "${OFI_ENV:-} $OFI/ofi_test hostile /tmp/hos" >"$LOG/hostile" 2>&1
 rc_h=$?
 rc_v=
 for _ in $(seq 60); do
