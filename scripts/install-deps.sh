@@ -41,7 +41,7 @@ PACKAGES=(
 	libsensors-dev
 	libssl-dev
 	lintian
-	linux-source-6.1
+	linux-source
 	lm-sensors
 	lz4
 	meson

@@ -36,6 +36,7 @@ SUITES=(
 	"paths:bash tools/testing/paths-test.sh"
 	"dkms:bash tools/testing/dkms-test.sh"
 	"deb:bash tools/testing/deb-test.sh 6.12"
+	"deb-build:bash tools/testing/deb-build-test.sh"
 	"libsnode:make -s --no-print-directory libsnode-test"
 	"ofi-host:make -s --no-print-directory ofi-check"
 	"lint:bash tools/testing/lint-suite.sh"
@@ -98,9 +99,11 @@ SUITES=(
 # its ring), which net-6.12 runs in make check with the pair part.
 # devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK. mpi-hpcc-6.12, Debian's hpcc as
-# a 4-rank job (about 280 s), is check-full's only.
-FULL_ONLY=(devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1 emu-6.12
-	fuzz-6.12 mpi-hpcc-6.12
+# a 4-rank job (about 280 s), is check-full's only, as is deb-build (a
+# second package build, about 75 s, with the profile that needs no
+# linux-source; deb builds the packages make check installs).
+FULL_ONLY=(deb-build devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1
+	emu-6.12 fuzz-6.12 mpi-hpcc-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
 passed=0
