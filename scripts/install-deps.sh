@@ -14,6 +14,7 @@ set -euo pipefail
 
 PACKAGES=(
 	abigail-tools
+	autopkgtest
 	bc
 	bison
 	build-essential
@@ -45,6 +46,7 @@ PACKAGES=(
 	lm-sensors
 	lz4
 	meson
+	mmdebstrap
 	ninja-build
 	patch
 	pciutils

@@ -37,6 +37,8 @@ SUITES=(
 	"dkms:bash tools/testing/dkms-test.sh"
 	"deb:bash tools/testing/deb-test.sh 6.12"
 	"deb-build:bash tools/testing/deb-build-test.sh"
+	"adt:bash tools/testing/adt-test.sh host"
+	"adt-clean:bash tools/testing/adt-test.sh clean"
 	"libsnode:make -s --no-print-directory libsnode-test"
 	"ofi-host:make -s --no-print-directory ofi-check"
 	"lint:bash tools/testing/lint-suite.sh"
@@ -99,10 +101,12 @@ SUITES=(
 # its ring), which net-6.12 runs in make check with the pair part.
 # devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK. mpi-hpcc-6.12, Debian's hpcc as
-# a 4-rank job (about 280 s), is check-full's only, as is deb-build (a
+# a 4-rank job (about 280 s), is check-full's only, as are deb-build (a
 # second package build, about 75 s, with the profile that needs no
-# linux-source; deb builds the packages make check installs).
-FULL_ONLY=(deb-build devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1
+# linux-source; deb builds the packages make check installs) and
+# adt-clean (the autopkgtests in a clean bookworm, every dependency from
+# the archive, about 4 min; adt runs them on an overlay of the host).
+FULL_ONLY=(deb-build adt-clean devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1
 	emu-6.12 fuzz-6.12 mpi-hpcc-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
