@@ -11,6 +11,7 @@
 #define SNODE_FI_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 #include <rdma/fabric.h>
@@ -23,6 +24,12 @@
 #include <rdma/providers/fi_log.h>
 #include <rdma/providers/fi_prov.h>
 #include <libsnode.h>
+
+/* libfabric 1.x's <rdma/fabric.h> defines it, 2.x's (trixie) no longer */
+#ifndef container_of
+#define container_of(ptr, type, field) \
+	((type *)((char *)(ptr) - offsetof(type, field)))
+#endif
 
 #define SFI_PROV_NAME		"snode"
 #define SFI_PROV_VERSION	FI_VERSION(0, 1)

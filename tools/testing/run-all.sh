@@ -37,6 +37,8 @@ SUITES=(
 	"dkms:bash tools/testing/dkms-test.sh"
 	"deb:bash tools/testing/deb-test.sh 6.12"
 	"deb-build:bash tools/testing/deb-build-test.sh"
+	"deb-bookworm:bash tools/testing/deb-chroot-test.sh bookworm"
+	"deb-trixie:bash tools/testing/deb-chroot-test.sh trixie"
 	"adt:bash tools/testing/adt-test.sh host"
 	"adt-clean:bash tools/testing/adt-test.sh clean"
 	"libsnode:make -s --no-print-directory libsnode-test"
@@ -105,8 +107,10 @@ SUITES=(
 # second package build, about 75 s, with the profile that needs no
 # linux-source; deb builds the packages make check installs) and
 # adt-clean (the autopkgtests in a clean bookworm, every dependency from
-# the archive, about 4 min; adt runs them on an overlay of the host).
-FULL_ONLY=(deb-build adt-clean devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1
+# the archive, about 4 min; adt runs them on an overlay of the host), and
+# deb-bookworm and deb-trixie (the package built from source in a clean
+# chroot of each, build dependencies from the archive, about 5 min each).
+FULL_ONLY=(deb-build deb-bookworm deb-trixie adt-clean devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1
 	emu-6.12 fuzz-6.12 mpi-hpcc-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
