@@ -63,14 +63,10 @@ if ! ls "$DEB"/*.deb >/dev/null 2>&1; then
 	fi
 fi
 
-# The source tree autopkgtest runs the tests in: the checkout's files,
-# committed or not, as make deb takes them (not build/)
+# The source tree autopkgtest runs the tests in: the checkout's files as
+# make deb takes them (not build/)
 SRC=$T/src
-mkdir -p "$SRC"
-# shellcheck disable=SC2016
-(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
-	xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
-	tar --null -T - -cf -) | tar -C "$SRC" -xf -
+export_tree "$SRC"
 
 OUT=$T/out
 ADT=(autopkgtest --output-dir "$OUT" "$DEB"/*.deb "$SRC")
@@ -85,44 +81,16 @@ EOF
 	rm -rf "$T/overlay"
 else
 	TAR=$TOP/build/adt/bookworm.tar
-	if [ -z "$(find "$TAR" -mtime -7 2>/dev/null)" ]; then
-		mkdir -p "${TAR%/*}"
-		rm -f "$TAR"
-		if mmdebstrap --variant=apt --include=ca-certificates bookworm "$TAR.new" \
-			"deb http://deb.debian.org/debian bookworm main" \
-			"deb http://deb.debian.org/debian bookworm-updates main" \
-			"deb http://deb.debian.org/debian-security bookworm-security main" \
-			>"$T/mmdebstrap.log" 2>&1 && mv "$TAR.new" "$TAR"; then
-			ok "mmdebstrap: a clean bookworm ($(du -h "$TAR" | cut -f1))"
-		else
-			tail -n 20 "$T/mmdebstrap.log" >"$LOG"
-			not_ok "mmdebstrap: a clean bookworm"; finish
-		fi
+	if ! debian_tarball bookworm apt "$TAR" >"$LOG" 2>&1; then
+		not_ok "mmdebstrap: a clean bookworm"; finish
 	fi
-	# unpacked anew under build/, in a private mount namespace with /proc,
-	# /sys, /dev of the host and its resolver (the archive is reached from
-	# inside); autopkgtest's chroot runner, as root, which first updates
-	# the package lists mmdebstrap left empty (-U). (Its unshare runner
-	# wants /etc/subuid entries for root, which this host's configuration
-	# has none of.)
-	R=$T/root
-	mkdir -p "$R"
-	# shellcheck disable=SC2016 # expanded by the inner bash
-	unshare --mount --propagation private bash -c '
-		set -e
-		r=$1 tar=$2
-		shift 2
-		tar -C "$r" --exclude=./dev -xf "$tar"
-		mkdir -p "$r/dev" "$r/proc" "$r/sys" "$r/tmp"
-		mount --rbind /dev "$r/dev"
-		mount -t proc proc "$r/proc"
-		mount --rbind /sys "$r/sys"
-		mount -t tmpfs tmpfs "$r/tmp"
-		cp -L /etc/resolv.conf "$r/etc/resolv.conf"
-		"$@" --apt-upgrade -- chroot "$r"
-	' sh "$R" "$TAR" "${ADT[@]}" >"$T/adt.log" 2>&1
+	# unpacked anew, in a private mount namespace (pkg-lib.sh's
+	# tarball_ns); autopkgtest's chroot runner, as root, which first
+	# updates the package lists mmdebstrap left empty (-U). (Its unshare
+	# runner wants /etc/subuid entries for root, which this host's
+	# configuration has none of.)
+	tarball_ns "$TAR" "$T/root" "${ADT[@]}" --apt-upgrade -- chroot "$T/root" >"$T/adt.log" 2>&1
 	rc=$?
-	rm -rf "$R"
 fi
 if [ ! -s "$OUT/summary" ]; then
 	tail -n 30 "$T/adt.log" >"$LOG"
