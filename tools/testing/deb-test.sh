@@ -80,6 +80,20 @@ else
 	grep -E '^[EW]:' "$DEB/lintian.log" >"$LOG"; not_ok "lintian: no errors or warnings"
 fi
 
+# The changelog's entry for this version names every binary package of
+# debian/control (it once listed four of six)
+unnamed=()
+changes=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Changes | tr -s ' \n' ' ')
+while read -r p; do
+	grep -Eq "(^|[ ,])$p([ ,.]|$)" <<<"$changes" || unnamed+=("$p")
+done < <(sed -n 's/^Package: //p' "$TOP/debian/control")
+if [ ${#unnamed[@]} -eq 0 ]; then
+	ok "debian/changelog's $VERSION entry names every package of debian/control"
+else
+	echo "$changes" >"$LOG"
+	not_ok "debian/changelog's $VERSION entry names every package of debian/control (not: ${unnamed[*]})"
+fi
+
 # contents PACKAGE PATH...: each PATH is in the package
 contents() {
 	local p=$1 f list; shift
