@@ -77,7 +77,9 @@ $(LIBSNODE_DIR)/libsnode.pc: $(TOP)/libsnode/libsnode.pc.in $(LIBSNODE_DIR)/dirs
 # under ThreadSanitizer; the collectives' helpers (coll_unit, built with
 # the library's sources for its internal functions); the ABI against the committed baseline
 # (libsnode/libsnode.abi, abidiff); the Debian symbols file
-# (debian/libsnode1.symbols) against the version script and the library.
+# (debian/libsnode1.symbols) against the version script and the library;
+# the version nodes as the symbols file's versions and the man pages give
+# them (nodes-check.sh).
 LIBSNODE_TEST_DIR := $(LIBSNODE_DIR)/test
 LIBSNODE_THREAD_TEST := $(LIBSNODE_TEST_DIR)/thread_test
 LIBSNODE_THREAD_TSAN := $(LIBSNODE_TEST_DIR)/thread_test-tsan
@@ -97,7 +99,8 @@ libsnode-test: $(LIBSNODE_THREAD_TEST) $(LIBSNODE_THREAD_TSAN) $(LIBSNODE_COLL_U
 	bash $(TOP)/libsnode/test/abi-check.sh $(LIBSNODE_SO) 9 || rc=1; \
 	bash $(TOP)/libsnode/test/symbols-check.sh $(LIBSNODE_SO) 10 || rc=1; \
 	bash $(TOP)/libsnode/test/version-check.sh $(LIBSNODE_SO) 11 "$(CC)" || rc=1; \
-	bash $(TOP)/libsnode/test/man-examples.sh $(LIBSNODE_SO) 12 "$(CC)" || rc=1; \
+	bash $(TOP)/libsnode/test/nodes-check.sh 12 || rc=1; \
+	bash $(TOP)/libsnode/test/man-examples.sh $(LIBSNODE_SO) 14 "$(CC)" || rc=1; \
 	exit $$rc
 
 # The same test for an emulated node (thread_test --device there), staged

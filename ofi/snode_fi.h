@@ -11,6 +11,7 @@
 #define SNODE_FI_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/uio.h>
 #include <rdma/fabric.h>
@@ -25,6 +26,12 @@
 #include <libsnode.h>
 
 #include "fi_ext_snode.h"
+
+/* libfabric 1.x's <rdma/fabric.h> defines it, 2.x's (trixie) no longer */
+#ifndef container_of
+#define container_of(ptr, type, field) \
+	((type *)((char *)(ptr) - offsetof(type, field)))
+#endif
 
 #define SFI_PROV_NAME		"snode"
 #define SFI_PROV_VERSION	FI_VERSION(0, 1)

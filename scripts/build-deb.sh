@@ -8,11 +8,14 @@
 # dependencies in debian/control (scripts/install-deps.sh installs them).
 #
 # Usage: scripts/build-deb.sh   (make deb)
+# Environment: SNODE_DEB_OUT, another directory than build/deb (tests);
+# DEB_BUILD_PROFILES and DEB_BUILD_OPTIONS as dpkg-buildpackage reads them
+# (pkg.snode.noselftests: no snode-selftests, no linux-source needed).
 
 set -euo pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$TOP/build/deb
+OUT=${SNODE_DEB_OUT:-$TOP/build/deb}
 VERSION=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Version)
 SRC=$OUT/src/snode-$VERSION
 
@@ -34,7 +37,7 @@ if command -v lintian >/dev/null; then
 	# lintian's exit status is 2 on errors; keep the report either way
 	lintian --fail-on error --info "$OUT"/*.changes >"$OUT/lintian.log" 2>&1 || {
 		cat "$OUT/lintian.log"
-		echo "make deb: lintian found errors (build/deb/lintian.log)" >&2
+		echo "make deb: lintian found errors ($OUT/lintian.log)" >&2
 		exit 1
 	}
 	cat "$OUT/lintian.log"

@@ -4,7 +4,9 @@
 # Extract the few files we use from Debian's linux-source-<ver> package into
 # build/linux-source-<ver>/ (never committed):
 #   6.1:  kselftest_harness.h, kselftest.h, checkpatch.pl + its data files
-#   6.12: tools/net/ynl/ (netlink YAML tooling) + checkpatch
+#   6.12: tools/net/ynl/ (netlink YAML tooling) + checkpatch, and its
+#         kselftest harness (the Debian package builds the collection
+#         against its release's linux-source: 6.12 on trixie)
 #
 # Usage: scripts/fetch-linux-source.sh [--refresh] 6.1|6.12
 #
@@ -29,7 +31,8 @@ case "$ver" in
 		 tools/testing/selftests/kselftest.h "${CHECKPATCH[@]}")
 	;;
 6.12)
-	MEMBERS=(tools/net/ynl "${CHECKPATCH[@]}")
+	MEMBERS=(tools/net/ynl tools/testing/selftests/kselftest_harness.h
+		 tools/testing/selftests/kselftest.h "${CHECKPATCH[@]}")
 	;;
 *)
 	echo "usage: $0 [--refresh] 6.1|6.12" >&2

@@ -14,6 +14,7 @@ set -euo pipefail
 
 PACKAGES=(
 	abigail-tools
+	autopkgtest
 	bc
 	bison
 	build-essential
@@ -41,10 +42,11 @@ PACKAGES=(
 	libsensors-dev
 	libssl-dev
 	lintian
-	linux-source-6.1
+	linux-source
 	lm-sensors
 	lz4
 	meson
+	mmdebstrap
 	ninja-build
 	patch
 	pciutils

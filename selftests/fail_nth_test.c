@@ -1159,7 +1159,7 @@ TEST_F_TIMEOUT(fail_nth, sweep, 1800)
 	int ret, hit;
 
 	/* the 6.1 harness runs the body after a SKIP in the setup */
-	if (_metadata->skip)
+	if (snode_test_skipped(_metadata))
 		return;
 	for (n = 1; n <= MAX_NTH; n++) {
 		ASSERT_EQ(0, prep(&c, variant->prep)) TH_LOG("prep for n=%u", n);
@@ -1203,7 +1203,7 @@ TEST_F_TIMEOUT(fail_nth, sweep, 1800)
 			       (unsigned long long)now.pool_free);
 		if (memcmp(&self->base, &now, sizeof(now)))
 			log_links(_metadata, &self->base, &now);
-		if (!hit || !_metadata->passed)
+		if (!hit || !snode_test_passed(_metadata))
 			break;
 	}
 	ASSERT_GT(MAX_NTH + 1, n) TH_LOG("still failing after %u faults", MAX_NTH);

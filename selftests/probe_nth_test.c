@@ -222,7 +222,7 @@ TEST_F_TIMEOUT(probe, sweep, 2400)
 	char what[64];
 	int ret, hit, fd;
 
-	if (_metadata->skip)
+	if (snode_test_skipped(_metadata))
 		return;
 	if (env)
 		stride = strtoul(env, NULL, 10) ?: 1;
@@ -256,7 +256,7 @@ TEST_F_TIMEOUT(probe, sweep, 2400)
 		EXPECT_EQ(0, probe_leftover(what, sizeof(what)))
 			TH_LOG("n=%u (%s): %s left behind", n,
 			       ret ? strerror(-ret) : "tolerated", what);
-		if (!_metadata->passed)
+		if (!snode_test_passed(_metadata))
 			break;
 	}
 	ASSERT_GT(PROBE_MAX_NTH + 1, n) TH_LOG("still failing after %u faults",

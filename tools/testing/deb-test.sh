@@ -63,12 +63,35 @@ if [ ${#missing[@]} -eq 0 ]; then
 else
 	ls "$DEB" >"$LOG" 2>&1; not_ok "packages missing: ${missing[*]}"; finish
 fi
-if [ -s "$DEB/lintian.log" ] && ! grep -q '^E:' "$DEB/lintian.log"; then
-	ok "lintian: no errors ($(grep -c '^W:' "$DEB/lintian.log") warnings)"
-elif [ ! -s "$DEB/lintian.log" ] && ! command -v lintian >/dev/null; then
-	skip "lintian: no errors" "lintian is not installed"
+# What dpkg's tools warn of, they adjust silently: a substitution variable
+# used but never defined (${shlibs:Depends} of a package without ELF
+# dependencies), a symbols file that does not match the library (versions
+# above the package's lowered, symbols added)
+if grep -E '^(dpkg-[a-z]+|dh_[a-z_]+): warning' "$T/make-deb.log" >"$LOG"; then
+	not_ok "make deb: no warning from dpkg-gencontrol, dpkg-gensymbols, dpkg-shlibdeps or debhelper"
 else
-	grep '^E:' "$DEB/lintian.log" >"$LOG"; not_ok "lintian: no errors"
+	ok "make deb: no warning from dpkg-gencontrol, dpkg-gensymbols, dpkg-shlibdeps or debhelper"
+fi
+if [ -s "$DEB/lintian.log" ] && ! grep -Eq '^[EW]:' "$DEB/lintian.log"; then
+	ok "lintian: no errors or warnings ($(grep -c '^[IP]:' "$DEB/lintian.log") notes)"
+elif [ ! -s "$DEB/lintian.log" ] && ! command -v lintian >/dev/null; then
+	skip "lintian: no errors or warnings" "lintian is not installed"
+else
+	grep -E '^[EW]:' "$DEB/lintian.log" >"$LOG"; not_ok "lintian: no errors or warnings"
+fi
+
+# The changelog's entry for this version names every binary package of
+# debian/control (it once listed four of six)
+unnamed=()
+changes=$(dpkg-parsechangelog -l "$TOP/debian/changelog" -S Changes | tr -s ' \n' ' ')
+while read -r p; do
+	grep -Eq "(^|[ ,])$p([ ,.]|$)" <<<"$changes" || unnamed+=("$p")
+done < <(sed -n 's/^Package: //p' "$TOP/debian/control")
+if [ ${#unnamed[@]} -eq 0 ]; then
+	ok "debian/changelog's $VERSION entry names every package of debian/control"
+else
+	echo "$changes" >"$LOG"
+	not_ok "debian/changelog's $VERSION entry names every package of debian/control (not: ${unnamed[*]})"
 fi
 
 # contents PACKAGE PATH...: each PATH is in the package
@@ -355,12 +378,46 @@ V=$T/vm-build
 mkdir -p "$V/tools" "$V/stage/common" "$V/stage/k$KERNEL/lib/snode"
 ln -s "$TOP/build/kernels" "$V/kernels"
 ln -s "$TOP/build/qemu" "$V/qemu"
-for p in "libsnode1 $ARCH" "snode-tools $ARCH" "libfabric-snode $ARCH"; do
+for p in "libsnode1 $ARCH" "snode-tools $ARCH" "libfabric-snode $ARCH" "snode-common all"; do
 	# shellcheck disable=SC2086
 	dpkg -x "$(deb $p)" "$V/stage/common"
 done
 rm -rf "$V/stage/common/usr/share"
 install -D -m 0755 "$T/snode-hello" "$V/stage/common/usr/local/bin/snode-hello"
+# The node's busybox has neither systemd-sysusers nor udev: this does what
+# they do on a Debian node with snode-common's two files, and nothing
+# else gives the group access. The image's own group snode goes first.
+cat >"$V/stage/common/usr/local/bin/snode-pkg-access" <<'EOF_ACCESS'
+#!/bin/sh
+set -eu
+conf=/usr/lib/sysusers.d/snode.conf
+rule=$(ls /lib/udev/rules.d/60-snode.rules /usr/lib/udev/rules.d/60-snode.rules 2>/dev/null | head -n 1)
+sed -i '/^snode:/d' /etc/group
+# systemd-sysusers: "g NAME ID"; "-" is a free system gid of its choosing
+while read -r type name id rest; do
+	[ "$type" = g ] || continue
+	[ "$id" = - ] && id=991
+	echo "$name:x:$id:user" >>/etc/group
+done <"$conf"
+# udev: the device rule's GROUP and MODE, and the module rule's RUN ($$ is
+# $), which calls glibc's getent (busybox has none: this one reads
+# /etc/group as getent group NAME does)
+if ! command -v getent >/dev/null; then
+	printf '#!/bin/sh\n[ "$1" = group ] && grep "^$2:" /etc/group\n' >/usr/local/bin/getent
+	chmod 0755 /usr/local/bin/getent
+fi
+grp=$(sed -n 's/^KERNEL=="snode\[0-9\]\*".*GROUP="\([^"]*\)".*/\1/p' "$rule")
+mode=$(sed -n 's/^KERNEL=="snode\[0-9\]\*".*MODE="\([0-7]*\)".*/\1/p' "$rule")
+for d in /dev/snode[0-9]*; do
+	chgrp "$grp" "$d" && chmod "$mode" "$d"
+done
+run=$(sed -n 's/^ACTION=="add", SUBSYSTEM=="module", KERNEL=="snode", RUN+="\(.*\)"$/\1/p' "$rule" |
+	sed 's/\$\$/$/g')
+sh -c "$run"
+echo "access: group $(grep '^snode:' /etc/group), rule group $grp mode $mode, read_gid $(cat /sys/module/snode/parameters/read_gid)"
+ls -ln /dev/snode0
+EOF_ACCESS
+chmod 0755 "$V/stage/common/usr/local/bin/snode-pkg-access"
 cp "$ko" "$V/stage/k$KERNEL/lib/snode/snode.ko"
 # Debian's libfabric-bin staged by snode-vm, from the tree's package cache
 mkdir -p "$V/vm" "$TOP/build/vm/debs"
@@ -373,7 +430,14 @@ SNODE_BUILD=$V SNODE_FM=$TOP/build/tools/snode-fm timeout 900 \
 	bash "$TOP/tools/emu/vm/snode-vm" run --nodes 1 --kernel "$KERNEL" --timeout 600 \
 	--package libfabric-bin -- \
 	'insmod /lib/snode/snode.ko && snodectl -V && snodectl dev show && snode-hello; echo "snode-hello exit $?"
-	fi_info -p snode -t FI_EP_RDM; echo "fi_info exit $?"' \
+	fi_info -p snode -t FI_EP_RDM; echo "fi_info exit $?"
+	snode-pkg-access; echo "access exit $?"
+	su user -c "id; fi_info -p snode -t FI_EP_RDM >/dev/null; echo member-fi_info-status \$?
+		(fi_pingpong -p snode -e rdm -m tagged -I 10 -S 64 >/tmp/pp-server 2>&1; echo member-pp-status \$? >>/tmp/pp-server) &
+		sleep 2
+		fi_pingpong -p snode -e rdm -m tagged -I 10 -S 64 127.0.0.1; echo member-pp-status \$?
+		sleep 1; cat /tmp/pp-server"
+	su -s /bin/sh nobody -c "timeout 60 fi_pingpong -p snode -e rdm -m tagged -I 10 -S 64; echo outsider-pp-status \$?"' \
 	>"$T/vm.log" 2>&1
 cp "$T/vm.log" "$LOG"
 if grep -q "snodectl ${VERSION%%-*}" "$T/vm.log" && grep -q 'snode0' "$T/vm.log"; then
@@ -391,6 +455,32 @@ if grep -q 'provider: snode' "$T/vm.log" && grep -q 'fi_info exit 0' "$T/vm.log"
 	ok "Debian's fi_info there finds the packaged provider and the NIC (fi_info -p snode)"
 else
 	not_ok "Debian's fi_info there finds the packaged provider and the NIC (fi_info -p snode)"
+fi
+# A compute node's user: a member of group snode, not root, with the group
+# and the device's access made from snode-common's files alone; an
+# outsider cannot open the device, so the provider gives it no endpoint
+# (its fi_info still lists the NIC: that reads sysfs only).
+out=$T/vm.out	# the node's lines without snode-vm's "[node0] " prefix
+sed -n 's/^\[node0\] //p' "$T/vm.log" >"$out"
+gid=$(sed -n 's/^access: group snode:x:\([0-9]*\):user, .*/\1/p' "$out")
+if [ -n "$gid" ] && grep -q "^access: group snode:x:$gid:user, rule group snode mode 0660, read_gid $gid\$" "$out" &&
+	grep -Eq "^crw-rw---- +1 +0 +$gid .*/dev/snode0\$" "$out" && grep -q '^access exit 0$' "$out"; then
+	ok "snode-common's sysusers.d entry and udev rule, applied there, give group snode (gid $gid) /dev/snode0 (0660) and read_gid"
+else
+	not_ok "snode-common's sysusers.d entry and udev rule, applied there, give group snode /dev/snode0 (0660) and read_gid"
+fi
+if grep -q '^uid=1000(user) .*groups=.*(snode)' "$out" && grep -q '^member-fi_info-status 0$' "$out" &&
+	[ "$(grep -c -E '^64 +10 +=10 ' "$out")" -eq 2 ] && [ "$(grep -c '^member-pp-status 0$' "$out")" -eq 2 ]; then
+	ok "a non-root member of group snode runs fi_pingpong over the packaged provider there (10 round trips, both sides exit 0)"
+else
+	not_ok "a non-root member of group snode runs fi_pingpong over the packaged provider there"
+fi
+# fails at once: not 0 (it ran), not 124 or 143 (it waited for a client)
+st=$(sed -n 's/^outsider-pp-status //p' "$out")
+if [ -n "$st" ] && [ "$st" -ne 0 ] && [ "$st" -ne 124 ] && [ "$st" -ne 143 ]; then
+	ok "a user outside group snode gets no endpoint from the provider there (fi_pingpong exit $st)"
+else
+	not_ok "a user outside group snode gets no endpoint from the provider there (fi_pingpong exit ${st:-none})"
 fi
 # run-all.sh scans build/vm only: this node's console log is checked here
 splat='Oops|BUG:|WARNING:|Kernel panic|general protection fault|Call Trace:|UBSAN:|KASAN:'

@@ -62,3 +62,62 @@ overlay_chroot() {
 		chroot "$o/root" /bin/bash "$@"
 	' sh "$dir" "$TOP" "$@"
 }
+
+# export_tree DIR: the checkout's files, committed or not, without build/
+# and ignored files, into DIR, as make deb (scripts/build-deb.sh) takes them
+export_tree() {
+	mkdir -p "$1"
+	# the inner sh expands $f
+	# shellcheck disable=SC2016
+	(cd "$TOP" && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 -r sh -c 'for f; do [ -e "$f" ] && printf "%s\0" "$f"; done' sh |
+		tar --null -T - -cf -) | tar -C "$1" -xf -
+}
+
+# debian_tarball RELEASE VARIANT TAR: a Debian RELEASE (bookworm, trixie)
+# made by mmdebstrap --variant=VARIANT from Debian's archive (main, updates,
+# security) as TAR, kept a week; prints why on failure
+debian_tarball() {
+	local rel=$1 variant=$2 tar=$3 new=${3%.tar}.new.tar
+	[ -f "$tar" ] && [ -n "$(find "$tar" -mtime -7)" ] && return 0
+	mkdir -p "${tar%/*}"
+	rm -rf "$tar" "$new"
+	# mmdebstrap picks the format by the name's extension: .tar
+	if ! mmdebstrap --variant="$variant" "$rel" "$new" \
+		"deb http://deb.debian.org/debian $rel main" \
+		"deb http://deb.debian.org/debian $rel-updates main" \
+		"deb http://deb.debian.org/debian-security $rel-security main" >"$tar.log" 2>&1; then
+		tail -n 20 "$tar.log"
+		return 1
+	fi
+	mv "$new" "$tar"
+}
+
+# tarball_ns TAR DIR COMMAND...: unpack TAR into DIR (anew) and run COMMAND
+# in a private mount namespace where DIR has the host's /dev, /sys, a /proc,
+# a fresh tmpfs on /tmp and the host's resolver (Debian's archive is
+# reached from inside); DIR is removed afterwards. Needs root and unshare.
+tarball_ns() {
+	local tar=$1 dir=$2 rc
+	shift 2
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private bash -c '
+		set -e
+		r=$1 tar=$2
+		shift 2
+		tar -C "$r" --exclude=./dev -xf "$tar"
+		mkdir -p "$r/dev" "$r/proc" "$r/sys" "$r/tmp"
+		mount --rbind /dev "$r/dev"
+		mount -t proc proc "$r/proc"
+		mount --rbind /sys "$r/sys"
+		mount -t tmpfs tmpfs "$r/tmp"
+		rm -f "$r/etc/resolv.conf"
+		cp -L /etc/resolv.conf "$r/etc/resolv.conf"
+		"$@"
+	' sh "$dir" "$tar" "$@"
+	rc=$?
+	rm -rf "$dir"
+	return $rc
+}

@@ -36,6 +36,11 @@ SUITES=(
 	"paths:bash tools/testing/paths-test.sh"
 	"dkms:bash tools/testing/dkms-test.sh"
 	"deb:bash tools/testing/deb-test.sh 6.12"
+	"deb-build:bash tools/testing/deb-build-test.sh"
+	"deb-bookworm:bash tools/testing/deb-chroot-test.sh bookworm"
+	"deb-trixie:bash tools/testing/deb-chroot-test.sh trixie"
+	"adt:bash tools/testing/adt-test.sh host"
+	"adt-clean:bash tools/testing/adt-test.sh clean"
 	"libsnode:make -s --no-print-directory libsnode-test"
 	"ofi-host:make -s --no-print-directory ofi-check"
 	"lint:bash tools/testing/lint-suite.sh"
@@ -98,9 +103,17 @@ SUITES=(
 # its ring), which net-6.12 runs in make check with the pair part.
 # devlink-debug only loads the driver and skips: the
 # debug kernel has no CONFIG_NET_DEVLINK. mpi-hpcc-6.12, Debian's hpcc as
-# a 4-rank job (about 280 s), is check-full's only.
-FULL_ONLY=(devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1 emu-6.12
-	fuzz-6.12 mpi-hpcc-6.12
+# a 4-rank job (about 280 s), is check-full's only, as are deb-build (a
+# second package build, about 75 s, with the profile that needs no
+# linux-source; deb builds the packages make check installs) and
+# adt and adt-clean (the autopkgtests on an overlay of the host, 1.5 to 3
+# min, and in a clean bookworm with every dependency from the archive,
+# about 4 min; make check's deb suite checks the same device access in an
+# emulated node and install runs install-test.sh), and deb-bookworm and
+# deb-trixie (the package built from source in a clean chroot of each,
+# build dependencies from the archive, about 5 min each).
+FULL_ONLY=(deb-build deb-bookworm deb-trixie adt adt-clean devlink-6.1 ops-6.1 diag-6.1 msg-6.1 net-three-6.1 ofi-rest-6.1 mpi-rest-6.1 fuzz-6.1
+	emu-6.12 fuzz-6.12 mpi-hpcc-6.12
 	mem-debug link-debug msg4-debug devlink-debug probe-nth-debug)
 
 passed=0
