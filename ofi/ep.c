@@ -51,6 +51,27 @@ size_t sfi_iov_total(const struct iovec *iov, size_t n)
 }
 
 /*
+ * The length of an outgoing iov (a send or an RMA), checked: at most
+ * SFI_IOV_LIMIT entries, a sum that does not wrap, within max_msg_size and
+ * within an inject's 4096 bytes. 0 or a negative fi_errno.
+ */
+int sfi_iov_len(const struct iovec *iov, size_t count, int inject,
+		size_t *len)
+{
+	size_t t = 0, i;
+
+	if (count > SFI_IOV_LIMIT || (count && !iov))
+		return -FI_EINVAL;
+	for (i = 0; i < count; i++)
+		if (__builtin_add_overflow(t, iov[i].iov_len, &t))
+			return -FI_EMSGSIZE;
+	if (t > sfi_params.max_msg_size || (inject && t > 4096))
+		return -FI_EMSGSIZE;
+	*len = t;
+	return 0;
+}
+
+/*
  * copy len bytes between buf and byte offset off of the iov, what fits;
  * into the iov when to_iov, out of it otherwise
  */
@@ -762,11 +783,9 @@ static ssize_t sfi_send(struct sfi_ep *ep, const struct iovec *iov, size_t count
 	size_t ring;
 	int rdv = 0;
 
-	if (count > SFI_IOV_LIMIT || (count && !iov))
-		return -FI_EINVAL;
-	len = sfi_iov_total(iov, count);
-	if (len > sfi_params.max_msg_size || (inject && len > 4096))
-		return -FI_EMSGSIZE;
+	ret = sfi_iov_len(iov, count, inject, &len);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&ep->domain->lock);
 	if (!ep->enabled) {
 		ret = -FI_EOPBADSTATE;

@@ -493,18 +493,8 @@ static void sfi_rma_note(struct sfi_ep *ep, const struct snode_msg *m)
 		return;
 	}
 	sfi_remote_done(ep, write ? FI_REMOTE_WRITE : FI_REMOTE_READ);
-	if (write && (m->payload[1] & SFI_NOTE_DATA) && ep->rx_cq) {
-		struct fi_cq_err_entry e = {
-			.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
-			.len = len,
-			.data = data,
-		};
-		fi_addr_t src = FI_ADDR_NOTAVAIL;
-
-		if (ep->av && (ep->caps & FI_SOURCE))
-			src = sfi_av_reverse(ep->av, m->src_node, m->src_ep);
-		sfi_cq_push(ep->rx_cq, &e, src);
-	}
+	if (write && (m->payload[1] & SFI_NOTE_DATA))
+		sfi_remote_write_data(ep, len, data, m->src_node, m->src_ep);
 }
 
 void sfi_mr_handle(struct sfi_ep *ep, const struct snode_msg *m)

@@ -73,18 +73,25 @@ static void sfi_rma_write_in(struct sfi_ep *ep, const struct snode_msg *m)
 	sfi_rdv_done(ep, &from, &rs, status);
 	if (!status)
 		sfi_remote_done(ep, FI_REMOTE_WRITE);
-	if (!status && (m->payload[1] & SFI_RMA_F_DATA) && ep->rx_cq) {
-		struct fi_cq_err_entry e = {
-			.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
-			.len = len,
-			.data = data,
-		};
-		fi_addr_t src = FI_ADDR_NOTAVAIL;
+	if (!status && (m->payload[1] & SFI_RMA_F_DATA))
+		sfi_remote_write_data(ep, len, data, from.node, from.id);
+}
 
-		if (ep->av && (ep->caps & FI_SOURCE))
-			src = sfi_av_reverse(ep->av, from.node, from.id);
-		sfi_cq_push(ep->rx_cq, &e, src);
-	}
+void sfi_remote_write_data(struct sfi_ep *ep, size_t len, uint64_t data,
+			   uint32_t node, uint32_t epid)
+{
+	struct fi_cq_err_entry e = {
+		.flags = FI_RMA | FI_REMOTE_WRITE | FI_REMOTE_CQ_DATA,
+		.len = len,
+		.data = data,
+	};
+	fi_addr_t src = FI_ADDR_NOTAVAIL;
+
+	if (!ep->rx_cq)
+		return;
+	if (ep->av && (ep->caps & FI_SOURCE))
+		src = sfi_av_reverse(ep->av, node, epid);
+	sfi_cq_push(ep->rx_cq, &e, src);
 }
 
 static void sfi_rma_read_in(struct sfi_ep *ep, const struct snode_msg *m)
@@ -413,11 +420,9 @@ static ssize_t sfi_rma(struct sfi_ep *ep, int write, const struct iovec *iov,
 	size_t len;
 	ssize_t ret;
 
-	if (count > SFI_IOV_LIMIT || (count && !iov))
-		return -FI_EINVAL;
-	len = sfi_iov_total(iov, count);
-	if (len > sfi_params.max_msg_size || (inject && len > 4096))
-		return -FI_EMSGSIZE;
+	ret = sfi_iov_len(iov, count, inject, &len);
+	if (ret)
+		return ret;
 	pthread_mutex_lock(&ep->domain->lock);
 	ret = sfi_op_check(ep, FI_RMA, peer, &dst);
 	if (!ret)

@@ -427,6 +427,11 @@ void sfi_tx_done(struct sfi_ep *ep, void *context, uint64_t flags,
 /* a peer's RMA or atomic on our memory was done: FI_REMOTE_READ/_WRITE */
 void sfi_remote_done(struct sfi_ep *ep, uint64_t which);
 size_t sfi_iov_total(const struct iovec *iov, size_t n);
+int sfi_iov_len(const struct iovec *iov, size_t count, int inject,
+		size_t *len);
+/* a peer wrote len bytes with CQ data into our memory: the rx CQ's entry */
+void sfi_remote_write_data(struct sfi_ep *ep, size_t len, uint64_t data,
+			   uint32_t node, uint32_t epid);
 void sfi_iov_copy(const struct iovec *iov, size_t n, size_t off, void *buf,
 		  size_t len, int to_iov);
 extern struct fi_ops_rma sfi_rma_ops;

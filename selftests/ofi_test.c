@@ -1592,6 +1592,22 @@ static void bad_destination(struct ctx *c, const char *peer_addr)
 	check(r == -FI_EINVAL, "fi_addr not in the AV: -FI_EINVAL (%zd)", r);
 	r = fi_tinject(c->ep, b, 1 << 20, c->peer, 9);
 	check(r == -FI_EMSGSIZE, "inject beyond inject_size: -FI_EMSGSIZE (%zd)", r);
+	{
+		/* lengths whose sum wraps to 1 byte: refused, nothing sent */
+		struct iovec wrap[2] = {
+			{ .iov_base = b, .iov_len = SIZE_MAX },
+			{ .iov_base = b, .iov_len = 2 },
+		};
+
+		r = fi_tsendv(c->ep, wrap, NULL, 2, c->peer, 9, b);
+		check(r == -FI_EMSGSIZE,
+		      "fi_tsendv with iov lengths that overflow size_t: -FI_EMSGSIZE (%zd)",
+		      r);
+		r = fi_writev(c->ep, wrap, NULL, 2, c->peer, 0, 1, b);
+		check(r == -FI_EMSGSIZE,
+		      "fi_writev with iov lengths that overflow size_t: -FI_EMSGSIZE (%zd)",
+		      r);
+	}
 }
 
 static int read_file(const char *path, char *buf, size_t len, int wait_s)
