@@ -60,14 +60,7 @@ sed 's/^/# dpkg-checkbuilddeps: /' /tmp/cbd.log
 EOF
 overlay_chroot "$T/overlay" "$T/inside.sh" >"$T/chroot.log" 2>&1
 cp "$T/chroot.log" "$LOG"
-nres=0
-while IFS= read -r line; do
-	case $line in
-	"ok - "*) ok "${line#ok - }"; nres=$((nres + 1)) ;;
-	"not ok - "*) not_ok "${line#not ok - }"; nres=$((nres + 1)) ;;
-	esac
-done <"$T/chroot.log"
-[ "$nres" -eq 4 ] || not_ok "the chroot ran all 4 checks (it ran $nres)"
+relay_tap "$T/chroot.log" 4
 rm -rf "$T/overlay"
 
 deb() { echo "$OUT/${1}_${VERSION}_$2.deb"; }

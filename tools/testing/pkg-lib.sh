@@ -19,6 +19,20 @@ check() {	# check NAME COMMAND...: ok if COMMAND succeeds, output in $LOG
 }
 finish() { echo "1..$n"; [ "$failed" -eq 0 ]; exit; }
 
+# relay_tap FILE WANT: the "ok - "/"not ok - " lines a chroot printed into
+# FILE as our checks, and one failure unless there were WANT of them
+relay_tap() {
+	local line nres=0
+
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }"; nres=$((nres + 1)) ;;
+		"not ok - "*) not_ok "${line#not ok - }"; nres=$((nres + 1)) ;;
+		esac
+	done <"$1"
+	[ "$nres" -eq "$2" ] || not_ok "the chroot ran all $2 checks (it ran $nres)"
+}
+
 # readme_example FILE: the README's snode-hello.c, exactly as printed there
 readme_example() {
 	awk '/^<!-- snode-hello.c:/ { f = 1; next } f && /^```c$/ { g = 1; next }
