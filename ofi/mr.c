@@ -46,7 +46,6 @@
 #define SFI_MR_EXPORT_MAX	(1ULL << 40)	/* the ABI's largest host export */
 
 enum { SFI_GRANT_WRITE = 1 };
-enum { SFI_NOTE_WRITE = 1, SFI_NOTE_DATA = 2 };
 
 /* --- registrations ------------------------------------------------------------ */
 /* the registration a peer names by key: one with remote access */

@@ -575,9 +575,8 @@ int sfi_rdv_pull(struct sfi_ep *ep, const struct sfi_rdv_src *rs,
 			goto err;
 		}
 	}
-	if (dma && !ep->rdv.dmaq &&
-	    snode_dma_queue_new(ep->domain->dev, 4, &ep->rdv.dmaq) < 0)
-		ep->rdv.dmaq = NULL;	/* memcpy() then */
+	if (dma)
+		sfi_dma_queue(ep);	/* none: memcpy() then */
 	if (dma && ep->rdv.dmaq) {
 		for (i = 0; i < count && pos < len; i++) {
 			size_t l = iov[i].iov_len < len - pos ?

@@ -208,7 +208,8 @@ static int sfi_rma_direct(struct sfi_ep *ep, struct sfi_rmr *r, int write,
 		if (ret)
 			return ret;
 	}
-	m[1] = (write ? 1 : 0) | (write && has_data ? 2 : 0);
+	m[1] = (write ? SFI_NOTE_WRITE : 0) |
+	       (write && has_data ? SFI_NOTE_DATA : 0);
 	memcpy(m + 4, &len32, 4);
 	memcpy(m + 8, &r->mr_key, 8);
 	memcpy(m + 16, &data, 8);

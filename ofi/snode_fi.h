@@ -467,6 +467,8 @@ enum {
 	SFI_OP_RMA_NOTE = 18,	/* I wrote or read your registration */
 	SFI_OP_LAST = SFI_OP_RMA_NOTE,
 };
+/* RMA_NOTE's flags (byte 1): rma.c sends it, mr.c takes it */
+enum { SFI_NOTE_WRITE = 1, SFI_NOTE_DATA = 2 };
 size_t sfi_ring_max(struct sfi_ep *ep, const struct snode_ep_addr *dst);
 int sfi_ring_send(struct sfi_ep *ep, const struct snode_ep_addr *dst,
 		  const void *hdr, size_t hlen, const struct iovec *iov,
