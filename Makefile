@@ -52,14 +52,20 @@ include $(TOP)/install.mk
 # tests stage into the guests; check-build adds the debug kernel (about 15
 # minutes cold), which make demo and make bench do not need.
 .PHONY: emu-build check-build check check-full demo bench
+# Each step's seconds go to build/check/build-steps (scripts/timed-step.sh),
+# which run-all.sh's time table shows.
+STEP = bash $(TOP)/scripts/timed-step.sh
 emu-build: deps
-	$(MAKE) -f $(TOP)/Makefile kernels linux-source qemu
-	$(MAKE) -f $(TOP)/Makefile all modules-guest selftests \
+	$(STEP) kernels $(MAKE) -f $(TOP)/Makefile kernels
+	$(STEP) linux-source $(MAKE) -f $(TOP)/Makefile linux-source
+	$(STEP) qemu $(MAKE) -f $(TOP)/Makefile qemu
+	$(STEP) userspace+modules $(MAKE) -f $(TOP)/Makefile all modules-guest
+	$(STEP) selftests+stage $(MAKE) -f $(TOP)/Makefile selftests \
 		emu-test-stage ynl-stage devlink-stage
 
 check-build: emu-build
-	$(MAKE) -f $(TOP)/Makefile kernels-debug
-	$(MAKE) -f $(TOP)/Makefile modules-debug
+	$(STEP) kernels-debug $(MAKE) -f $(TOP)/Makefile kernels-debug
+	$(STEP) modules-debug $(MAKE) -f $(TOP)/Makefile modules-debug
 
 # the time make started, before the build: run-all.sh's time table counts it
 CHECK_T0 := $(shell date +%s)

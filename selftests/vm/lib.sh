@@ -38,9 +38,20 @@ n=0
 failed=0
 
 # --- TAP ---------------------------------------------------------------------
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n - $1 # SKIP $2"; }
+# each TAP line's share of the suite's time goes to $LOG/times ("SECONDS
+# N NAME": the seconds since the line before it), to find the slow checks:
+#   sort -rn build/check/*/times | head
+t_last=${EPOCHREALTIME/./}
+t_mark() {
+	local now=${EPOCHREALTIME/./}
+	[ -n "${LOG:-}" ] && [ -d "$LOG" ] &&
+		printf '%d.%03d %d %s\n' $(((now - t_last) / 1000000)) \
+			$(((now - t_last) / 1000 % 1000)) "$n" "$1" >>"$LOG/times"
+	t_last=$now
+}
+ok() { n=$((n + 1)); t_mark "$*"; echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); t_mark "$*"; echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); t_mark "$1"; echo "ok $n - $1 # SKIP $2"; }
 check() { # check NAME COMMAND...: one TAP line from the command's status
 	local name=$1
 	shift
@@ -70,6 +81,7 @@ vm_suite() {
 	id=${SNODE_CHECK_SUITE:-$name-$KERNEL}
 	LOG=$BUILD/check/$id
 	mkdir -p "$LOG"
+	rm -f "$LOG/times"
 	export SNODE_VM_UP=${SNODE_VM_UP:-$BUILD/vm/$id}
 	export SNODE_FM_DIR=$SNODE_VM_UP
 }

@@ -48,7 +48,11 @@ finish_hook() {
 
 require "$BUILD/stage/common/usr/bin/snodectl" "$BUILD/stage/common$KSFT_BIN/link_stream"
 
-nl_check() { make -s -C "$TOP" nl-check >>"$LOG/nl-check.log" 2>&1; }
+# nl-check renders into one directory of build/: link-6.1 and link-6.12 may
+# run at once (run-all.sh), so they take turns
+nl_check() {
+	flock "$BUILD/.nl-check.lock" make -s -C "$TOP" nl-check >>"$LOG/nl-check.log" 2>&1
+}
 check "$KERNEL: uapi/linux/snode.h netlink block is what snode.yaml renders (make nl-check)" \
 	nl_check
 

@@ -157,18 +157,32 @@ cpu_ticks() {
 	echo "$((user + nice + sys + irq + softirq + steal)) $((user + nice + sys + idle + iowait + irq + softirq + steal))"
 }
 
-run_suite() {
-	local name=$1 cmd=$2 log=$LOGDIR/$1.log rc line
-	local s_pass=0 s_fail=0 s_skip=0 b0 t0c b1 t1c
-
-	local t0=$SECONDS
+# start_suite NAME CMD: run CMD in the background, its output in
+# build/check/NAME.log; collect_suite reads it when it ends
+declare -A SUITE_T0=() SUITE_B0=() SUITE_T0C=() PID_OF=() NAME_OF=()
+start_suite() {
+	local name=$1 cmd=$2 b0 t0c
 	read -r b0 t0c < <(cpu_ticks)
-	echo "=== $name: $cmd"
+	SUITE_T0[$name]=$SECONDS SUITE_B0[$name]=$b0 SUITE_T0C[$name]=$t0c
+	echo "=== $name: started: $cmd"
 	# its own name: the VM suites keep their supernode's directory and
 	# logs under it (selftests/vm/lib.sh), so no later suite overwrites
-	# the consoles scanned below
-	(cd "$TOP" && export SNODE_CHECK_SUITE="$name" && eval "$cmd") >"$log" 2>&1 </dev/null
-	rc=$?
+	# the consoles scanned below, and two suites running at once never
+	# share a supernode. setsid: its own process group, which an
+	# interrupted run stops whole.
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	setsid bash -c 'cd "$1" && export SNODE_CHECK_SUITE="$2" && eval "$3"' \
+		run-all "$TOP" "$name" "$cmd" >"$LOGDIR/$name.log" 2>&1 </dev/null &
+	PID_OF[$name]=$!
+	NAME_OF[$!]=$name
+}
+
+# collect_suite NAME RC: count the TAP lines of a suite that ended
+collect_suite() {
+	local name=$1 rc=$2 log=$LOGDIR/$1.log line
+	local s_pass=0 s_fail=0 s_skip=0 b1 t1c
+	local t0=${SUITE_T0[$name]} b0=${SUITE_B0[$name]} t0c=${SUITE_T0C[$name]}
+	unset "NAME_OF[${PID_OF[$name]}]" "PID_OF[$name]"
 	while IFS= read -r line; do
 		case "$line" in
 		"not ok "[0-9]*)
@@ -193,8 +207,9 @@ run_suite() {
 		s_fail=1
 		echo "  not ok - $name reported no tests (see $log)"
 	fi
-	# the host's CPUs busy during the suite: a low share is time spent
-	# waiting (sleeps, timeouts), the first place to look for a faster run
+	# the host's CPUs busy during the suite (whatever ran beside it
+	# included): a low share is time spent waiting (sleeps, timeouts), the
+	# first place to look for a faster run
 	read -r b1 t1c < <(cpu_ticks)
 	local secs=$((SECONDS - t0)) busy=$(((b1 - b0) * 100 / (t1c - t0c > 0 ? t1c - t0c : 1)))
 	echo "=== $name: $s_pass passed, $s_fail failed, $s_skip skipped ($secs s, host CPUs $busy % busy)"
@@ -212,24 +227,105 @@ run_suite() {
 # check is held to them; check-full and named suites run whole.
 BUDGET_MIN=${SNODE_CHECK_BUDGET_MIN:-60}
 LIMIT_MIN=${SNODE_CHECK_LIMIT_MIN:-80}
-over_limit=
+# Two suites at a time (SNODE_CHECK_JOBS, default 2; 1 runs them one after
+# the other): a VM suite keeps the host's two CPUs about half busy, the rest
+# is guests waiting (decision 0047). The longest start first (EST_S, the
+# seconds each took on the idle machine, rounded; a suite missing from it
+# counts as 60), so that no long suite is left to run alone at the end.
+# Suites of one class never run at once: the host suites build and install
+# in the checkout and its build/ (make, dpkg, dkms, chroots of build/deb).
+JOBS=${SNODE_CHECK_JOBS:-2}
+case "$JOBS" in
+'' | *[!0-9]* | 0) echo "run-all.sh: SNODE_CHECK_JOBS: a number of suites from 1, not '$JOBS'" >&2; exit 2 ;;
+esac
+declare -A EST_S=(
+	[campaign-6.12]=330 [ops-6.12]=230 [deb]=200 [net-6.12]=200
+	[fuzz-debug]=190 [mem-6.12]=170 [mem-6.1]=170 [msg-debug]=155
+	[core-debug]=150 [mpi-6.12]=150 [net-6.1]=150 [link-6.12]=120
+	[fail-nth-debug]=110 [ofi-6.12]=100 [msg-6.12]=100 [link-6.1]=100
+	[emu-6.1]=100 [lint]=100 [mpi-6.1]=90 [core-6.12]=80 [core-6.1]=80
+	[ofi-6.1]=60 [diag-6.12]=60 [cli-unit]=50 [dkms]=50 [devlink-6.12]=45
+	[install]=30 [ksft-host]=30 [libsnode]=20 [ofi-host]=20 [fm-unit]=10
+	[paths]=10 [hw-contract]=10 [log-scan]=5
+)
+suite_class() {	# suite_class NAME: suites of one class take turns
+	case "$1" in
+	*-6.1 | *-6.12 | *-debug) echo "vm-$1" ;;
+	*) echo host ;;
+	esac
+}
+
+# the suites to run, longest first (a stable sort: ties keep the table's order)
+queue=()
+while IFS=$'\t' read -r _ _ name; do
+	queue+=("$name")
+done < <(i=0
+	for entry in "${SUITES[@]}"; do
+		name=${entry%%:*}
+		i=$((i + 1))
+		want "$name" || continue
+		# named on the command line, a suite runs; in the default set only with --full
+		if [ ${#SELECTED[@]} -eq 0 ] && [ -z "$full" ] && full_only "$name"; then
+			echo "=== $name: not in make check (make check-full runs it)" >&2
+			continue
+		fi
+		printf '%d\t%d\t%s\n' "${EST_S[$name]:-60}" "$i" "$name"
+	done | sort -t$'\t' -k1,1nr -k2,2n)
+declare -A CMD_OF=()
 for entry in "${SUITES[@]}"; do
-	name=${entry%%:*}
-	want "$name" || continue
-	# named on the command line, a suite runs; in the default set only with --full
-	if [ ${#SELECTED[@]} -eq 0 ] && [ -z "$full" ] && full_only "$name"; then
-		echo "=== $name: not in make check (make check-full runs it)"
-		continue
-	fi
-	if [ ${#SELECTED[@]} -eq 0 ] && [ -z "$full" ] &&
-		[ $(($(date +%s) - T0)) -gt $((LIMIT_MIN * 60)) ]; then
-		over_limit+=" $name"
-		failed=$((failed + 1))
-		echo "  not ok - $name not run: make check passed its ${LIMIT_MIN}-minute limit"
-		continue
-	fi
-	run_suite "$name" "${entry#*:}"
+	CMD_OF[${entry%%:*}]=${entry#*:}
 done
+
+# an interrupted run stops its suites (each is a process group of its own)
+stop_suites() {
+	local p
+	for p in "${PID_OF[@]}"; do
+		kill -TERM -- "-$p" 2>/dev/null
+	done
+	exit 130
+}
+trap stop_suites INT TERM
+
+class_busy() {	# class_busy CLASS: a running suite has it
+	local r
+	for r in "${!PID_OF[@]}"; do
+		[ "$(suite_class "$r")" = "$1" ] && return 0
+	done
+	return 1
+}
+
+over_limit=
+while [ ${#queue[@]} -gt 0 ] || [ ${#PID_OF[@]} -gt 0 ]; do
+	# start what fits: the first queued suite whose class is free
+	while [ ${#PID_OF[@]} -lt "$JOBS" ] && [ ${#queue[@]} -gt 0 ]; do
+		pick=-1
+		for i in "${!queue[@]}"; do
+			class_busy "$(suite_class "${queue[$i]}")" || { pick=$i; break; }
+		done
+		[ "$pick" -ge 0 ] || break
+		name=${queue[$pick]}
+		unset "queue[$pick]"
+		queue=("${queue[@]}")
+		if [ ${#SELECTED[@]} -eq 0 ] && [ -z "$full" ] &&
+			[ $(($(date +%s) - T0)) -gt $((LIMIT_MIN * 60)) ]; then
+			over_limit+=" $name"
+			failed=$((failed + 1))
+			echo "  not ok - $name not run: make check passed its ${LIMIT_MIN}-minute limit"
+			continue
+		fi
+		start_suite "$name" "${CMD_OF[$name]}"
+	done
+	[ ${#PID_OF[@]} -gt 0 ] || continue
+	done_pid=
+	wait -n -p done_pid "${PID_OF[@]}"
+	rc=$?
+	# a signal ended the wait, not a suite
+	if [ -z "${done_pid:-}" ] || [ -z "${NAME_OF[$done_pid]:-}" ]; then
+		continue
+	fi
+	collect_suite "${NAME_OF[$done_pid]}" "$rc"
+done
+trap - INT TERM
 if [ -n "$over_limit" ]; then
 	failures+=("make check took more than ${LIMIT_MIN} minutes (SNODE_CHECK_LIMIT_MIN; budget ${BUDGET_MIN}): not run:$over_limit")
 fi
@@ -261,8 +357,19 @@ fi
 # the time table: where make check's minutes go (decision 0023)
 now=$(date +%s)
 echo
-echo "Suite times (seconds, host CPUs busy, tests):"
-printf '  %s\n' "${times[@]}"
+echo "Suite times (seconds, host CPUs busy, tests), longest first:"
+printf '  %s\n' "${times[@]}" | sort -k2,2nr
+sum=0
+for t in "${times[@]}"; do
+	read -r _ secs _ <<<"$t"
+	sum=$((sum + secs))
+done
+echo "suites: $sum s of suite time in $((now - SUITES_T0)) s, $JOBS at a time"
+# the build's steps of this make check (Makefile: STEP)
+if [ -n "${SNODE_CHECK_T0:-}" ] && [ -s "$LOGDIR/build-steps" ]; then
+	echo "Build steps (seconds):"
+	awk -v t0="$T0" '$1 >= t0 { printf "  %-18s %5d s\n", $2, $3 }' "$LOGDIR/build-steps"
+fi
 echo "build $((SUITES_T0 - T0)) s + suites $((now - SUITES_T0)) s = $((now - T0)) s ($(((now - T0 + 30) / 60)) min)"
 if [ ${#SELECTED[@]} -eq 0 ] && [ -z "$full" ]; then
 	used=$(((now - T0) * 100 / (BUDGET_MIN * 60)))
