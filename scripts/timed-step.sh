@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# timed-step.sh NAME COMMAND...: run COMMAND and append "END NAME SECONDS"
-# (END: the epoch second it ended) to build/check/build-steps, so that
-# run-all.sh's time table shows where make check's build went; COMMAND's
-# exit status.
+# timed-step.sh NAME COMMAND...: run COMMAND and append "END NAME SECONDS
+# CPU" to build/check/build-steps (END: the epoch second it ended; CPU: the
+# user and system seconds COMMAND and its children used, which a loaded
+# host does not inflate), so that run-all.sh's time table shows where make
+# check's build went; COMMAND's exit status.
 set -u
 name=$1
 shift
@@ -12,6 +13,10 @@ t0=$(date +%s)
 "$@"
 rc=$?
 t1=$(date +%s)
+# times: the shell's user/system line, then its children's ("1m2.5s 0m3.1s")
+cpu=$(times | sed -n 2p | awk '
+	function s(t,  m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t); return m * 60 + t }
+	{ printf "%d", s($1) + s($2) }')
 dir=$(cd "$(dirname "$0")/.." && pwd)/build/check
-mkdir -p "$dir" && echo "$t1 $name $((t1 - t0))" >>"$dir/build-steps"
+mkdir -p "$dir" && echo "$t1 $name $((t1 - t0)) $cpu" >>"$dir/build-steps"
 exit "$rc"

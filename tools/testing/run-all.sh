@@ -367,8 +367,8 @@ done
 echo "suites: $sum s of suite time in $((now - SUITES_T0)) s, $JOBS at a time"
 # the build's steps of this make check (Makefile: STEP)
 if [ -n "${SNODE_CHECK_T0:-}" ] && [ -s "$LOGDIR/build-steps" ]; then
-	echo "Build steps (seconds):"
-	awk -v t0="$T0" '$1 >= t0 { printf "  %-18s %5d s\n", $2, $3 }' "$LOGDIR/build-steps"
+	echo "Build steps (seconds, CPU seconds):"
+	awk -v t0="$T0" '$1 >= t0 { printf "  %-18s %5d s %5d s CPU\n", $2, $3, $4 }' "$LOGDIR/build-steps"
 fi
 echo "build $((SUITES_T0 - T0)) s + suites $((now - SUITES_T0)) s = $((now - T0)) s ($(((now - T0 + 30) / 60)) min)"
 if [ ${#SELECTED[@]} -eq 0 ] && [ -z "$full" ]; then
