@@ -490,7 +490,11 @@ out=$(gexec 0 "snodectl -j link show snode0 1; snodectl -j link show snode0 0")
 check "$KERNEL: util: util-threshold 50 on link 1 only" pycheck '
 a, b = [json.loads(x)["links"][0] for x in sys.argv[1].splitlines()]
 sys.exit(0 if a["util_threshold"] == 50 and b["util_threshold"] == 80 else 1)' "$out"
-gexec 0 "snodectl link set snode0 1 util-threshold 80" >/dev/null
+# The stream's alarm at 50 % on both links: the device paces the engine to
+# the link's 1 Gb/s (0.96 measured), but a loaded host slows the stream in
+# some periods (0.85 over 3 s of one run at load 11), and the check is of
+# the counters and the alarm, not of the host's pace.
+gexec 0 "snodectl link set snode0 1 util-threshold 50 && snodectl link set snode0 0 util-threshold 50" >/dev/null
 for p in 0 1; do
 	fmctl link lanes 0.$p 1
 	fmctl link speed 0.$p 1
@@ -501,40 +505,46 @@ check "$KERNEL: util: both links at 1 x 1G" until_ok 15 eval \
 sleep 3
 mon_start umon 60
 check "$KERNEL: util: monitor listening" [ $? -eq 0 ]
-gexec 0 "rm -f /tmp/ustream.*; (snode-perf -j dma handle snode:v1:1:7:0x5700 max 3M stream 9 >/tmp/ustream.json 2>/tmp/ustream.err; echo \$? >/tmp/ustream.rc) &" >/dev/null
+# link status -s over 12 s holds the whole 9-s stream: the busy link's bytes
+# in it are the stream's, however the host's load paced the stream
+gexec 0 "rm -f /tmp/ustream.* /tmp/urates.json
+	(snodectl -j link status -s --interval 12 snode0 >/tmp/urates.json 2>&1 &)
+	sleep 0.5
+	(snode-perf -j dma handle snode:v1:1:7:0x5700 max 3M stream 9 >/tmp/ustream.json 2>/tmp/ustream.err; echo \$? >/tmp/ustream.rc) &" >/dev/null
 sleep 3
-rates=$(gexec 0 "snodectl -j link status -s --interval 3 snode0")
-echo "$rates" >"$LOG/util-rates.json"
 st=$(gexec 0 "snodectl -j health >/tmp/uhealth.json; echo \$?")
 uhealth=$(gexec 0 "cat /tmp/uhealth.json")
 echo "$uhealth" >"$LOG/util-health.json"
 text=$(gexec 0 "snodectl link status -s --interval 0.5 snode0")
 echo "$text" >"$LOG/util-rates.txt"
 until_ok 30 gexec 0 "test -f /tmp/ustream.rc" >/dev/null
+until_ok 15 gexec 0 "test -s /tmp/urates.json" >/dev/null
+rates=$(gexec 0 "cat /tmp/urates.json")
+echo "$rates" >"$LOG/util-rates.json"
 stream=$(gexec 0 "cat /tmp/ustream.json")
 echo "$stream" >"$LOG/util-stream.json"
 check "$KERNEL: util: the DMA stream ran and saturates the 1 Gbit/s link ($stream)" pycheck '
 d = json.loads(sys.argv[1])
 sys.exit(0 if d["benchmark"] == "dma-stream" and 0.8 <= d["gbps"] <= 1.1 else 1)' "$stream"
-check "$KERNEL: util: link status -s -j: the busy link tx within 10% of the stream's rate, the other idle" pycheck '
-s = json.loads(sys.argv[2])["gbps"]
+check "$KERNEL: util: link status -s -j over the stream: the busy link sent the stream's bytes (within 10%), the other nothing" pycheck '
+s = json.loads(sys.argv[2])["bytes"]
 l = json.loads(sys.argv[1])["links"]
-tx = sorted(x["rate"]["tx_gbps"] for x in l)
-print(s, [x["rate"] for x in l], file=sys.stderr)
-busy = [x for x in l if x["rate"]["tx_gbps"] == tx[-1]][0]
-sys.exit(0 if abs(tx[-1] - s) <= 0.1 * s and tx[0] < 0.01 and
-         abs(busy["rate"]["tx_pct"] - 100 * tx[-1] / (busy["lanes"] * busy["speed"])) < 0.01 and
-         busy["rate"]["interval"] >= 3 and busy["util_alarm"] is True else 1)' "$rates" "$stream"
+sent = sorted(x["rate"]["tx_gbps"] * x["rate"]["interval"] * 1e9 / 8 for x in l)
+print(s, sent, [x["rate"] for x in l], file=sys.stderr)
+busy = [x for x in l if x["rate"]["tx_gbps"] * x["rate"]["interval"] * 1e9 / 8 == sent[-1]][0]
+sys.exit(0 if abs(sent[-1] - s) <= 0.1 * s and sent[0] < 0.01 * s and
+         abs(busy["rate"]["tx_pct"] - 100 * busy["rate"]["tx_gbps"] / (busy["lanes"] * busy["speed"])) < 0.01 and
+         busy["rate"]["interval"] >= 11 else 1)' "$rates" "$stream"
 check "$KERNEL: util: link status -s text: a rate line per link" eval \
 	'[ "$(grep -Ec "^    over [0-9.]+s: rx [0-9.]+ Gbit/s \([0-9.]+%\) tx [0-9.]+ Gbit/s \([0-9.]+%\)$" <<<"$text")" = 2 ]'
 check "$KERNEL: util: health -j warns of the busy link's utilisation (exit $st)" pycheck '
 d = json.loads(sys.argv[1]); p = d["devices"][0]["problems"]
 print(p, file=sys.stderr)
 sys.exit(0 if sys.argv[2] == "1" and d["verdict"] == "warning" and
-         any(x.startswith("link ") and " utilisation " in x and x.endswith("(alarm at 80%)") for x in p) else 1)' "$uhealth" "$st"
+         any(x.startswith("link ") and " utilisation " in x and x.endswith("(alarm at 50%)") for x in p) else 1)' "$uhealth" "$st"
 # the alarm clears in the first whole period after the stream (1 s), held at
 # most one rate-limit interval (1 s)
-sleep 4
+sleep 1
 out=$(mon_stop umon)
 echo "$out" >"$LOG/util-monitor.json"
 check "$KERNEL: util: monitor -j: one link-util raised, then one cleared, on the busy link" pycheck '
@@ -542,8 +552,9 @@ e = [json.loads(l) for l in sys.argv[1].splitlines() if l.startswith("{")]
 u = [x for x in e if x["event"] == "link-util"]
 print(u, file=sys.stderr)
 sys.exit(0 if len(u) == 2 and u[0]["alarm"] == "raised" and u[1]["alarm"] == "cleared" and
-         u[0]["port"] == u[1]["port"] and max(u[0]["tx_pct"], u[0]["rx_pct"]) >= 80 and
-         max(u[1]["tx_pct"], u[1]["rx_pct"]) < 70 and u[0]["util_threshold"] == 80 else 1)' "$out"
+         u[0]["port"] == u[1]["port"] and max(u[0]["tx_pct"], u[0]["rx_pct"]) >= 50 and
+         max(u[1]["tx_pct"], u[1]["rx_pct"]) < 40 and u[0]["util_threshold"] == 50 else 1)' "$out"
+gexec 0 "snodectl link set snode0 0 util-threshold 80 && snodectl link set snode0 1 util-threshold 80" >/dev/null
 for p in 0 1; do
 	fmctl link speed 0.$p 100
 	fmctl link lanes 0.$p max
