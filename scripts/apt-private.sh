@@ -86,6 +86,12 @@ do_update()
 
 setup()
 {
+	# make check-build fetches kernels, sources and QEMU's at once: one
+	# of them refreshes the lists, the others wait for it (apt itself does
+	# not lock here: Debug::NoLocking)
+	mkdir -p "$APTDIR"
+	exec 8>"$APTDIR/.setup.lock"
+	flock 8
 	write_config
 	local stamp=$APTDIR/lists.stamp now age
 	if [ -e "$stamp" ]; then
@@ -105,6 +111,9 @@ setup)
 	setup
 	;;
 update)
+	mkdir -p "$APTDIR"
+	exec 8>"$APTDIR/.setup.lock"
+	flock 8
 	write_config
 	do_update
 	;;

@@ -13,10 +13,14 @@ t0=$(date +%s)
 "$@"
 rc=$?
 t1=$(date +%s)
-# times: the shell's user/system line, then its children's ("1m2.5s 0m3.1s")
-cpu=$(times | sed -n 2p | awk '
+dir=$(cd "$(dirname "$0")/.." && pwd)/build/check
+mkdir -p "$dir" || exit "$rc"
+# times: the shell's user/system line, then its children's ("1m2.5s
+# 0m3.1s"); in this shell, not in a $(...) subshell, which has no children
+times >"$dir/.times.$$"
+cpu=$(sed -n 2p "$dir/.times.$$" | awk '
 	function s(t,  m) { m = t; sub(/m.*/, "", m); sub(/^[0-9]+m/, "", t); sub(/s$/, "", t); return m * 60 + t }
 	{ printf "%d", s($1) + s($2) + 0.5 }')
-dir=$(cd "$(dirname "$0")/.." && pwd)/build/check
-mkdir -p "$dir" && echo "$t1 $name $((t1 - t0)) $cpu" >>"$dir/build-steps"
+rm -f "$dir/.times.$$"
+echo "$t1 $name $((t1 - t0)) $cpu" >>"$dir/build-steps"
 exit "$rc"

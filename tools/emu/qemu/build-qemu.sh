@@ -31,7 +31,11 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 BUILD=${SNODE_BUILD:-$ROOT/build}
 APT=$ROOT/scripts/apt-private.sh
-Q=$BUILD/qemu
+# canonical: a git worktree's build/qemu may be a link to the main
+# checkout's, and the configuration (its paths included) must not differ
+# between the two, or a worktree's build wipes the main one's (stop 41)
+mkdir -p "$BUILD"
+Q=$(readlink -f "$BUILD/qemu")
 SRC=$Q/src
 OUT=$Q/build
 FW=$Q/firmware
