@@ -369,8 +369,9 @@ int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
  * @dev_attr: the filter attribute that names one NIC to list
  * @gen: the generation of what is listed of the NICs up to a last index;
  *       a dump that spans a change of it is flagged NLM_F_DUMP_INTR
- * @one: puts the messages of one NIC from where cb->ctx says on, and, when
- *       done with that NIC, resets what of cb->ctx is per NIC
+ * @one: puts the messages of one NIC from where cb->ctx says on; when done
+ *       with that NIC, it resets what else of cb->ctx is per NIC (ctx->pos
+ *       is reset here)
  * @arg: for @gen and @one
  *
  * Lists every NIC, or the one the filter names, each held while @one runs;
@@ -400,6 +401,7 @@ int snode_nl_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 			snode_nl_put(nd);
 			break;
 		}
+		ctx->pos = 0;
 	}
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;

@@ -113,12 +113,13 @@ static const struct snode_nl_obj_kind snode_nl_queues = {
 	.fill = snode_nl_queue_fill,
 };
 
-/* Emit the objects of @sdev from ctx->pos on. */
+/* Emit the objects (@arg: their kind) of @nd from ctx->pos on. */
 static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
-			      struct snode_dev *sdev,
-			      const struct snode_nl_obj_kind *kind)
+			      struct snode_nl_dev *nd, const void *arg)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	const struct snode_nl_obj_kind *kind = arg;
+	struct snode_dev *sdev = nd->sdev;
 	struct snode_obj_entry *entries = ctx->snap;
 	struct snode_viewer viewer;
 	u32 n = ctx->snap_n;
@@ -168,18 +169,6 @@ static unsigned int snode_nl_obj_gen(unsigned long last, const void *arg)
 	return snode_nl_gen_sum(last, kind->gen);
 }
 
-static int snode_nl_obj_dump_one(struct sk_buff *skb,
-				 struct netlink_callback *cb,
-				 struct snode_nl_dev *nd, const void *arg)
-{
-	int ret;
-
-	ret = snode_nl_obj_table(skb, cb, nd->sdev, arg);
-	if (!ret)
-		snode_nl_dump_ctx(cb)->pos = 0;
-	return ret;
-}
-
 /*
  * Dump the endpoints or DMA queues of every NIC, or of the one the filter
  * names. A dump that spans the creation or destruction of one, or a NIC's
@@ -189,7 +178,7 @@ static int snode_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			     const struct snode_nl_obj_kind *kind)
 {
 	return snode_nl_dumpit(skb, cb, kind->dev_attr, snode_nl_obj_gen,
-			       snode_nl_obj_dump_one, kind);
+			       snode_nl_obj_table, kind);
 }
 
 int snode_nl_endpoint_get_dumpit(struct sk_buff *skb,

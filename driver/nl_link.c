@@ -221,8 +221,6 @@ static int snode_nl_link_dump_one(struct sk_buff *skb,
 			break;
 	}
 	snode_nl_user_end(nd, locked);
-	if (!ret)
-		ctx->pos = 0;
 	return ret;
 }
 
@@ -230,8 +228,7 @@ int snode_nl_link_get_dumpit(struct sk_buff *skb,
 			     struct netlink_callback *cb)
 {
 	return snode_nl_dumpit(skb, cb, SNODE_A_LINK_DEV_INDEX,
-			       snode_nl_dev_gen_get, snode_nl_link_dump_one,
-			       NULL);
+			       snode_nl_dev_gen_get, snode_nl_link_dump_one, NULL);
 }
 
 /*

@@ -169,10 +169,8 @@ static int snode_nl_node_dump_one(struct sk_buff *skb,
 			break;
 	}
 	mutex_unlock(&link->lock);
-	if (!ret) {
-		ctx->pos = 0;
+	if (!ret)
 		ctx->refreshed = false;
-	}
 	return ret;
 }
 
