@@ -194,6 +194,28 @@ static void snode_dma_copy_finish(struct snode_dma_copy *c)
 	snode_dma_copy_free(c);
 }
 
+/*
+ * A copy ends with @err unless it failed already, off the list it is on
+ * (pending, or parked by an earlier slot). Context: dd->lock held.
+ */
+static void __snode_dma_copy_fail(struct snode_dma_copy *c, int err)
+{
+	if (!c->status)
+		c->status = err;
+	list_del_init(&c->node);
+}
+
+/* Finish the copies on @finished, taken off their lists under dd->lock. */
+static void snode_dma_finish_list(struct list_head *finished)
+{
+	struct snode_dma_copy *c, *tmp;
+
+	list_for_each_entry_safe(c, tmp, finished, node) {
+		list_del(&c->node);
+		snode_dma_copy_finish(c);
+	}
+}
+
 /* ---- the rings --------------------------------------------------------- */
 
 /*
@@ -302,7 +324,7 @@ static struct snode_dma_copy *__snode_dma_retire(struct snode_dma_dev *dd,
 static irqreturn_t snode_dma_irq(int irq, void *data)
 {
 	struct snode_dma_dev *dd = data;
-	struct snode_dma_copy *c, *tmp;
+	struct snode_dma_copy *c;
 	LIST_HEAD(finished);
 	bool any = false;
 	u32 cause;
@@ -347,58 +369,18 @@ static irqreturn_t snode_dma_irq(int irq, void *data)
 	}
 	spin_unlock(&dd->lock);
 
-	list_for_each_entry_safe(c, tmp, &finished, node) {
-		list_del(&c->node);
-		snode_dma_copy_finish(c);
-	}
+	snode_dma_finish_list(&finished);
 	return IRQ_HANDLED;
 }
 
-/* Fail every copy in flight; the device is disabled and does no DMA. */
-static void snode_dma_fail_all(struct snode_dma_dev *dd, int err)
-{
-	struct snode_dma_copy *c, *tmp;
-	LIST_HEAD(finished);
-	unsigned int i;
-
-	spin_lock(&dd->lock);
-	dd->enabled = false;
-	for (i = 0; i < SNODE_DSQ_DEPTH; i++) {
-		c = dd->slots[i].copy;
-		if (!c)
-			continue;
-		dd->slots[i].copy = NULL;
-		if (!c->status)
-			c->status = err;
-		list_del_init(&c->node);
-		if (!--c->descs)
-			list_add_tail(&c->node, &finished);
-	}
-	list_for_each_entry_safe(c, tmp, &dd->pending, node) {
-		if (!c->status)
-			c->status = err;
-		list_del_init(&c->node);
-		if (!c->descs)
-			list_add_tail(&c->node, &finished);
-	}
-	/* an earlier stop gave up on these; the engine is stopped now */
-	list_splice_tail_init(&dd->stuck, &finished);
-	dd->inflight = 0;
-	spin_unlock(&dd->lock);
-
-	list_for_each_entry_safe(c, tmp, &finished, node) {
-		list_del(&c->node);
-		snode_dma_copy_finish(c);
-	}
-}
-
 /*
- * The engine did not stop: the descriptors in the DSQ may still be read
- * or written, so the copies they belong to keep their pages, parked on
- * dd->stuck; the copies with none there are failed and released now, and
- * the ring starts empty at the next __snode_dma_start().
+ * Fail every copy in flight; the device is disabled and does no DMA. Or,
+ * @park: the engine did not stop, so the descriptors in the DSQ may still
+ * be read or written, and the copies they belong to keep their pages,
+ * parked on dd->stuck; the copies with none there are failed and released
+ * now. Either way the ring starts empty at the next __snode_dma_start().
  */
-static void snode_dma_park_all(struct snode_dma_dev *dd, int err)
+static void snode_dma_end_all(struct snode_dma_dev *dd, int err, bool park)
 {
 	struct snode_dma_copy *c, *tmp;
 	LIST_HEAD(finished);
@@ -411,26 +393,27 @@ static void snode_dma_park_all(struct snode_dma_dev *dd, int err)
 		if (!c)
 			continue;
 		dd->slots[i].copy = NULL;
-		if (!c->status)
-			c->status = err;
-		/* off pending, or already parked by an earlier slot */
-		list_del_init(&c->node);
-		c->descs = 0;
-		list_add_tail(&c->node, &dd->stuck);
+		__snode_dma_copy_fail(c, err);
+		if (park) {
+			c->descs = 0;
+			list_add_tail(&c->node, &dd->stuck);
+		} else if (!--c->descs) {
+			list_add_tail(&c->node, &finished);
+		}
 	}
 	list_for_each_entry_safe(c, tmp, &dd->pending, node) {
-		/* the copies with descriptors in the DSQ went to stuck */
-		if (!c->status)
-			c->status = err;
-		list_move_tail(&c->node, &finished);
+		/* parked: the copies with descriptors in the DSQ went to stuck */
+		__snode_dma_copy_fail(c, err);
+		if (park || !c->descs)
+			list_add_tail(&c->node, &finished);
 	}
+	/* failed: an earlier stop gave up on these; the engine is stopped now */
+	if (!park)
+		list_splice_tail_init(&dd->stuck, &finished);
 	dd->inflight = 0;
 	spin_unlock(&dd->lock);
 
-	list_for_each_entry_safe(c, tmp, &finished, node) {
-		list_del(&c->node);
-		snode_dma_copy_finish(c);
-	}
+	snode_dma_finish_list(&finished);
 }
 
 /*
@@ -447,18 +430,13 @@ void snode_dma_cancel(struct snode_dma_queue *q)
 	list_for_each_entry_safe(c, tmp, &dd->pending, node) {
 		if (c->q != q)
 			continue;
-		if (!c->status)
-			c->status = -ECANCELED;
-		list_del_init(&c->node);
+		__snode_dma_copy_fail(c, -ECANCELED);
 		if (!c->descs)
 			list_add_tail(&c->node, &finished);
 	}
 	spin_unlock(&dd->lock);
 
-	list_for_each_entry_safe(c, tmp, &finished, node) {
-		list_del(&c->node);
-		snode_dma_copy_finish(c);
-	}
+	snode_dma_finish_list(&finished);
 }
 
 /**
@@ -525,10 +503,10 @@ static void __snode_dma_stop(struct snode_dev *sdev, int err)
 			       SNODE_DMA_STOP_US)) {
 		dev_err(&sdev->pdev->dev,
 			"DMA engine did not stop; its copies in the ring keep their pages\n");
-		snode_dma_park_all(dd, err);
+		snode_dma_end_all(dd, err, true);
 		return;
 	}
-	snode_dma_fail_all(dd, err);
+	snode_dma_end_all(dd, err, false);
 }
 
 /* ---- setup ------------------------------------------------------------- */

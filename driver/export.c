@@ -503,6 +503,23 @@ void snode_exports_release(struct snode_mem *mem, struct snode_mem_file *mfile,
 	}
 }
 
+/*
+ * Take export @exp, entry @id, out of the table if nothing owns it (no
+ * file, not the kernel's); the caller frees it then.
+ * Context: &snode_mem.lock held.
+ * Return: true if it was taken out.
+ */
+static bool __snode_export_take_unowned(struct snode_mem *mem,
+					struct snode_export *exp, u32 id)
+{
+	lockdep_assert_held(&mem->lock);
+	if (!exp || exp->mfile || exp->kernel)
+		return false;
+	mem->exports[id] = NULL;
+	snode_mem_changed(mem);
+	return true;
+}
+
 /**
  * __snode_exports_reset_done() - restore the export table after a reset
  * @mem: the device's global memory
@@ -525,9 +542,7 @@ void __snode_exports_reset_done(struct snode_mem *mem)
 	for (id = 0; id < mem->export_entries; id++) {
 		mutex_lock(&mem->lock);
 		exp = mem->exports[id];
-		if (exp && !exp->mfile && !exp->kernel) {
-			mem->exports[id] = NULL;
-			snode_mem_changed(mem);
+		if (__snode_export_take_unowned(mem, exp, id)) {
 			mutex_unlock(&mem->lock);
 			snode_export_free(exp);
 			continue;
@@ -622,12 +637,8 @@ void snode_exports_remove(struct snode_mem *mem)
 	for (id = 0; id < mem->export_entries; id++) {
 		mutex_lock(&mem->lock);
 		exp = mem->exports[id];
-		if (exp && !exp->mfile && !exp->kernel) {
-			mem->exports[id] = NULL;
-			snode_mem_changed(mem);
-		} else {
+		if (!__snode_export_take_unowned(mem, exp, id))
 			exp = NULL;
-		}
 		mutex_unlock(&mem->lock);
 		if (exp)
 			snode_export_free(exp);

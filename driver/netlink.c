@@ -304,6 +304,49 @@ int snode_nl_get_end(struct snode_nl_dev *nd, struct sk_buff *msg,
 	return snode_nl_reply(msg, info);
 }
 
+/**
+ * snode_nl_msg_put() - start a message of the family
+ * @skb: the reply or dump skb
+ * @portid: the requester's port
+ * @seq: the request's sequence number
+ * @flags: NLM_F_MULTI in dumps
+ * @cmd: the command the message answers
+ * @cb: the dump, or NULL: a dump's message is checked against its
+ *      generation (NLM_F_DUMP_INTR)
+ *
+ * Context: Any context.
+ * Return: the message's header, or NULL if @skb has no room for it.
+ */
+void *snode_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+		       u8 cmd, struct netlink_callback *cb)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags, cmd);
+	if (hdr && cb)
+		genl_dump_check_consistent(cb, hdr);
+	return hdr;
+}
+
+/**
+ * snode_nl_msg_end() - end a message from snode_nl_msg_put()
+ * @skb: its skb
+ * @hdr: its header
+ * @full: an attribute did not fit: the message is taken back out
+ *
+ * Context: Any context.
+ * Return: 0, or -EMSGSIZE if @full.
+ */
+int snode_nl_msg_end(struct sk_buff *skb, void *hdr, bool full)
+{
+	if (full) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
 /* A get of one NIC, named by attribute @dev_attr: one message from @fill. */
 int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
 		      int dev_attr, snode_nl_nic_fill_t fill)
@@ -319,14 +362,28 @@ int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
 				     info->snd_seq, 0, NULL));
 }
 
-/*
- * A dump of one message per NIC from @fill, of every NIC or of the one
- * that the filter attribute @dev_attr names; it ends with the first error
- * (a NIC that cannot answer a stats-get fails the dump: its NLMSG_DONE
- * carries the errno).
+/**
+ * snode_nl_dumpit() - a dump over the NICs
+ * @skb: the dump's skb
+ * @cb: the dump
+ * @dev_attr: the filter attribute that names one NIC to list
+ * @gen: the generation of what is listed of the NICs up to a last index;
+ *       a dump that spans a change of it is flagged NLM_F_DUMP_INTR
+ * @one: puts the messages of one NIC from where cb->ctx says on; when done
+ *       with that NIC, it resets what else of cb->ctx is per NIC (ctx->pos
+ *       is reset here)
+ * @arg: for @gen and @one
+ *
+ * Lists every NIC, or the one the filter names, each held while @one runs;
+ * the dump ends with the first error (a NIC that cannot answer a stats-get
+ * fails the dump: its NLMSG_DONE carries the errno).
+ *
+ * Context: Process context.
+ * Return: what a dumpit returns.
  */
-int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
-			int dev_attr, snode_nl_nic_fill_t fill)
+int snode_nl_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+		    int dev_attr, snode_nl_dump_gen_t gen,
+		    snode_nl_dump_one_t one, const void *arg)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
 	struct snode_nl_dev *nd;
@@ -336,19 +393,61 @@ int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 	ret = snode_nl_dump_filter(cb, dev_attr, &last);
 	if (ret)
 		return ret;
-	cb->seq = atomic_read(&snode_nl_dev_gen);
+	cb->seq = gen(last, arg);
 	for (; (nd = snode_nl_hold_next(&ctx->index, last));
 	     snode_nl_put(nd), ctx->index++) {
-		ret = fill(skb, nd, cb->skb, NETLINK_CB(cb->skb).portid,
-			   cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		ret = one(skb, cb, nd, arg);
 		if (ret) {
 			snode_nl_put(nd);
 			break;
 		}
+		ctx->pos = 0;
 	}
 	if (ret == -EMSGSIZE && skb->len)
 		return skb->len;
 	return ret;
+}
+
+/*
+ * The generation of what a dump lists of every NIC up to @last, from each
+ * NIC's @gen: it changes with any NIC's arrival or departure and with any
+ * change @gen counts, so a dump spanning one reports NLM_F_DUMP_INTR.
+ */
+unsigned int snode_nl_gen_sum(unsigned long last,
+			      unsigned int (*gen)(struct snode_dev *sdev))
+{
+	unsigned int sum = atomic_read(&snode_nl_dev_gen);
+	struct snode_nl_dev *nd;
+	unsigned long index;
+
+	mutex_lock(&snode_nl_lock);
+	xa_for_each_range(&snode_nl_devs, index, nd, 0, last)
+		sum += gen(nd->sdev);
+	mutex_unlock(&snode_nl_lock);
+	return sum;
+}
+
+/* The generation of the NIC table: for dumps of what each NIC has. */
+unsigned int snode_nl_dev_gen_get(unsigned long last, const void *arg)
+{
+	return atomic_read(&snode_nl_dev_gen);
+}
+
+static int snode_nl_nic_one(struct sk_buff *skb, struct netlink_callback *cb,
+			    struct snode_nl_dev *nd, const void *arg)
+{
+	const snode_nl_nic_fill_t *fill = arg;
+
+	return (*fill)(skb, nd, cb->skb, NETLINK_CB(cb->skb).portid,
+		       cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+}
+
+/* A dump of one message per NIC from @fill. */
+int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+			int dev_attr, snode_nl_nic_fill_t fill)
+{
+	return snode_nl_dumpit(skb, cb, dev_attr, snode_nl_dev_gen_get,
+			       snode_nl_nic_one, &fill);
 }
 
 /* The reader of a dump, as snode_owner_visible() judges it. */
@@ -372,21 +471,33 @@ void snode_nl_viewer(struct netlink_callback *cb,
 /* ------------------------------------------------------------------ */
 /* notifications                                                       */
 
-void *snode_nl_ntf_start(struct sk_buff **skbp, struct snode_dev *sdev,
-			 u8 cmd, const struct snode_ev_meta *meta)
+/**
+ * snode_nl_ntf_start() - start a notification to the events group
+ * @ntf: set to the message, to fill and give to snode_nl_ntf_send()
+ * @sdev: the NIC it is about
+ * @cmd: the notification
+ * @nest: the attribute nesting the object it is about, or 0
+ * @meta: timestamps and suppressed count
+ *
+ * Context: Process context.
+ * Return: false if nobody listens or the message could not be put
+ * together (nothing to send or free then).
+ */
+bool snode_nl_ntf_start(struct snode_nl_ntf *ntf, struct snode_dev *sdev,
+			u8 cmd, int nest, const struct snode_ev_meta *meta)
 {
 	struct sk_buff *skb;
-	void *hdr;
 
-	*skbp = NULL;
 	if (!genl_has_listeners(&snode_nl_family, &init_net,
 				SNODE_NL_MCGRP_EVENTS))
-		return NULL;
+		return false;
 	skb = genlmsg_new(SNODE_NL_NTF_SIZE, GFP_KERNEL);
 	if (!skb)
-		return NULL;
-	hdr = genlmsg_put(skb, 0, 0, &snode_nl_family, 0, cmd);
-	if (!hdr)
+		return false;
+	ntf->skb = skb;
+	ntf->nest = NULL;
+	ntf->hdr = genlmsg_put(skb, 0, 0, &snode_nl_family, 0, cmd);
+	if (!ntf->hdr)
 		goto err_free;
 	if (nla_put_u32(skb, SNODE_A_EVENT_DEV_INDEX, sdev->index) ||
 	    nla_put_string(skb, SNODE_A_EVENT_DEV_NAME, dev_name(&sdev->dev)) ||
@@ -398,18 +509,35 @@ void *snode_nl_ntf_start(struct sk_buff **skbp, struct snode_dev *sdev,
 	    (meta->suppressed &&
 	     nla_put_u32(skb, SNODE_A_EVENT_SUPPRESSED, meta->suppressed)))
 		goto err_free;
-	*skbp = skb;
-	return hdr;
+	if (nest) {
+		ntf->nest = nla_nest_start(skb, nest);
+		if (!ntf->nest)
+			goto err_free;
+	}
+	return true;
 
 err_free:
 	nlmsg_free(skb);
-	return NULL;
+	return false;
 }
 
-void snode_nl_ntf_send(struct sk_buff *skb, void *hdr)
+/**
+ * snode_nl_ntf_send() - send a notification from snode_nl_ntf_start()
+ * @ntf: the notification
+ * @full: an attribute did not fit: it is dropped instead
+ *
+ * Context: Process context.
+ */
+void snode_nl_ntf_send(struct snode_nl_ntf *ntf, bool full)
 {
-	genlmsg_end(skb, hdr);
-	genlmsg_multicast(&snode_nl_family, skb, 0, SNODE_NL_MCGRP_EVENTS,
+	if (full) {
+		nlmsg_free(ntf->skb);
+		return;
+	}
+	if (ntf->nest)
+		nla_nest_end(ntf->skb, ntf->nest);
+	genlmsg_end(ntf->skb, ntf->hdr);
+	genlmsg_multicast(&snode_nl_family, ntf->skb, 0, SNODE_NL_MCGRP_EVENTS,
 			  GFP_KERNEL);
 }
 

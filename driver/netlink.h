@@ -78,6 +78,18 @@ snode_nl_dump_ctx(struct netlink_callback *cb)
 	return (struct snode_nl_dump_ctx *)cb->ctx;
 }
 
+/**
+ * struct snode_nl_ntf - a notification being put together
+ * @skb: the message
+ * @hdr: its header
+ * @nest: the nest of the object it is about, or NULL
+ */
+struct snode_nl_ntf {
+	struct sk_buff *skb;
+	void *hdr;
+	struct nlattr *nest;
+};
+
 /*
  * Puts one message about a NIC (dev-get, stats-get) for the request @req;
  * cb only in dumps.
@@ -86,6 +98,13 @@ typedef int (*snode_nl_nic_fill_t)(struct sk_buff *skb, struct snode_nl_dev *nd,
 				   const struct sk_buff *req, u32 portid,
 				   u32 seq, int flags,
 				   struct netlink_callback *cb);
+
+/* A dump's generation and its messages of one NIC: see snode_nl_dumpit() */
+typedef unsigned int (*snode_nl_dump_gen_t)(unsigned long last,
+					    const void *arg);
+typedef int (*snode_nl_dump_one_t)(struct sk_buff *skb,
+				   struct netlink_callback *cb,
+				   struct snode_nl_dev *nd, const void *arg);
 
 /* netlink.c: the core */
 extern struct genl_family snode_nl_family;
@@ -111,14 +130,23 @@ struct snode_nl_dev *snode_nl_get_begin(struct sk_buff *skb,
 					struct sk_buff **msg);
 int snode_nl_get_end(struct snode_nl_dev *nd, struct sk_buff *msg,
 		     struct genl_info *info, int ret);
+void *snode_nl_msg_put(struct sk_buff *skb, u32 portid, u32 seq, int flags,
+		       u8 cmd, struct netlink_callback *cb);
+int snode_nl_msg_end(struct sk_buff *skb, void *hdr, bool full);
+int snode_nl_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
+		    int dev_attr, snode_nl_dump_gen_t gen,
+		    snode_nl_dump_one_t one, const void *arg);
+unsigned int snode_nl_dev_gen_get(unsigned long last, const void *arg);
+unsigned int snode_nl_gen_sum(unsigned long last,
+			      unsigned int (*gen)(struct snode_dev *sdev));
 int snode_nl_nic_doit(struct sk_buff *skb, struct genl_info *info,
 		      int dev_attr, snode_nl_nic_fill_t fill);
 int snode_nl_nic_dumpit(struct sk_buff *skb, struct netlink_callback *cb,
 			int dev_attr, snode_nl_nic_fill_t fill);
 void snode_nl_viewer(struct netlink_callback *cb, struct snode_viewer *viewer);
-void *snode_nl_ntf_start(struct sk_buff **skbp, struct snode_dev *sdev,
-			 u8 cmd, const struct snode_ev_meta *meta);
-void snode_nl_ntf_send(struct sk_buff *skb, void *hdr);
+bool snode_nl_ntf_start(struct snode_nl_ntf *ntf, struct snode_dev *sdev,
+			u8 cmd, int nest, const struct snode_ev_meta *meta);
+void snode_nl_ntf_send(struct snode_nl_ntf *ntf, bool full);
 
 /* nl_dev.c */
 int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info);

@@ -25,7 +25,7 @@ static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
 			     int flags, struct netlink_callback *cb)
 {
 	struct snode_dev *sdev = nd->sdev;
-	bool throttled = false;
+	bool throttled = false, full;
 	enum snode_state state;
 	struct snode_id id;
 	u64 threshold;
@@ -49,46 +49,37 @@ static int snode_nl_dev_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
 	threshold = sdev->link->ber_threshold;
 	mutex_unlock(&sdev->link->lock);
 
-	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_NL_CMD_DEV_GET);
+	hdr = snode_nl_msg_put(skb, portid, seq, flags, SNODE_NL_CMD_DEV_GET,
+			       cb);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (cb)
-		genl_dump_check_consistent(cb, hdr);
 
-	if (nla_put_u32(skb, SNODE_A_DEV_INDEX, sdev->index) ||
-	    nla_put_string(skb, SNODE_A_DEV_NAME, dev_name(&sdev->dev)) ||
-	    nla_put_u32(skb, SNODE_A_DEV_STATE, state) ||
-	    (id.node_id != SNODE_NODE_ID_NONE &&
-	     nla_put_u32(skb, SNODE_A_DEV_NODE_ID, id.node_id)) ||
-	    nla_put_u32(skb, SNODE_A_DEV_FABRIC_ID, id.fabric_id) ||
-	    nla_put_u32(skb, SNODE_A_DEV_HW_VERSION, id.hw_version) ||
-	    nla_put_u32(skb, SNODE_A_DEV_FW_VERSION, id.fw_version) ||
-	    nla_put_string(skb, SNODE_A_DEV_FW_NAME, id.fw_name) ||
-	    nla_put_string(skb, SNODE_A_DEV_SERIAL, id.serial) ||
-	    nla_put_u32(skb, SNODE_A_DEV_CAPS, id.caps) ||
-	    nla_put_u32(skb, SNODE_A_DEV_NPORTS, id.nports) ||
-	    nla_put_u32(skb, SNODE_A_DEV_MAX_NODES, id.max_nodes) ||
-	    nla_put_u32(skb, SNODE_A_DEV_ATT_ENTRIES, id.att_entries) ||
-	    nla_put_u32(skb, SNODE_A_DEV_EXPORT_ENTRIES, id.export_entries) ||
-	    nla_put_u64_64bit(skb, SNODE_A_DEV_POOL_SIZE, id.pool_size,
-			      SNODE_A_DEV_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_DEV_APERTURE_SIZE, id.aperture_size,
-			      SNODE_A_DEV_PAD) ||
-	    (throttled && nla_put_flag(skb, SNODE_A_DEV_THROTTLED)) ||
-	    nla_put_u64_64bit(skb, SNODE_A_DEV_BER_THRESHOLD, threshold,
-			      SNODE_A_DEV_PAD) ||
-	    (sdev->mem &&
-	     nla_put_u64_64bit(skb, SNODE_A_DEV_POOL_FREE,
-			       snode_mem_pool_free(sdev), SNODE_A_DEV_PAD)))
-		goto nla_put_failure;
-
-	genlmsg_end(skb, hdr);
-	return 0;
-
-nla_put_failure:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(skb, SNODE_A_DEV_INDEX, sdev->index) ||
+	       nla_put_string(skb, SNODE_A_DEV_NAME, dev_name(&sdev->dev)) ||
+	       nla_put_u32(skb, SNODE_A_DEV_STATE, state) ||
+	       (id.node_id != SNODE_NODE_ID_NONE &&
+		nla_put_u32(skb, SNODE_A_DEV_NODE_ID, id.node_id)) ||
+	       nla_put_u32(skb, SNODE_A_DEV_FABRIC_ID, id.fabric_id) ||
+	       nla_put_u32(skb, SNODE_A_DEV_HW_VERSION, id.hw_version) ||
+	       nla_put_u32(skb, SNODE_A_DEV_FW_VERSION, id.fw_version) ||
+	       nla_put_string(skb, SNODE_A_DEV_FW_NAME, id.fw_name) ||
+	       nla_put_string(skb, SNODE_A_DEV_SERIAL, id.serial) ||
+	       nla_put_u32(skb, SNODE_A_DEV_CAPS, id.caps) ||
+	       nla_put_u32(skb, SNODE_A_DEV_NPORTS, id.nports) ||
+	       nla_put_u32(skb, SNODE_A_DEV_MAX_NODES, id.max_nodes) ||
+	       nla_put_u32(skb, SNODE_A_DEV_ATT_ENTRIES, id.att_entries) ||
+	       nla_put_u32(skb, SNODE_A_DEV_EXPORT_ENTRIES, id.export_entries) ||
+	       nla_put_u64_64bit(skb, SNODE_A_DEV_POOL_SIZE, id.pool_size,
+				 SNODE_A_DEV_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_DEV_APERTURE_SIZE, id.aperture_size,
+				 SNODE_A_DEV_PAD) ||
+	       (throttled && nla_put_flag(skb, SNODE_A_DEV_THROTTLED)) ||
+	       nla_put_u64_64bit(skb, SNODE_A_DEV_BER_THRESHOLD, threshold,
+				 SNODE_A_DEV_PAD) ||
+	       (sdev->mem &&
+		nla_put_u64_64bit(skb, SNODE_A_DEV_POOL_FREE,
+				  snode_mem_pool_free(sdev), SNODE_A_DEV_PAD));
+	return snode_nl_msg_end(skb, hdr, full);
 }
 
 int snode_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -133,21 +124,17 @@ int snode_nl_dev_set_doit(struct sk_buff *skb, struct genl_info *info)
 void snode_nl_thermal_ntf(struct snode_dev *sdev, s32 temp, u32 power,
 			  u32 alarm, const struct snode_ev_meta *meta)
 {
-	struct sk_buff *skb;
-	void *hdr;
+	struct snode_nl_ntf ntf;
 
 	BUILD_BUG_ON(SNODE_ALARM_TEMP_MAX != SNODE_THERMAL_ALARM_TEMP_MAX);
 	BUILD_BUG_ON(SNODE_ALARM_TEMP_CRIT != SNODE_THERMAL_ALARM_TEMP_CRIT);
 	BUILD_BUG_ON(SNODE_ALARM_POWER_MAX != SNODE_THERMAL_ALARM_POWER_MAX);
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_THERMAL_NTF, meta);
-	if (!hdr)
+	if (!snode_nl_ntf_start(&ntf, sdev, SNODE_NL_CMD_THERMAL_NTF, 0, meta))
 		return;
-	if (nla_put_s32(skb, SNODE_A_EVENT_TEMP, temp) ||
-	    nla_put_u32(skb, SNODE_A_EVENT_POWER, power) ||
-	    nla_put_u32(skb, SNODE_A_EVENT_THERMAL_ALARM, alarm)) {
-		nlmsg_free(skb);
-		return;
-	}
-	snode_nl_ntf_send(skb, hdr);
+	snode_nl_ntf_send(&ntf,
+			  nla_put_s32(ntf.skb, SNODE_A_EVENT_TEMP, temp) ||
+			  nla_put_u32(ntf.skb, SNODE_A_EVENT_POWER, power) ||
+			  nla_put_u32(ntf.skb, SNODE_A_EVENT_THERMAL_ALARM,
+				      alarm));
 }

@@ -113,14 +113,15 @@ static const struct snode_nl_obj_kind snode_nl_queues = {
 	.fill = snode_nl_queue_fill,
 };
 
-/* Emit the objects of @sdev from ctx->pos on. */
+/* Emit the objects (@arg: their kind) of @nd from ctx->pos on. */
 static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
-			      struct snode_dev *sdev,
-			      const struct snode_nl_obj_kind *kind,
-			      const struct snode_viewer *viewer)
+			      struct snode_nl_dev *nd, const void *arg)
 {
 	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	const struct snode_nl_obj_kind *kind = arg;
+	struct snode_dev *sdev = nd->sdev;
 	struct snode_obj_entry *entries = ctx->snap;
+	struct snode_viewer viewer;
 	u32 n = ctx->snap_n;
 	void *hdr;
 	int ret;
@@ -131,25 +132,25 @@ static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
 		entries = NULL;
 	}
 	if (!entries) {
-		n = kind->list(sdev, NULL, 0, viewer);
+		snode_nl_viewer(cb, &viewer);
+		n = kind->list(sdev, NULL, 0, &viewer);
 		if (!n)
 			return 0;
 		entries = kvcalloc(n, sizeof(*entries), GFP_KERNEL_ACCOUNT);
 		if (!entries)
 			return -ENOMEM;
-		n = min(n, kind->list(sdev, entries, n, viewer));
+		n = min(n, kind->list(sdev, entries, n, &viewer));
 		ctx->snap = entries;
 		ctx->snap_n = n;
 		ctx->snap_dev = sdev->index;
 		ctx->pos = 0;
 	}
 	for (; ctx->pos < n; ctx->pos++) {
-		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
-				  cb->nlh->nlmsg_seq, &snode_nl_family,
-				  NLM_F_MULTI, kind->cmd);
+		hdr = snode_nl_msg_put(skb, NETLINK_CB(cb->skb).portid,
+				       cb->nlh->nlmsg_seq, NLM_F_MULTI,
+				       kind->cmd, cb);
 		if (!hdr)
 			return -EMSGSIZE;
-		genl_dump_check_consistent(cb, hdr);
 		ret = kind->fill(skb, sdev, &entries[ctx->pos]);
 		if (ret) {
 			genlmsg_cancel(skb, hdr);
@@ -161,22 +162,11 @@ static int snode_nl_obj_table(struct sk_buff *skb, struct netlink_callback *cb,
 	return 0;
 }
 
-/*
- * The generation of the endpoint or queue tables a dump lists (every NIC
- * up to @last), as snode_nl_window_gen() for windows.
- */
-static unsigned int snode_nl_obj_gen(const struct snode_nl_obj_kind *kind,
-				     unsigned long last)
+static unsigned int snode_nl_obj_gen(unsigned long last, const void *arg)
 {
-	unsigned int gen = atomic_read(&snode_nl_dev_gen);
-	struct snode_nl_dev *nd;
-	unsigned long index;
+	const struct snode_nl_obj_kind *kind = arg;
 
-	mutex_lock(&snode_nl_lock);
-	xa_for_each_range(&snode_nl_devs, index, nd, 0, last)
-		gen += kind->gen(nd->sdev);
-	mutex_unlock(&snode_nl_lock);
-	return gen;
+	return snode_nl_gen_sum(last, kind->gen);
 }
 
 /*
@@ -187,28 +177,8 @@ static unsigned int snode_nl_obj_gen(const struct snode_nl_obj_kind *kind,
 static int snode_nl_obj_dump(struct sk_buff *skb, struct netlink_callback *cb,
 			     const struct snode_nl_obj_kind *kind)
 {
-	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_viewer viewer;
-	struct snode_nl_dev *nd;
-	unsigned long last;
-	int ret;
-
-	ret = snode_nl_dump_filter(cb, kind->dev_attr, &last);
-	if (ret)
-		return ret;
-	snode_nl_viewer(cb, &viewer);
-	cb->seq = snode_nl_obj_gen(kind, last);
-	for (; (nd = snode_nl_hold_next(&ctx->index, last));
-	     snode_nl_put(nd), ctx->index++, ctx->pos = 0) {
-		ret = snode_nl_obj_table(skb, cb, nd->sdev, kind, &viewer);
-		if (ret) {
-			snode_nl_put(nd);
-			break;
-		}
-	}
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret;
+	return snode_nl_dumpit(skb, cb, kind->dev_attr, snode_nl_obj_gen,
+			       snode_nl_obj_table, kind);
 }
 
 int snode_nl_endpoint_get_dumpit(struct sk_buff *skb,

@@ -88,73 +88,64 @@ static int snode_nl_link_fill(struct sk_buff *skb, struct snode_dev *sdev,
 {
 	bool to_switch = p->peer_port & SNODE_PORT_PEER_SWITCH;
 	struct snode_link_util util;
+	bool full;
 	void *hdr;
 
 	snode_link_util_get(sdev, port, &util);
 
-	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_NL_CMD_LINK_GET);
+	hdr = snode_nl_msg_put(skb, portid, seq, flags, SNODE_NL_CMD_LINK_GET,
+			       cb);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (cb)
-		genl_dump_check_consistent(cb, hdr);
 
-	if (nla_put_u32(skb, SNODE_A_LINK_DEV_INDEX, sdev->index) ||
-	    nla_put_string(skb, SNODE_A_LINK_DEV_NAME, dev_name(&sdev->dev)) ||
-	    nla_put_u32(skb, SNODE_A_LINK_PORT, port) ||
-	    nla_put_u32(skb, SNODE_A_LINK_ADMIN_STATE, p->admin_state) ||
-	    nla_put_u32(skb, SNODE_A_LINK_OPER_STATE, p->oper_state) ||
-	    nla_put_u32(skb, SNODE_A_LINK_LANES, p->lanes) ||
-	    nla_put_u32(skb, SNODE_A_LINK_MAX_LANES, p->max_lanes) ||
-	    nla_put_u32(skb, SNODE_A_LINK_SPEED, p->speed))
-		goto nla_put_failure;
-	if (p->peer_node != SNODE_NODE_ID_NONE) {
-		if (nla_put_u32(skb, SNODE_A_LINK_PEER_NODE, p->peer_node) ||
-		    nla_put_u32(skb, SNODE_A_LINK_PEER_PORT, p->peer_port))
-			goto nla_put_failure;
-	} else if (to_switch) {
-		if (nla_put_u32(skb, SNODE_A_LINK_PEER_SWITCH,
-				p->peer_port & ~SNODE_PORT_PEER_SWITCH) ||
-		    snode_nl_put_peer_switch(skb, sdev->link,
-					     p->peer_port & ~SNODE_PORT_PEER_SWITCH))
-			goto nla_put_failure;
-	}
-	if (nla_put_u64_64bit(skb, SNODE_A_LINK_CRC_ERRORS, p->crc_errors,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_REPLAYS, p->replays,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_RECOVERIES, p->recoveries,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_DOWN_EVENTS, p->down_events,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_TX_BYTES, p->tx_bytes,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_RX_BYTES, p->rx_bytes,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_TX_MSGS, p->tx_msgs,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_RX_MSGS, p->rx_msgs,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER, p->ber,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, alarm) ||
-	    nla_put_u32(skb, SNODE_A_LINK_AUTO_ISOLATE, iso->on) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_ISOLATE_BER, iso->ber,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u32(skb, SNODE_A_LINK_ISOLATE_FLAPS, iso->flaps) ||
-	    nla_put_u32(skb, SNODE_A_LINK_ISOLATE_WINDOW, iso->window) ||
-	    snode_nl_put_isolation(skb, iso) ||
-	    snode_nl_put_util(skb, &util))
-		goto nla_put_failure;
-
-	genlmsg_end(skb, hdr);
-	return 0;
-
-nla_put_failure:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(skb, SNODE_A_LINK_DEV_INDEX, sdev->index) ||
+	       nla_put_string(skb, SNODE_A_LINK_DEV_NAME, dev_name(&sdev->dev)) ||
+	       nla_put_u32(skb, SNODE_A_LINK_PORT, port) ||
+	       nla_put_u32(skb, SNODE_A_LINK_ADMIN_STATE, p->admin_state) ||
+	       nla_put_u32(skb, SNODE_A_LINK_OPER_STATE, p->oper_state) ||
+	       nla_put_u32(skb, SNODE_A_LINK_LANES, p->lanes) ||
+	       nla_put_u32(skb, SNODE_A_LINK_MAX_LANES, p->max_lanes) ||
+	       nla_put_u32(skb, SNODE_A_LINK_SPEED, p->speed);
+	if (p->peer_node != SNODE_NODE_ID_NONE)
+		full = full ||
+		       nla_put_u32(skb, SNODE_A_LINK_PEER_NODE, p->peer_node) ||
+		       nla_put_u32(skb, SNODE_A_LINK_PEER_PORT, p->peer_port);
+	else if (to_switch)
+		full = full ||
+		       nla_put_u32(skb, SNODE_A_LINK_PEER_SWITCH,
+				   p->peer_port & ~SNODE_PORT_PEER_SWITCH) ||
+		       snode_nl_put_peer_switch(skb, sdev->link,
+						p->peer_port & ~SNODE_PORT_PEER_SWITCH);
+	full = full ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_CRC_ERRORS, p->crc_errors,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_REPLAYS, p->replays,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_RECOVERIES, p->recoveries,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_DOWN_EVENTS, p->down_events,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_TX_BYTES, p->tx_bytes,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_RX_BYTES, p->rx_bytes,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_TX_MSGS, p->tx_msgs,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_RX_MSGS, p->rx_msgs,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_BER, p->ber,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, alarm) ||
+	       nla_put_u32(skb, SNODE_A_LINK_AUTO_ISOLATE, iso->on) ||
+	       nla_put_u64_64bit(skb, SNODE_A_LINK_ISOLATE_BER, iso->ber,
+				 SNODE_A_LINK_PAD) ||
+	       nla_put_u32(skb, SNODE_A_LINK_ISOLATE_FLAPS, iso->flaps) ||
+	       nla_put_u32(skb, SNODE_A_LINK_ISOLATE_WINDOW, iso->window) ||
+	       snode_nl_put_isolation(skb, iso) ||
+	       snode_nl_put_util(skb, &util);
+	return snode_nl_msg_end(skb, hdr, full);
 }
 
 int snode_nl_link_get_doit(struct sk_buff *skb, struct genl_info *info)
@@ -197,59 +188,47 @@ out:
 	return snode_nl_get_end(nd, msg, info, ret);
 }
 
+/* The links of one NIC in a dump, from ctx->pos on. */
+static int snode_nl_link_dump_one(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct snode_nl_dev *nd, const void *arg)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_dev *sdev = nd->sdev;
+	struct snode_isolate iso;
+	struct snode_port p;
+	int locked, ret = 0;
+	u64 threshold;
+	bool alarm;
+
+	locked = snode_nl_user_begin(nd, cb->skb);
+	if (locked < 0)
+		return locked;
+	if (!ctx->pos)
+		snode_link_topo_refresh(sdev);
+	for (; ctx->pos < sdev->link->nports; ctx->pos++) {
+		/*
+		 * A NIC that cannot answer (being reset) still lists its
+		 * links, as it last reported them.
+		 */
+		snode_link_port_get(sdev, ctx->pos, &p, &threshold, &alarm,
+				    &iso);
+		ret = snode_nl_link_fill(skb, sdev, ctx->pos, &p, threshold,
+					 alarm, &iso,
+					 NETLINK_CB(cb->skb).portid,
+					 cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		if (ret)
+			break;
+	}
+	snode_nl_user_end(nd, locked);
+	return ret;
+}
+
 int snode_nl_link_get_dumpit(struct sk_buff *skb,
 			     struct netlink_callback *cb)
 {
-	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_isolate iso;
-	struct snode_nl_dev *nd;
-	unsigned long last;
-	struct snode_port p;
-	u64 threshold;
-	bool alarm;
-	int ret;
-
-	ret = snode_nl_dump_filter(cb, SNODE_A_LINK_DEV_INDEX, &last);
-	if (ret)
-		return ret;
-	cb->seq = atomic_read(&snode_nl_dev_gen);
-	for (; (nd = snode_nl_hold_next(&ctx->index, last));
-	     snode_nl_put(nd), ctx->index++) {
-		struct snode_dev *sdev = nd->sdev;
-		int locked = snode_nl_user_begin(nd, cb->skb);
-
-		if (locked < 0) {
-			ret = locked;
-			snode_nl_put(nd);
-			break;
-		}
-		if (!ctx->pos)
-			snode_link_topo_refresh(sdev);
-		for (; ctx->pos < sdev->link->nports; ctx->pos++) {
-			/*
-			 * A NIC that cannot answer (being reset) still lists
-			 * its links, as it last reported them.
-			 */
-			snode_link_port_get(sdev, ctx->pos, &p, &threshold,
-					    &alarm, &iso);
-			ret = snode_nl_link_fill(skb, sdev, ctx->pos, &p,
-						 threshold, alarm, &iso,
-						 NETLINK_CB(cb->skb).portid,
-						 cb->nlh->nlmsg_seq,
-						 NLM_F_MULTI, cb);
-			if (ret)
-				break;
-		}
-		snode_nl_user_end(nd, locked);
-		if (ret) {
-			snode_nl_put(nd);
-			break;
-		}
-		ctx->pos = 0;
-	}
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret;
+	return snode_nl_dumpit(skb, cb, SNODE_A_LINK_DEV_INDEX,
+			       snode_nl_dev_gen_get, snode_nl_link_dump_one, NULL);
 }
 
 /*
@@ -395,9 +374,8 @@ void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
 		       u64 threshold, const struct snode_ev_meta *meta)
 {
 	const struct snode_port *p = &lp->port;
+	struct snode_nl_ntf ntf;
 	struct sk_buff *skb;
-	struct nlattr *nest;
-	void *hdr;
 
 	static const u8 cmds[SNODE_LINK_NTF_NR] = {
 		[SNODE_LINK_NTF_STATE] = SNODE_NL_CMD_LINK_STATE_NTF,
@@ -406,30 +384,23 @@ void snode_nl_link_ntf(struct snode_dev *sdev, enum snode_link_ntf kind,
 		[SNODE_LINK_NTF_UTIL] = SNODE_NL_CMD_LINK_UTIL_NTF,
 	};
 
-	hdr = snode_nl_ntf_start(&skb, sdev, cmds[kind], meta);
-	if (!hdr)
+	if (!snode_nl_ntf_start(&ntf, sdev, cmds[kind], SNODE_A_EVENT_LINK,
+				meta))
 		return;
-	nest = nla_nest_start(skb, SNODE_A_EVENT_LINK);
-	if (!nest ||
-	    nla_put_u32(skb, SNODE_A_LINK_PORT, port) ||
-	    nla_put_u32(skb, SNODE_A_LINK_OPER_STATE, p->oper_state) ||
-	    nla_put_u32(skb, SNODE_A_LINK_LANES, p->lanes) ||
-	    (p->peer_node != SNODE_NODE_ID_NONE &&
-	     nla_put_u32(skb, SNODE_A_LINK_PEER_NODE, p->peer_node)) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_DOWN_EVENTS, p->down_events,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER, p->ber,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
-			      SNODE_A_LINK_PAD) ||
-	    nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, lp->ber_alarm) ||
-	    snode_nl_put_isolation(skb, &lp->iso) ||
-	    snode_nl_put_util(skb, &lp->util))
-		goto err_free;
-	nla_nest_end(skb, nest);
-	snode_nl_ntf_send(skb, hdr);
-	return;
-
-err_free:
-	nlmsg_free(skb);
+	skb = ntf.skb;
+	snode_nl_ntf_send(&ntf,
+			  nla_put_u32(skb, SNODE_A_LINK_PORT, port) ||
+			  nla_put_u32(skb, SNODE_A_LINK_OPER_STATE, p->oper_state) ||
+			  nla_put_u32(skb, SNODE_A_LINK_LANES, p->lanes) ||
+			  (p->peer_node != SNODE_NODE_ID_NONE &&
+			   nla_put_u32(skb, SNODE_A_LINK_PEER_NODE, p->peer_node)) ||
+			  nla_put_u64_64bit(skb, SNODE_A_LINK_DOWN_EVENTS, p->down_events,
+					    SNODE_A_LINK_PAD) ||
+			  nla_put_u64_64bit(skb, SNODE_A_LINK_BER, p->ber,
+					    SNODE_A_LINK_PAD) ||
+			  nla_put_u64_64bit(skb, SNODE_A_LINK_BER_THRESHOLD, threshold,
+					    SNODE_A_LINK_PAD) ||
+			  nla_put_u32(skb, SNODE_A_LINK_BER_ALARM, lp->ber_alarm) ||
+			  snode_nl_put_isolation(skb, &lp->iso) ||
+			  snode_nl_put_util(skb, &lp->util));
 }

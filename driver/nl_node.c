@@ -57,29 +57,20 @@ static int snode_nl_node_fill(struct sk_buff *skb, struct snode_dev *sdev,
 			      u32 portid, u32 seq, int flags,
 			      struct netlink_callback *cb)
 {
+	bool full;
 	void *hdr;
 
-	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_NL_CMD_NODE_GET);
+	hdr = snode_nl_msg_put(skb, portid, seq, flags, SNODE_NL_CMD_NODE_GET,
+			       cb);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (cb)
-		genl_dump_check_consistent(cb, hdr);
-
-	if (nla_put_u32(skb, SNODE_A_NODE_DEV_INDEX, sdev->index) ||
-	    nla_put_u32(skb, SNODE_A_NODE_ID, id) ||
-	    nla_put_u32(skb, SNODE_A_NODE_STATE, ln->state) ||
-	    (ln->route != SNODE_LINK_NO_ROUTE &&
-	     nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)) ||
-	    __snode_nl_put_node_topo(skb, sdev->link, ln))
-		goto nla_put_failure;
-
-	genlmsg_end(skb, hdr);
-	return 0;
-
-nla_put_failure:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(skb, SNODE_A_NODE_DEV_INDEX, sdev->index) ||
+	       nla_put_u32(skb, SNODE_A_NODE_ID, id) ||
+	       nla_put_u32(skb, SNODE_A_NODE_STATE, ln->state) ||
+	       (ln->route != SNODE_LINK_NO_ROUTE &&
+		nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)) ||
+	       __snode_nl_put_node_topo(skb, sdev->link, ln);
+	return snode_nl_msg_end(skb, hdr, full);
 }
 
 /*
@@ -143,54 +134,52 @@ out:
 	return snode_nl_get_end(nd, msg, info, ret);
 }
 
+static unsigned int snode_nl_node_gen_get(unsigned long last,
+					  const void *arg)
+{
+	return atomic_read(&snode_nl_node_gen);
+}
+
+/* The nodes one NIC knows in a dump, from ctx->pos on. */
+static int snode_nl_node_dump_one(struct sk_buff *skb,
+				  struct netlink_callback *cb,
+				  struct snode_nl_dev *nd, const void *arg)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	struct snode_dev *sdev = nd->sdev;
+	struct snode_link *link = sdev->link;
+	int ret = 0;
+
+	if (!ctx->refreshed) {
+		/* the NIC is the source; a NIC being reset: the cache */
+		snode_nl_nodes_refresh(nd, cb->skb);
+		ctx->refreshed = true;
+		cb->seq = atomic_read(&snode_nl_node_gen);
+	}
+	mutex_lock(&link->lock);
+	for (; ctx->pos < link->max_nodes; ctx->pos++) {
+		const struct snode_link_node *ln = &link->nodes[ctx->pos];
+
+		if (ln->state == SNODE_NODE_STATE_UNKNOWN)
+			continue;
+		ret = snode_nl_node_fill(skb, sdev, ctx->pos, ln,
+					 NETLINK_CB(cb->skb).portid,
+					 cb->nlh->nlmsg_seq, NLM_F_MULTI, cb);
+		if (ret)
+			break;
+	}
+	mutex_unlock(&link->lock);
+	if (!ret)
+		ctx->refreshed = false;
+	return ret;
+}
+
 int snode_nl_node_get_dumpit(struct sk_buff *skb,
 			     struct netlink_callback *cb)
 {
-	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_link *link;
-	struct snode_nl_dev *nd;
-	struct snode_dev *sdev;
-	unsigned long last;
-	int ret;
-
-	ret = snode_nl_dump_filter(cb, SNODE_A_NODE_DEV_INDEX, &last);
-	if (ret)
-		return ret;
-	cb->seq = atomic_read(&snode_nl_node_gen);
-	for (; (nd = snode_nl_hold_next(&ctx->index, last));
-	     snode_nl_put(nd), ctx->index++) {
-		sdev = nd->sdev;
-		link = sdev->link;
-		if (!ctx->refreshed) {
-			/* the NIC is the source; a NIC being reset: the cache */
-			snode_nl_nodes_refresh(nd, cb->skb);
-			ctx->refreshed = true;
-			cb->seq = atomic_read(&snode_nl_node_gen);
-		}
-		mutex_lock(&link->lock);
-		for (; ctx->pos < link->max_nodes; ctx->pos++) {
-			const struct snode_link_node *ln = &link->nodes[ctx->pos];
-
-			if (ln->state == SNODE_NODE_STATE_UNKNOWN)
-				continue;
-			ret = snode_nl_node_fill(skb, sdev, ctx->pos, ln,
-						 NETLINK_CB(cb->skb).portid,
-						 cb->nlh->nlmsg_seq,
-						 NLM_F_MULTI, cb);
-			if (ret)
-				break;
-		}
-		mutex_unlock(&link->lock);
-		if (ret) {
-			snode_nl_put(nd);
-			break;
-		}
-		ctx->pos = 0;
-		ctx->refreshed = false;
-	}
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret;
+	return snode_nl_dumpit(skb, cb, SNODE_A_NODE_DEV_INDEX,
+			       snode_nl_node_gen_get, snode_nl_node_dump_one,
+			       NULL);
 }
 
 /**
@@ -206,28 +195,20 @@ void snode_nl_node_ntf(struct snode_dev *sdev, u32 id,
 		       const struct snode_link_node *ln,
 		       const struct snode_ev_meta *meta)
 {
+	struct snode_nl_ntf ntf;
 	struct sk_buff *skb;
-	struct nlattr *nest;
-	void *hdr;
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_NODE_STATE_NTF, meta);
-	if (!hdr)
+	if (!snode_nl_ntf_start(&ntf, sdev, SNODE_NL_CMD_NODE_STATE_NTF,
+				SNODE_A_EVENT_NODE, meta))
 		return;
-	nest = nla_nest_start(skb, SNODE_A_EVENT_NODE);
-	if (!nest ||
-	    nla_put_u32(skb, SNODE_A_NODE_ID, id) ||
-	    nla_put_u32(skb, SNODE_A_NODE_STATE, ln->state) ||
-	    (ln->route != SNODE_LINK_NO_ROUTE &&
-	     nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)) ||
-	    nla_put_u32(skb, SNODE_A_NODE_PREV_STATE, ln->sent_state) ||
-	    (ln->sent_route != SNODE_LINK_NO_ROUTE &&
-	     nla_put_u32(skb, SNODE_A_NODE_PREV_ROUTE_PORT, ln->sent_route)) ||
-	    __snode_nl_put_node_topo(skb, sdev->link, ln))
-		goto err_free;
-	nla_nest_end(skb, nest);
-	snode_nl_ntf_send(skb, hdr);
-	return;
-
-err_free:
-	nlmsg_free(skb);
+	skb = ntf.skb;
+	snode_nl_ntf_send(&ntf,
+			  nla_put_u32(skb, SNODE_A_NODE_ID, id) ||
+			  nla_put_u32(skb, SNODE_A_NODE_STATE, ln->state) ||
+			  (ln->route != SNODE_LINK_NO_ROUTE &&
+			   nla_put_u32(skb, SNODE_A_NODE_ROUTE_PORT, ln->route)) ||
+			  nla_put_u32(skb, SNODE_A_NODE_PREV_STATE, ln->sent_state) ||
+			  (ln->sent_route != SNODE_LINK_NO_ROUTE &&
+			   nla_put_u32(skb, SNODE_A_NODE_PREV_ROUTE_PORT, ln->sent_route)) ||
+			  __snode_nl_put_node_topo(skb, sdev->link, ln));
 }

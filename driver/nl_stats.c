@@ -49,6 +49,7 @@ static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
 	};
 	struct snode_dev_stats st;
 	unsigned int i;
+	bool full;
 	void *hdr;
 	int ret;
 
@@ -75,29 +76,20 @@ static int snode_nl_stats_fill(struct sk_buff *skb, struct snode_nl_dev *nd,
 		if (ret)
 			return ret;
 	}
-	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_NL_CMD_STATS_GET);
+	hdr = snode_nl_msg_put(skb, portid, seq, flags, SNODE_NL_CMD_STATS_GET,
+			       cb);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (cb)
-		genl_dump_check_consistent(cb, hdr);
-	if (nla_put_u32(skb, SNODE_A_STATS_DEV_INDEX, sdev->index) ||
-	    nla_put_u64_64bit(skb, SNODE_A_STATS_SEND_RETRIES, st.send_retries,
-			      SNODE_A_STATS_PAD))
-		goto nla_put_failure;
-	for (i = 0; i < ARRAY_SIZE(hw); i++) {
+	full = nla_put_u32(skb, SNODE_A_STATS_DEV_INDEX, sdev->index) ||
+	       nla_put_u64_64bit(skb, SNODE_A_STATS_SEND_RETRIES,
+				 st.send_retries, SNODE_A_STATS_PAD);
+	for (i = 0; i < ARRAY_SIZE(hw) && !full; i++) {
 		__le64 *v = (void *)&st.hw + hw[i].off;
 
-		if (nla_put_u64_64bit(skb, hw[i].attr, le64_to_cpu(*v),
-				      SNODE_A_STATS_PAD))
-			goto nla_put_failure;
+		full = nla_put_u64_64bit(skb, hw[i].attr, le64_to_cpu(*v),
+					 SNODE_A_STATS_PAD);
 	}
-	genlmsg_end(skb, hdr);
-	return 0;
-
-nla_put_failure:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	return snode_nl_msg_end(skb, hdr, full);
 }
 
 int snode_nl_stats_get_doit(struct sk_buff *skb, struct genl_info *info)

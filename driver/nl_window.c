@@ -43,6 +43,7 @@ static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 	bool pool = export || kind == SNODE_WINDOW_KIND_ALLOC;
 	bool hidden = e->flags & SNODE_ENTRY_HIDDEN;
 	u32 perm = SNODE_WINDOW_PERM_READ, wflags = 0;
+	bool full;
 	void *hdr;
 
 	if (e->flags & SNODE_ENTRY_WRITE)
@@ -55,68 +56,52 @@ static int snode_nl_window_fill(struct sk_buff *skb, struct snode_dev *sdev,
 		wflags |= SNODE_WINDOW_FLAGS_ZERO_PAGE;
 	if (hidden)
 		wflags |= SNODE_WINDOW_FLAGS_HIDDEN;
-	hdr = genlmsg_put(skb, portid, seq, &snode_nl_family, flags,
-			  SNODE_NL_CMD_WINDOW_GET);
+	hdr = snode_nl_msg_put(skb, portid, seq, flags,
+			       SNODE_NL_CMD_WINDOW_GET, cb);
 	if (!hdr)
 		return -EMSGSIZE;
-	genl_dump_check_consistent(cb, hdr);
 
-	if (nla_put_u32(skb, SNODE_A_WINDOW_DEV_INDEX, sdev->index) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_KIND, kind) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_INDEX,
-			export ? e->export_id :
-			pool ? 0 : e->att_index) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_NODE, e->node) ||
-	    (!(pool && hidden) &&
-	     nla_put_u64_64bit(skb, SNODE_A_WINDOW_OFFSET,
-			       pool ? e->offset : e->aperture_offset,
-			       SNODE_A_WINDOW_PAD)) ||
-	    nla_put_u64_64bit(skb, SNODE_A_WINDOW_LENGTH, e->length,
-			      SNODE_A_WINDOW_PAD) ||
-	    (kind != SNODE_WINDOW_KIND_ALLOC &&
-	     nla_put_u32(skb, SNODE_A_WINDOW_PERM, perm)) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_STATE, e->state) ||
-	    (e->pid > 0 && nla_put_u32(skb, SNODE_A_WINDOW_PID, e->pid)) ||
-	    (e->comm[0] && nla_put_string(skb, SNODE_A_WINDOW_COMM, e->comm)) ||
-	    ((e->flags & SNODE_ENTRY_KEY) &&
-	     nla_put_u64_64bit(skb, SNODE_A_WINDOW_KEY, e->key,
-			       SNODE_A_WINDOW_PAD)) ||
-	    (wflags && nla_put_u32(skb, SNODE_A_WINDOW_FLAGS, wflags)))
-		goto nla_put_failure;
-	if (!pool &&
-	    (nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, e->export_id) ||
-	     (!hidden &&
-	      nla_put_u64_64bit(skb, SNODE_A_WINDOW_EXPORT_OFFSET, e->offset,
-				SNODE_A_WINDOW_PAD)) ||
-	     nla_put_u32(skb, SNODE_A_WINDOW_EPOCH, e->epoch) ||
-	     (e->reason &&
-	      nla_put_u32(skb, SNODE_A_WINDOW_REVOKE_REASON, e->reason))))
-		goto nla_put_failure;
-
-	genlmsg_end(skb, hdr);
-	return 0;
-
-nla_put_failure:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+	full = nla_put_u32(skb, SNODE_A_WINDOW_DEV_INDEX, sdev->index) ||
+	       nla_put_u32(skb, SNODE_A_WINDOW_KIND, kind) ||
+	       nla_put_u32(skb, SNODE_A_WINDOW_INDEX,
+			   export ? e->export_id :
+			   pool ? 0 : e->att_index) ||
+	       nla_put_u32(skb, SNODE_A_WINDOW_NODE, e->node) ||
+	       (!(pool && hidden) &&
+		nla_put_u64_64bit(skb, SNODE_A_WINDOW_OFFSET,
+				  pool ? e->offset : e->aperture_offset,
+				  SNODE_A_WINDOW_PAD)) ||
+	       nla_put_u64_64bit(skb, SNODE_A_WINDOW_LENGTH, e->length,
+				 SNODE_A_WINDOW_PAD) ||
+	       (kind != SNODE_WINDOW_KIND_ALLOC &&
+		nla_put_u32(skb, SNODE_A_WINDOW_PERM, perm)) ||
+	       nla_put_u32(skb, SNODE_A_WINDOW_STATE, e->state) ||
+	       (e->pid > 0 && nla_put_u32(skb, SNODE_A_WINDOW_PID, e->pid)) ||
+	       (e->comm[0] && nla_put_string(skb, SNODE_A_WINDOW_COMM, e->comm)) ||
+	       ((e->flags & SNODE_ENTRY_KEY) &&
+		nla_put_u64_64bit(skb, SNODE_A_WINDOW_KEY, e->key,
+				  SNODE_A_WINDOW_PAD)) ||
+	       (wflags && nla_put_u32(skb, SNODE_A_WINDOW_FLAGS, wflags));
+	if (!pool)
+		full = full ||
+		       nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, e->export_id) ||
+		       (!hidden &&
+			nla_put_u64_64bit(skb, SNODE_A_WINDOW_EXPORT_OFFSET,
+					  e->offset, SNODE_A_WINDOW_PAD)) ||
+		       nla_put_u32(skb, SNODE_A_WINDOW_EPOCH, e->epoch) ||
+		       (e->reason &&
+			nla_put_u32(skb, SNODE_A_WINDOW_REVOKE_REASON,
+				    e->reason));
+	return snode_nl_msg_end(skb, hdr, full);
 }
 
 /*
- * The generation of the window tables a dump lists (every NIC up to
- * @last): it changes with any NIC's arrival or departure and with any
- * change of a table, so a dump spanning one reports NLM_F_DUMP_INTR.
+ * The generation of the window tables a dump lists: a dump spanning a
+ * change of a table reports NLM_F_DUMP_INTR.
  */
-static unsigned int snode_nl_window_gen(unsigned long last)
+static unsigned int snode_nl_window_gen(unsigned long last, const void *arg)
 {
-	unsigned int gen = atomic_read(&snode_nl_dev_gen);
-	struct snode_nl_dev *nd;
-	unsigned long index;
-
-	mutex_lock(&snode_nl_lock);
-	xa_for_each_range(&snode_nl_devs, index, nd, 0, last)
-		gen += snode_mem_gen(nd->sdev);
-	mutex_unlock(&snode_nl_lock);
-	return gen;
+	return snode_nl_gen_sum(last, snode_mem_gen);
 }
 
 /* Emit the entries of one table of @sdev from ctx->pos on. */
@@ -168,37 +153,30 @@ static int snode_nl_window_table(struct sk_buff *skb,
 	return 0;
 }
 
+/* The windows of one NIC in a dump, from ctx->table and ctx->pos on. */
+static int snode_nl_window_dump_one(struct sk_buff *skb,
+				    struct netlink_callback *cb,
+				    struct snode_nl_dev *nd, const void *arg)
+{
+	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
+	int ret;
+
+	for (; ctx->table < ARRAY_SIZE(snode_nl_window_tables); ctx->table++) {
+		ret = snode_nl_window_table(skb, cb, nd->sdev, ctx->table);
+		if (ret)
+			return ret;
+		ctx->pos = 0;
+	}
+	ctx->table = 0;
+	return 0;
+}
+
 int snode_nl_window_get_dumpit(struct sk_buff *skb,
 			       struct netlink_callback *cb)
 {
-	struct snode_nl_dump_ctx *ctx = snode_nl_dump_ctx(cb);
-	struct snode_nl_dev *nd;
-	unsigned long last;
-	int ret;
-
-	ret = snode_nl_dump_filter(cb, SNODE_A_WINDOW_DEV_INDEX, &last);
-	if (ret)
-		return ret;
-	cb->seq = snode_nl_window_gen(last);
-	for (; (nd = snode_nl_hold_next(&ctx->index, last));
-	     snode_nl_put(nd), ctx->index++) {
-		for (; ctx->table < ARRAY_SIZE(snode_nl_window_tables);
-		     ctx->table++) {
-			ret = snode_nl_window_table(skb, cb, nd->sdev,
-						    ctx->table);
-			if (ret)
-				break;
-			ctx->pos = 0;
-		}
-		if (ret) {
-			snode_nl_put(nd);
-			break;
-		}
-		ctx->table = 0;
-	}
-	if (ret == -EMSGSIZE && skb->len)
-		return skb->len;
-	return ret;
+	return snode_nl_dumpit(skb, cb, SNODE_A_WINDOW_DEV_INDEX,
+			       snode_nl_window_gen, snode_nl_window_dump_one,
+			       NULL);
 }
 
 /**
@@ -217,28 +195,21 @@ void snode_nl_revoked_ntf(struct snode_dev *sdev, u32 att_index, u32 reason,
 			  u32 epoch, u32 node, u32 export_id,
 			  const struct snode_ev_meta *meta)
 {
+	struct snode_nl_ntf ntf;
 	struct sk_buff *skb;
-	struct nlattr *nest;
-	void *hdr;
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_WINDOW_REVOKED_NTF, meta);
-	if (!hdr)
+	if (!snode_nl_ntf_start(&ntf, sdev, SNODE_NL_CMD_WINDOW_REVOKED_NTF,
+				SNODE_A_EVENT_WINDOW, meta))
 		return;
-	nest = nla_nest_start(skb, SNODE_A_EVENT_WINDOW);
-	if (!nest ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_KIND, SNODE_WINDOW_KIND_ATT) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_INDEX, att_index) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_NODE, node) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, export_id) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_EPOCH, epoch) ||
-	    nla_put_u32(skb, SNODE_A_WINDOW_REVOKE_REASON, reason))
-		goto err_free;
-	nla_nest_end(skb, nest);
-	snode_nl_ntf_send(skb, hdr);
-	return;
-
-err_free:
-	nlmsg_free(skb);
+	skb = ntf.skb;
+	snode_nl_ntf_send(&ntf,
+			  nla_put_u32(skb, SNODE_A_WINDOW_KIND,
+				      SNODE_WINDOW_KIND_ATT) ||
+			  nla_put_u32(skb, SNODE_A_WINDOW_INDEX, att_index) ||
+			  nla_put_u32(skb, SNODE_A_WINDOW_NODE, node) ||
+			  nla_put_u32(skb, SNODE_A_WINDOW_EXPORT_ID, export_id) ||
+			  nla_put_u32(skb, SNODE_A_WINDOW_EPOCH, epoch) ||
+			  nla_put_u32(skb, SNODE_A_WINDOW_REVOKE_REASON, reason));
 }
 
 /**
@@ -253,18 +224,14 @@ err_free:
 void snode_nl_access_ntf(struct snode_dev *sdev, u64 offset, bool write,
 			 const struct snode_ev_meta *meta)
 {
-	struct sk_buff *skb;
-	void *hdr;
+	struct snode_nl_ntf ntf;
 
-	hdr = snode_nl_ntf_start(&skb, sdev, SNODE_NL_CMD_ACCESS_VIOLATION_NTF,
-				 meta);
-	if (!hdr)
+	if (!snode_nl_ntf_start(&ntf, sdev, SNODE_NL_CMD_ACCESS_VIOLATION_NTF,
+				0, meta))
 		return;
-	if (nla_put_u64_64bit(skb, SNODE_A_EVENT_ACCESS_OFFSET, offset,
-			      SNODE_A_EVENT_PAD) ||
-	    (write && nla_put_flag(skb, SNODE_A_EVENT_ACCESS_WRITE))) {
-		nlmsg_free(skb);
-		return;
-	}
-	snode_nl_ntf_send(skb, hdr);
+	snode_nl_ntf_send(&ntf,
+			  nla_put_u64_64bit(ntf.skb, SNODE_A_EVENT_ACCESS_OFFSET,
+					    offset, SNODE_A_EVENT_PAD) ||
+			  (write &&
+			   nla_put_flag(ntf.skb, SNODE_A_EVENT_ACCESS_WRITE)));
 }

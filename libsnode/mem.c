@@ -32,6 +32,55 @@ struct snode_import {
 
 #define SNODE_HANDLE_PREFIX	"snode:v1:"
 
+/*
+ * The mapping of a pool allocation or an import, made on first use and kept
+ * in *cached until unmapped: @length bytes of @fd from @offset.
+ */
+static int lsn_map(void **cached, size_t length, int prot, int fd,
+		   off_t offset, void **addr)
+{
+	void *p;
+
+	if (!*cached) {
+		p = mmap(NULL, length, prot, MAP_SHARED, fd, offset);
+		if (p == MAP_FAILED)
+			return -errno;
+		*cached = p;
+	}
+	*addr = *cached;
+	return 0;
+}
+
+static int lsn_unmap(void **cached, size_t length)
+{
+	if (*cached && munmap(*cached, length))
+		return -errno;
+	*cached = NULL;
+	return 0;
+}
+
+/*
+ * The library's object (@size bytes, zeroed) for what ioctl @req of @dev
+ * creates, allocated first so that a kernel object never needs undoing;
+ * NULL with *err set if either fails.
+ */
+static void *lsn_new_obj(struct snode_dev *dev, size_t size, unsigned long req,
+			 void *cmd, int *err)
+{
+	void *obj = calloc(1, size);
+
+	if (!obj) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	*err = lsn_dev_ioctl(dev, req, cmd);
+	if (*err < 0) {
+		free(obj);
+		return NULL;
+	}
+	return obj;
+}
+
 /* ---- pool memory ----------------------------------------------------------- */
 
 SNODE_EXPORT int snode_mem_alloc(struct snode_dev *dev, uint64_t length,
@@ -44,14 +93,9 @@ SNODE_EXPORT int snode_mem_alloc(struct snode_dev *dev, uint64_t length,
 	struct snode_mem *mem;
 	int ret;
 
-	mem = calloc(1, sizeof(*mem));
+	mem = lsn_new_obj(dev, sizeof(*mem), SNODE_IOCTL_MEM_ALLOC, &cmd, &ret);
 	if (!mem)
-		return -ENOMEM;
-	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_ALLOC, &cmd);
-	if (ret < 0) {
-		free(mem);
 		return ret;
-	}
 	mem->dev = dev;
 	mem->offset = cmd.out_offset;
 	mem->length = length;
@@ -61,29 +105,20 @@ SNODE_EXPORT int snode_mem_alloc(struct snode_dev *dev, uint64_t length,
 
 SNODE_EXPORT int snode_mem_map(struct snode_mem *mem, void **addr)
 {
-	void *p;
-	int fd;
+	int fd = -1;
 
 	if (!mem->addr) {
 		fd = snode_dev_get_fd(mem->dev);
 		if (fd < 0)
 			return fd;
-		p = mmap(NULL, mem->length, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 fd, mem->offset);
-		if (p == MAP_FAILED)
-			return -errno;
-		mem->addr = p;
 	}
-	*addr = mem->addr;
-	return 0;
+	return lsn_map(&mem->addr, mem->length, PROT_READ | PROT_WRITE, fd,
+		       (off_t)mem->offset, addr);
 }
 
 SNODE_EXPORT int snode_mem_unmap(struct snode_mem *mem)
 {
-	if (mem->addr && munmap(mem->addr, mem->length))
-		return -errno;
-	mem->addr = NULL;
-	return 0;
+	return lsn_unmap(&mem->addr, mem->length);
 }
 
 SNODE_EXPORT int snode_mem_free(struct snode_mem *mem)
@@ -119,6 +154,23 @@ SNODE_EXPORT struct snode_dev *snode_mem_get_dev(struct snode_mem *mem)
 
 /* ---- exports --------------------------------------------------------------- */
 
+/* EXPORT @cmd on @dev and say where it is in @handle. */
+static int lsn_export(struct snode_dev *dev, struct snode_mem_export *cmd,
+		      struct snode_handle *handle)
+{
+	int ret;
+
+	if (cmd->nodes && cmd->nr_nodes)
+		cmd->flags |= SNODE_EXPORT_NODES;
+	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_EXPORT, cmd);
+	if (ret < 0)
+		return ret;
+	handle->node = cmd->out_node;
+	handle->export_id = cmd->out_export_id;
+	handle->key = cmd->out_key;
+	return 0;
+}
+
 SNODE_EXPORT int snode_export(struct snode_mem *mem, uint64_t offset,
 			      uint64_t length, unsigned int flags,
 			      uint64_t key, const uint32_t *nodes,
@@ -135,17 +187,8 @@ SNODE_EXPORT int snode_export(struct snode_mem *mem, uint64_t offset,
 		.nodes = (uintptr_t)nodes,
 		.nr_nodes = nr_nodes,
 	};
-	int ret;
 
-	if (nodes && nr_nodes)
-		cmd.flags |= SNODE_EXPORT_NODES;
-	ret = lsn_dev_ioctl(mem->dev, SNODE_IOCTL_MEM_EXPORT, &cmd);
-	if (ret < 0)
-		return ret;
-	handle->node = cmd.out_node;
-	handle->export_id = cmd.out_export_id;
-	handle->key = cmd.out_key;
-	return 0;
+	return lsn_export(mem->dev, &cmd, handle);
 }
 
 SNODE_EXPORT int snode_export_mem(struct snode_dev *dev, void *addr,
@@ -163,19 +206,10 @@ SNODE_EXPORT int snode_export_mem(struct snode_dev *dev, void *addr,
 		.nodes = (uintptr_t)nodes,
 		.nr_nodes = nr_nodes,
 	};
-	int ret;
 
 	if (!dev || !handle || (flags & (SNODE_EXPORT_HOST | SNODE_EXPORT_NODES)))
 		return -EINVAL;
-	if (nodes && nr_nodes)
-		cmd.flags |= SNODE_EXPORT_NODES;
-	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_EXPORT, &cmd);
-	if (ret < 0)
-		return ret;
-	handle->node = cmd.out_node;
-	handle->export_id = cmd.out_export_id;
-	handle->key = cmd.out_key;
-	return 0;
+	return lsn_export(dev, &cmd, handle);
 }
 
 SNODE_EXPORT int snode_unexport(struct snode_dev *dev,
@@ -208,14 +242,9 @@ SNODE_EXPORT int snode_import(struct snode_dev *dev,
 	struct snode_import *imp;
 	int ret;
 
-	imp = calloc(1, sizeof(*imp));
+	imp = lsn_new_obj(dev, sizeof(*imp), SNODE_IOCTL_MEM_IMPORT, &cmd, &ret);
 	if (!imp)
-		return -ENOMEM;
-	ret = lsn_dev_ioctl(dev, SNODE_IOCTL_MEM_IMPORT, &cmd);
-	if (ret < 0) {
-		free(imp);
 		return ret;
-	}
 	imp->dev = dev;
 	imp->fd = cmd.out_fd;
 	imp->flags = flags;
@@ -228,26 +257,15 @@ SNODE_EXPORT int snode_import(struct snode_dev *dev,
 SNODE_EXPORT int snode_import_map(struct snode_import *imp, void **addr)
 {
 	int prot = PROT_READ;
-	void *p;
 
-	if (!imp->addr) {
-		if (imp->flags & SNODE_IMPORT_WRITE)
-			prot |= PROT_WRITE;
-		p = mmap(NULL, imp->length, prot, MAP_SHARED, imp->fd, 0);
-		if (p == MAP_FAILED)
-			return -errno;
-		imp->addr = p;
-	}
-	*addr = imp->addr;
-	return 0;
+	if (imp->flags & SNODE_IMPORT_WRITE)
+		prot |= PROT_WRITE;
+	return lsn_map(&imp->addr, imp->length, prot, imp->fd, 0, addr);
 }
 
 SNODE_EXPORT int snode_import_unmap(struct snode_import *imp)
 {
-	if (imp->addr && munmap(imp->addr, imp->length))
-		return -errno;
-	imp->addr = NULL;
-	return 0;
+	return lsn_unmap(&imp->addr, imp->length);
 }
 
 SNODE_EXPORT int snode_import_close(struct snode_import *imp)

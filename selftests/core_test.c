@@ -230,12 +230,15 @@ TEST_F(core, info_size_too_small)
 	test_err_snode_info(EINVAL, &info);
 }
 
+/* SNODE_IOCTL_INFO's structure as a later ABI might grow it */
+struct info_tail {
+	struct snode_info info;
+	__u64 tail;
+};
+
 TEST_F(core, info_size_larger_zero_tail)
 {
-	struct {
-		struct snode_info info;
-		__u64 tail;
-	} big = {};
+	struct info_tail big = {};
 
 	big.info.size = sizeof(big);
 	test_snode_info(&big.info);
@@ -246,10 +249,7 @@ TEST_F(core, info_size_larger_zero_tail)
 
 TEST_F(core, info_size_nonzero_tail)
 {
-	struct {
-		struct snode_info info;
-		__u64 tail;
-	} big = {};
+	struct info_tail big = {};
 
 	big.info.size = sizeof(big);
 	big.tail = 1;
@@ -413,30 +413,39 @@ TEST_F(core, abi_import_fd)
 	close(ifd);
 }
 
+/*
+ * check_child() of the descriptor ioctl @req of @fd creates (into *out_fd
+ * of @arg); skipped if the NIC has no @cap (@engine names it).
+ */
+static void check_cap_child(struct __test_metadata *_metadata, int fd,
+			    __u32 cap, const char *engine, unsigned long req,
+			    void *arg, const __s32 *out_fd,
+			    enum snode_fd_type type)
+{
+	struct snode_info info = {};
+
+	ASSERT_EQ(0, _snode_info(fd, &info));
+	if (!(info.out_caps & cap))
+		SKIP(return, "the NIC has no %s", engine);
+	ASSERT_EQ(0, ioctl(fd, req, arg));
+	check_child(_metadata, *out_fd, type);
+	close(*out_fd);
+}
+
 TEST_F(core, abi_endpoint_fd)
 {
 	struct snode_ep_alloc ep = { .size = sizeof(ep) };
-	struct snode_info info = {};
 
-	test_snode_info(&info);
-	if (!(info.out_caps & SNODE_CAP_MSG))
-		SKIP(return, "the NIC has no message engine");
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_EP_ALLOC, &ep));
-	check_child(_metadata, ep.out_fd, SNODE_FD_EP);
-	close(ep.out_fd);
+	check_cap_child(_metadata, self->fd, SNODE_CAP_MSG, "message engine",
+			SNODE_IOCTL_EP_ALLOC, &ep, &ep.out_fd, SNODE_FD_EP);
 }
 
 TEST_F(core, abi_dma_fd)
 {
 	struct snode_dma_open dq = { .size = sizeof(dq) };
-	struct snode_info info = {};
 
-	test_snode_info(&info);
-	if (!(info.out_caps & SNODE_CAP_DMA))
-		SKIP(return, "the NIC has no DMA engine");
-	ASSERT_EQ(0, ioctl(self->fd, SNODE_IOCTL_DMA_OPEN, &dq));
-	check_child(_metadata, dq.out_fd, SNODE_FD_DMA);
-	close(dq.out_fd);
+	check_cap_child(_metadata, self->fd, SNODE_CAP_DMA, "DMA engine",
+			SNODE_IOCTL_DMA_OPEN, &dq, &dq.out_fd, SNODE_FD_DMA);
 }
 
 TEST_F(core, echo)
@@ -715,20 +724,27 @@ TEST_F(core, flr_recovery)
 	}
 }
 
+/* Open NICs 0 and 1; -1 (nothing left open) if there are not two. */
+static int open_two_nics(int *fa, int *fb)
+{
+	*fa = open(SNODE_DEV "0", O_RDWR);
+	*fb = open(SNODE_DEV "1", O_RDWR);
+	if (*fa >= 0 && *fb >= 0)
+		return 0;
+	if (*fa >= 0)
+		close(*fa);
+	if (*fb >= 0)
+		close(*fb);
+	return -1;
+}
+
 TEST(two_nics)
 {
 	struct snode_info a = { .size = sizeof(a) }, b = { .size = sizeof(b) };
 	int fa, fb;
 
-	fa = open(SNODE_DEV "0", O_RDWR);
-	fb = open(SNODE_DEV "1", O_RDWR);
-	if (fa < 0 || fb < 0) {
-		if (fa >= 0)
-			close(fa);
-		if (fb >= 0)
-			close(fb);
+	if (open_two_nics(&fa, &fb))
 		SKIP(return, "this node has fewer than two NICs");
-	}
 	ASSERT_EQ(0, ioctl(fa, SNODE_IOCTL_INFO, &a));
 	ASSERT_EQ(0, ioctl(fb, SNODE_IOCTL_INFO, &b));
 	EXPECT_EQ(0, a.out_index);
@@ -773,15 +789,8 @@ TEST(two_nics_dma_import_of_other_nic)
 	};
 	int fa, fb, imp_a, imp_b;
 
-	fa = open(SNODE_DEV "0", O_RDWR);
-	fb = open(SNODE_DEV "1", O_RDWR);
-	if (fa < 0 || fb < 0) {
-		if (fa >= 0)
-			close(fa);
-		if (fb >= 0)
-			close(fb);
+	if (open_two_nics(&fa, &fb))
 		SKIP(return, "this node has fewer than two NICs");
-	}
 	ASSERT_EQ(0, ioctl(fa, SNODE_IOCTL_INFO, &a));
 	ASSERT_EQ(0, ioctl(fb, SNODE_IOCTL_INFO, &b));
 	if (!(b.out_caps & SNODE_CAP_DMA) || !(a.out_caps & SNODE_CAP_EXPORT))

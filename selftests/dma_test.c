@@ -134,6 +134,24 @@ static long foll_pins_outstanding(void)
 	return acquired < 0 || released < 0 ? LONG_MIN : acquired - released;
 }
 
+/*
+ * The pins outstanding once they are back to @before, or after 10 s: the
+ * last copies' pages are unpinned when their completions are retired.
+ */
+static long foll_pins_settle(long before)
+{
+	long now = -1;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		now = foll_pins_outstanding();
+		if (now <= before)
+			break;
+		usleep(100000);
+	}
+	return now;
+}
+
 
 /*
  * Fault in @len bytes at @p with the byte @v, even pages first, then odd
@@ -930,12 +948,7 @@ TEST_F(dma, exit_with_copies_in_flight)
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, status);
-	for (i = 0; i < 100; i++) {
-		now = foll_pins_outstanding();
-		if (now <= before)
-			break;
-		usleep(100000);
-	}
+	now = foll_pins_settle(before);
 	EXPECT_GE(before, now);
 }
 
@@ -1049,12 +1062,7 @@ TEST_F(dma, close_cancels_copies)
 			   8 * MB, 0xca0 + i);
 	ASSERT_EQ(8, _dma_submit(q, r, 8, 0));
 	close(q);
-	for (i = 0; i < 100; i++) {
-		now = foll_pins_outstanding();
-		if (now <= before)
-			break;
-		usleep(100000);
-	}
+	now = foll_pins_settle(before);
 	EXPECT_GE(before, now);
 	EXPECT_EQ(0, vm_locked_kib());
 	trace = trace_stop();

@@ -166,6 +166,32 @@ TEST_F(life, dma_open_vs_close)
 	EXPECT_EQ(0, own_dma_queues(self->fd));
 }
 
+/*
+ * What a test copies with: an import of the simulated export (*ifd), a DMA
+ * queue (*q) of NIC @fd and the 4 KiB buffer returned; dma_rig_close().
+ */
+static void *dma_rig_open(struct __test_metadata *_metadata, int fd, int *ifd,
+			  int *q)
+{
+	void *buf;
+
+	*ifd = import_sim(fd);
+	ASSERT_LE(0, *ifd);
+	*q = sn_dma_open(fd, 0, 0);
+	ASSERT_LE(0, *q);
+	buf = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, buf);
+	return buf;
+}
+
+static void dma_rig_close(void *buf, int q, int ifd)
+{
+	munmap(buf, SZ_4K);
+	close(q);
+	close(ifd);
+}
+
 /* ---- a synchronous DMA waiter killed while its batch completes ----------- */
 
 /*
@@ -212,18 +238,10 @@ TEST_F(life, dma_waiter_killed)
 	close(pipefd[0]);
 
 	/* the engine is fine, and the dead child's queue is gone */
-	ifd = import_sim(self->fd);
-	ASSERT_LE(0, ifd);
-	q = sn_dma_open(self->fd, 0, 0);
-	ASSERT_LE(0, q);
-	buf = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, buf);
+	buf = dma_rig_open(_metadata, self->fd, &ifd, &q);
 	EXPECT_EQ(0, dma_copy_wait(q, ifd, buf, SZ_4K));
 	EXPECT_EQ(1, own_dma_queues(self->fd));
-	munmap(buf, SZ_4K);
-	close(q);
-	close(ifd);
+	dma_rig_close(buf, q, ifd);
 }
 
 /* ---- a synchronous batch whose wait runs out ----------------------------- */
@@ -400,13 +418,7 @@ TEST_F(life, dma_intr_cause_cleared)
 	int q, ifd;
 	void *buf;
 
-	ifd = import_sim(self->fd);
-	ASSERT_LE(0, ifd);
-	q = sn_dma_open(self->fd, 0, 0);
-	ASSERT_LE(0, q);
-	buf = mmap(NULL, SZ_4K, PROT_READ | PROT_WRITE,
-		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, buf);
+	buf = dma_rig_open(_metadata, self->fd, &ifd, &q);
 	ASSERT_EQ(0, dma_copy_wait(q, ifd, buf, SZ_4K));
 
 	ASSERT_LT(0, read_file(SNODE_REGS, regs, sizeof(regs)));
@@ -414,9 +426,7 @@ TEST_F(life, dma_intr_cause_cleared)
 	ASSERT_NE(NULL, p);
 	EXPECT_EQ(0, strtoul(p + strlen("INTR_CAUSE = "), NULL, 0) &
 		     INTR_CAUSE_DMA);
-	munmap(buf, SZ_4K);
-	close(q);
-	close(ifd);
+	dma_rig_close(buf, q, ifd);
 }
 
 /* ---- a reset while the message interrupt holds an endpoint -------------- */

@@ -693,10 +693,13 @@ static int window_cb(const struct msg *m, void *arg)
 }
 
 /*
- * An import of node 1's export 0 (the simulated fabrics export 64 KiB of
- * every node under key 0x5100) shows in the window dump with its owner.
+ * Open NIC @name into *fd and import node 1's export 0 there, writable
+ * (the simulated fabrics export 64 KiB of every node under key 0x5100).
+ * Returns the import's fd, or -1 with the test skipped (and *fd closed)
+ * if there is no such export.
  */
-TEST_F(nl, window_dump_shows_import)
+static int import_node1(struct __test_metadata *_metadata, const char *name,
+			int *fd)
 {
 	struct snode_mem_import imp = {
 		.size = sizeof(imp),
@@ -706,24 +709,39 @@ TEST_F(nl, window_dump_shows_import)
 		.key = 0x5100,
 		.length = 65536,
 	};
-	struct window_arg w = { .want_pid = getpid() };
 	char path[64];
-	struct req r;
-	int fd;
 
-	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
-	fd = open(path, O_RDWR);
-	ASSERT_LE(0, fd);
-	if (ioctl(fd, SNODE_IOCTL_MEM_IMPORT, &imp))
-		SKIP(close(fd); return, "no export 0 on node 1 to import (%s)",
+	snprintf(path, sizeof(path), "/dev/%s", name);
+	*fd = open(path, O_RDWR);
+	ASSERT_LE(0, *fd);
+	if (ioctl(*fd, SNODE_IOCTL_MEM_IMPORT, &imp)) {
+		SKIP(close(*fd), "no export 0 on node 1 to import (%s)",
 		     strerror(errno));
+		return -1;
+	}
+	return imp.out_fd;
+}
+
+/*
+ * An import of node 1's export 0 (the simulated fabrics export 64 KiB of
+ * every node under key 0x5100) shows in the window dump with its owner.
+ */
+TEST_F(nl, window_dump_shows_import)
+{
+	struct window_arg w = { .want_pid = getpid() };
+	struct req r;
+	int fd, ifd;
+
+	ifd = import_node1(_metadata, self->dev.name, &fd);
+	if (ifd < 0)
+		return;
 
 	req_init(&r, self->nl.family, SNODE_NL_CMD_WINDOW_GET, NLM_F_DUMP);
 	req_u32(&r, SNODE_A_WINDOW_DEV_INDEX, self->dev.index);
 	ASSERT_EQ(0, nl_do(&self->nl, &r, BUF_LEN, window_cb, &w));
 	EXPECT_TRUE(w.found);
 	EXPECT_GE(w.n, 2);	/* the import and its ATT entry */
-	close(imp.out_fd);
+	close(ifd);
 	close(fd);
 }
 
@@ -798,24 +816,12 @@ static int window_dump_as(struct nl *parent, uint32_t dev, uid_t uid,
  */
 TEST_F(nl, window_dump_hides_other_users_owners)
 {
-	struct snode_mem_import imp = {
-		.size = sizeof(imp),
-		.flags = SNODE_IMPORT_WRITE,
-		.node = 1,
-		.export_id = 0,
-		.key = 0x5100,
-		.length = 65536,
-	};
 	struct hidden_arg h;
-	char path[64];
-	int fd;
+	int fd, ifd;
 
-	snprintf(path, sizeof(path), "/dev/%s", self->dev.name);
-	fd = open(path, O_RDWR);
-	ASSERT_LE(0, fd);
-	if (ioctl(fd, SNODE_IOCTL_MEM_IMPORT, &imp))
-		SKIP(close(fd); return, "no export 0 on node 1 to import (%s)",
-		     strerror(errno));
+	ifd = import_node1(_metadata, self->dev.name, &fd);
+	if (ifd < 0)
+		return;
 
 	ASSERT_EQ(0, window_dump_as(&self->nl, self->dev.index, 0, false, &h));
 	EXPECT_GE(h.leaks, 2);	/* the import and its ATT entry */
@@ -830,7 +836,7 @@ TEST_F(nl, window_dump_hides_other_users_owners)
 	EXPECT_GE(h.n, 2);
 	EXPECT_EQ(0, h.leaks);
 	EXPECT_GE(h.hidden, 2);
-	close(imp.out_fd);
+	close(ifd);
 	close(fd);
 }
 

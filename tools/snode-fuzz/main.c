@@ -431,10 +431,14 @@ void fz_sig_install(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-int fz_touch_read(struct fz_ctx *c, const volatile void *p, size_t len,
-		  uint64_t *sum)
+/*
+ * Read @len bytes at @p into a checksum (*sum, if not NULL), or write *v
+ * there (8 bytes), with SIGBUS caught: 0, or the signal the access raised
+ * (counted in fz_sh->sigbus).
+ */
+static int fz_touch(struct fz_ctx *c, volatile uint64_t *w, size_t len,
+		    uint64_t *sum, const uint64_t *v)
 {
-	const volatile uint64_t *w = p;
 	uint64_t s = 0;
 	size_t i;
 	int sig;
@@ -445,27 +449,26 @@ int fz_touch_read(struct fz_ctx *c, const volatile void *p, size_t len,
 		return sig;
 	}
 	c->jb_armed = 1;
-	for (i = 0; i < len / 8; i++)
-		s = s * 31 + w[i];
+	if (v)
+		*w = *v;
+	else
+		for (i = 0; i < len / 8; i++)
+			s = s * 31 + w[i];
 	c->jb_armed = 0;
 	if (sum)
 		*sum = s;
 	return 0;
 }
 
+int fz_touch_read(struct fz_ctx *c, const volatile void *p, size_t len,
+		  uint64_t *sum)
+{
+	return fz_touch(c, (volatile uint64_t *)(uintptr_t)p, len, sum, NULL);
+}
+
 int fz_touch_write(struct fz_ctx *c, volatile void *p, uint64_t v)
 {
-	int sig;
-
-	sig = sigsetjmp(c->jb, 1);
-	if (sig) {
-		__atomic_add_fetch(&fz_sh->sigbus, 1, __ATOMIC_RELAXED);
-		return sig;
-	}
-	c->jb_armed = 1;
-	*(volatile uint64_t *)p = v;
-	c->jb_armed = 0;
-	return 0;
+	return fz_touch(c, p, 8, NULL, &v);
 }
 
 /* ---- watchdog ----------------------------------------------------------------------- */

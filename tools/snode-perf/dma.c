@@ -94,6 +94,18 @@ static int dma_reap_some(struct snode_dma_queue *q, struct snode_dma_cpl *cpls,
 	return n;
 }
 
+/* dma_reap_some(), the completions counted off *inflight. */
+static int dma_reap_inflight(struct snode_dma_queue *q,
+			     struct snode_dma_cpl *cpls, uint64_t *bytes,
+			     unsigned int *inflight)
+{
+	int n = dma_reap_some(q, cpls, bytes);
+
+	if (n > 0)
+		*inflight -= n;
+	return n;
+}
+
 /* MB/s of DMA copies of @size, as many in flight as the queue allows. */
 static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
 		      uint8_t *buf, uint64_t size, uint64_t span, bool to,
@@ -113,10 +125,9 @@ static int dma_sample(struct snode_dma_queue *q, struct snode_import *imp,
 			return n;
 		inflight += n;
 		while (inflight) {
-			n = dma_reap_some(q, cpls, &bytes);
+			n = dma_reap_inflight(q, cpls, &bytes, &inflight);
 			if (n < 0)
 				return n;
-			inflight -= n;
 		}
 		t = perf_now() - t0;
 	} while (t < MIN_TIME);
@@ -160,10 +171,9 @@ static int dma_stream_run(struct snode_dma_queue *q, struct snode_import *imp,
 		return n;
 	inflight = n;
 	while (inflight) {
-		n = dma_reap_some(q, cpls, &bytes);
+		n = dma_reap_inflight(q, cpls, &bytes, &inflight);
 		if (n < 0)
 			return n;
-		inflight -= n;
 		t = perf_now() - t0;
 		if (t < secs) {
 			/* any n of the requests: their ranges are not in flight */
@@ -228,6 +238,28 @@ static double cpu_sample(uint8_t *win, uint8_t *buf, uint64_t size,
 
 	cpu_copy_for(win, buf, size, span, to, MIN_TIME, &bytes, &t);
 	return bytes / t / 1e6;
+}
+
+/*
+ * A DMA copy then a CPU copy of @size bytes in one direction, each kept in
+ * *dma_best and *cpu_best (MB/s) if faster than the rounds before.
+ */
+static int dma_round(struct snode_dma_queue *q, struct snode_import *imp,
+		     uint8_t *win, uint8_t *buf, uint64_t size, uint64_t span,
+		     bool to, double *dma_best, double *cpu_best)
+{
+	double d;
+	int ret;
+
+	ret = dma_sample(q, imp, buf, size, span, to, &d);
+	if (ret < 0)
+		return ret;
+	if (d > *dma_best)
+		*dma_best = d;
+	d = cpu_sample(win, buf, size, span, to);
+	if (d > *cpu_best)
+		*cpu_best = d;
+	return 0;
 }
 
 static void dma_json(const void *arg)
@@ -397,26 +429,17 @@ int perf_dma(struct perf *p)
 
 	for (size = 4096; size <= max && rep.n < MAX_SIZES; size *= 4) {
 		struct dma_row *row = &rep.rows[rep.n++];
-		double d;
 
 		row->size = size;
 		for (r = 0; r < ROUNDS; r++) {
-			ret = dma_sample(q, imp, buf, size, span, true, &d);
+			ret = dma_round(q, imp, win, buf, size, span, true,
+					&row->dma_to, &row->cpu_to);
 			if (ret < 0)
 				goto out;
-			if (d > row->dma_to)
-				row->dma_to = d;
-			d = cpu_sample(win, buf, size, span, true);
-			if (d > row->cpu_to)
-				row->cpu_to = d;
-			ret = dma_sample(q, imp, buf, size, span, false, &d);
+			ret = dma_round(q, imp, win, buf, size, span, false,
+					&row->dma_from, &row->cpu_from);
 			if (ret < 0)
 				goto out;
-			if (d > row->dma_from)
-				row->dma_from = d;
-			d = cpu_sample(win, buf, size, span, false);
-			if (d > row->cpu_from)
-				row->cpu_from = d;
 		}
 	}
 	if (!p->json) {

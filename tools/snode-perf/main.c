@@ -68,17 +68,6 @@ double perf_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int perf_err(const char *fmt, ...)
-{
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return tool_err("%s", buf);
-}
-
 int perf_lib_err(const char *what, int err)
 {
 	return perf_err("%s: %s", what, strerror(-err));

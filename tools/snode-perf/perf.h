@@ -33,7 +33,8 @@ struct perf_cmd {
 
 /* main.c */
 double perf_now(void);
-int perf_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error message; returns 1, a failed benchmark's exit status. */
+#define perf_err tool_err
 int perf_lib_err(const char *what, int err);
 const char *perf_arg_next(struct perf *p);
 /*

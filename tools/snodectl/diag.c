@@ -1181,7 +1181,7 @@ static int diag_coherence(struct snodectl *sc)
 	int npairs = 0;
 	struct coh_pair *pairs;
 	struct snode_dev *dev;
-	int argc, id, ret, n = 0, i, j;
+	int id, ret, n = 0, i, j;
 	uint64_t round;
 	double t_end;
 	struct timespec ts;
@@ -1191,12 +1191,9 @@ static int diag_coherence(struct snodectl *sc)
 		if (id == -2)
 			return TOOL_EXIT_USAGE;
 		if (id == -1) {
-			argc = sc->argc;
-			ret = snodectl_dev_opt(sc, "diag", &name);
+			ret = snodectl_dev_opt_last(sc, "diag", &name);
 			if (ret)
 				return ret;
-			if (sc->argc == argc)
-				return snodectl_no_more(sc);
 			continue;
 		}
 		switch (id) {

@@ -280,7 +280,7 @@ static int health_run(struct snodectl *sc)
 	enum health worst = HEALTH_OK;
 	struct health_down down = { 0 };
 	struct snode_dev *dev, *only;
-	int ret, id, argc;
+	int ret, id;
 
 	while (sc->argc > 0) {
 		id = snodectl_next_opt(sc, health_opts, &val);
@@ -296,12 +296,9 @@ static int health_run(struct snodectl *sc)
 			base.file = val;
 			continue;
 		}
-		argc = sc->argc;
-		ret = snodectl_dev_opt(sc, "health", &name);
+		ret = snodectl_dev_opt_last(sc, "health", &name);
 		if (ret)
 			return ret;
-		if (sc->argc == argc)
-			return snodectl_no_more(sc);
 	}
 	/* a malformed baseline is refused before anything is judged */
 	if (base.file) {

@@ -90,7 +90,7 @@ int link_diag(struct snodectl *sc)
 	const char *record = NULL, *name = NULL, *val = NULL;
 	struct snode_link_iter *iter;
 	struct snode_dev *dev;
-	int argc, id, ret;
+	int id, ret;
 	char *line;
 
 	while (sc->argc > 0) {
@@ -107,12 +107,9 @@ int link_diag(struct snodectl *sc)
 			record = val;
 			continue;
 		}
-		argc = sc->argc;
-		ret = snodectl_dev_opt(sc, "link", &name);
+		ret = snodectl_dev_opt_last(sc, "link", &name);
 		if (ret)
 			return ret;
-		if (sc->argc == argc)
-			return snodectl_no_more(sc);
 	}
 	ret = snodectl_dev_resolve(sc, name, &dev);
 	if (ret)

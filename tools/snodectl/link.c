@@ -257,7 +257,7 @@ static int link_status(struct snodectl *sc)
 	double secs = 1, t0 = 0, t1;
 	const char *interval = NULL;
 	bool stats;
-	int dev_index = -1, argc, id, ret;
+	int dev_index = -1, id, ret;
 	struct snode_dev *dev;
 
 	while (sc->argc > 0) {
@@ -276,12 +276,9 @@ static int link_status(struct snodectl *sc)
 			interval = tool_opt_word();
 			continue;
 		}
-		argc = sc->argc;
-		ret = snodectl_dev_opt(sc, "link", &name);
+		ret = snodectl_dev_opt_last(sc, "link", &name);
 		if (ret)
 			return ret;
-		if (sc->argc == argc)
-			return snodectl_no_more(sc);
 	}
 	stats = sc->stats;
 	if (interval && !stats)

@@ -32,17 +32,6 @@ static void main_help(FILE *f)
 		"Objects, commands, keywords and options may be abbreviated (snodectl l st).\n");
 }
 
-int snodectl_err(const char *fmt, ...)
-{
-	va_list ap;
-	char buf[512];
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	return tool_err("%s", buf);
-}
-
 int snodectl_usage(const char *object, const char *fmt, ...)
 {
 	va_list ap;
@@ -258,6 +247,18 @@ int snodectl_dev_opt(struct snodectl *sc, const char *object,
 				      object, word);
 	*name = word;
 	return 0;
+}
+
+int snodectl_dev_opt_last(struct snodectl *sc, const char *object,
+			  const char **name)
+{
+	int argc = sc->argc;
+	int ret;
+
+	ret = snodectl_dev_opt(sc, object, name);
+	if (!ret && sc->argc == argc)
+		ret = snodectl_no_more(sc);
+	return ret;
 }
 
 int snodectl_dev_resolve(struct snodectl *sc, const char *name,

@@ -61,7 +61,8 @@ bool snodectl_arg_match(struct snodectl *sc, const char *word);
 const char *snodectl_arg_next(struct snodectl *sc);
 /* TOOL_EXIT_USAGE with a message if any argument is left, else 0. */
 int snodectl_no_more(struct snodectl *sc);
-int snodectl_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* An error message; returns 1, a failed command's exit status. */
+#define snodectl_err tool_err
 /* A usage error: message, a pointer to help; returns TOOL_EXIT_USAGE. */
 int snodectl_usage(const char *object, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -86,6 +87,13 @@ struct snode_dev *snodectl_dev_lookup(struct snodectl *sc, const char *name);
  */
 int snodectl_dev_opt(struct snodectl *sc, const char *object,
 		     const char **name);
+/*
+ * The device (snodectl_dev_opt()) where the command's options end: 0 if
+ * the next argument was one, else the usage error of an argument left
+ * over (snodectl_no_more()). Called with arguments left.
+ */
+int snodectl_dev_opt_last(struct snodectl *sc, const char *object,
+			  const char **name);
 int snodectl_dev_resolve(struct snodectl *sc, const char *name,
 			 struct snode_dev **dev);
 /*

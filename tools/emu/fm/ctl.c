@@ -539,8 +539,7 @@ int fm_parse_nodelist(const char *s, uint8_t *mask)
 			ret = -EINVAL;
 			break;
 		}
-		for (; lo <= hi; lo++)
-			mask[lo / 8] |= 1 << (lo % 8);
+		fm_nodemask_set(mask, lo, hi);
 	}
 	free(copy);
 	return ret;

@@ -268,37 +268,20 @@ uint8_t fm_route_port(const struct fm_fabric *f, uint32_t from, uint32_t to)
 }
 
 /*
- * The links a message from @from to @to crosses, in order, as the routes
- * above choose them: it leaves @from through its route port; on a switch
- * it takes the fewest inter-switch hops (lowest link index first on a tie)
- * to the switch of @to's lowest-numbered port in the same component, the
- * same "lowest port" rule the route port follows. Only routable links.
- * Return: the number of links written to @path (at most @max), -ENOENT if
- * @to is not reachable, -E2BIG if the path is longer than @max.
+ * A breadth-first search over the routable inter-switch links from switch
+ * @s0: @dist gets the hops to each switch (-1: not reached), @via (if not
+ * NULL) the link that reached it (-1 for @s0), links taken in index order.
  */
-int fm_route_path(const struct fm_fabric *f, uint32_t from, uint32_t to,
-		  uint32_t *path, uint32_t max)
+static void fm_switch_bfs(const struct fm_fabric *f, uint32_t s0,
+			  int32_t *dist, int32_t *via)
 {
-	int32_t via[FM_MAX_SWITCHES];	/* link that reached the switch, -2: unseen */
-	uint32_t queue[FM_MAX_SWITCHES], qh = 0, qt = 0, s0, sw, n = 0, i, p;
-	const struct fm_node *a = fm_node_get(f, from), *b = fm_node_get(f, to);
-	const struct fm_link *l;
-	uint8_t port;
-	int last = -1;
+	uint32_t queue[FM_MAX_SWITCHES], qh = 0, qt = 0, sw, i;
 
-	port = fm_route_port(f, from, to);
-	if (!a || !b || from == to || port == FM_NO_ROUTE || a->port_link[port] < 0)
-		return -ENOENT;
-	if (!max)
-		return -E2BIG;
-	l = &f->links[a->port_link[port]];
-	path[n++] = a->port_link[port];
-	if (l->a.kind == FM_END_NODE && l->b.kind == FM_END_NODE)
-		return n;	/* back to back: the route port is the cable to @to */
-	s0 = l->b.id;
 	for (i = 0; i < f->nswitches; i++)
-		via[i] = -2;
-	via[s0] = -1;
+		dist[i] = -1;
+	dist[s0] = 0;
+	if (via)
+		via[s0] = -1;
 	queue[qt++] = s0;
 	while (qh < qt) {
 		sw = queue[qh++];
@@ -315,18 +298,52 @@ int fm_route_path(const struct fm_fabric *f, uint32_t from, uint32_t to,
 				o = e->a.id;
 			else
 				continue;
-			if (via[o] != -2)
+			if (dist[o] >= 0)
 				continue;
-			via[o] = i;
+			dist[o] = dist[sw] + 1;
+			if (via)
+				via[o] = (int32_t)i;
 			queue[qt++] = o;
 		}
 	}
+}
+
+/*
+ * The links a message from @from to @to crosses, in order, as the routes
+ * above choose them: it leaves @from through its route port; on a switch
+ * it takes the fewest inter-switch hops (lowest link index first on a tie)
+ * to the switch of @to's lowest-numbered port in the same component, the
+ * same "lowest port" rule the route port follows. Only routable links.
+ * Return: the number of links written to @path (at most @max), -ENOENT if
+ * @to is not reachable, -E2BIG if the path is longer than @max.
+ */
+int fm_route_path(const struct fm_fabric *f, uint32_t from, uint32_t to,
+		  uint32_t *path, uint32_t max)
+{
+	int32_t via[FM_MAX_SWITCHES];	/* link that reached the switch */
+	int32_t dist[FM_MAX_SWITCHES];	/* -1: not reached */
+	uint32_t sw, n = 0, p;
+	const struct fm_node *a = fm_node_get(f, from), *b = fm_node_get(f, to);
+	const struct fm_link *l;
+	uint8_t port;
+	int last = -1;
+
+	port = fm_route_port(f, from, to);
+	if (!a || !b || from == to || port == FM_NO_ROUTE || a->port_link[port] < 0)
+		return -ENOENT;
+	if (!max)
+		return -E2BIG;
+	l = &f->links[a->port_link[port]];
+	path[n++] = a->port_link[port];
+	if (l->a.kind == FM_END_NODE && l->b.kind == FM_END_NODE)
+		return n;	/* back to back: the route port is the cable to @to */
+	fm_switch_bfs(f, l->b.id, dist, via);
 	for (p = 0; p < b->nports && last < 0; p++) {
 		int li = b->port_link[p];
 
 		if (li < 0 || !fm_link_routable(&f->links[li], f->now) ||
 		    f->links[li].b.kind != FM_END_SWITCH ||
-		    via[f->links[li].b.id] == -2)
+		    dist[f->links[li].b.id] < 0)
 			continue;
 		last = li;
 	}
@@ -363,7 +380,7 @@ void fm_route_topo(const struct fm_fabric *f, const struct fm_node *a,
 		   struct fm_topo *topo)
 {
 	int32_t dist[FM_MAX_SWITCHES];	/* ISL hops from the port's switch, -1: unseen */
-	uint32_t queue[FM_MAX_SWITCHES], qh, qt, sw, i, b, p, port;
+	uint32_t b, p, port;
 
 	for (b = 0; b < FM_MAX_NODES; b++)
 		topo[b] = (struct fm_topo){ .plane = FM_NO_PLANE,
@@ -384,33 +401,7 @@ void fm_route_topo(const struct fm_fabric *f, const struct fm_node *a,
 				topo[o->id].hops = 1;
 			continue;
 		}
-		for (i = 0; i < f->nswitches; i++)
-			dist[i] = -1;
-		qh = qt = 0;
-		dist[l->b.id] = 0;
-		queue[qt++] = l->b.id;
-		while (qh < qt) {
-			sw = queue[qh++];
-			for (i = 0; i < f->nlinks; i++) {
-				const struct fm_link *e = &f->links[i];
-				uint32_t o;
-
-				if (e->a.kind != FM_END_SWITCH ||
-				    e->b.kind != FM_END_SWITCH ||
-				    !fm_link_routable(e, f->now))
-					continue;
-				if (e->a.id == sw)
-					o = e->b.id;
-				else if (e->b.id == sw)
-					o = e->a.id;
-				else
-					continue;
-				if (dist[o] >= 0)
-					continue;
-				dist[o] = dist[sw] + 1;
-				queue[qt++] = o;
-			}
-		}
+		fm_switch_bfs(f, l->b.id, dist, NULL);
 		for (b = 0; b < FM_MAX_NODES; b++) {
 			const struct fm_node *n = f->node[b];
 

@@ -238,6 +238,8 @@ void fm_topo_summary(const struct fm_fabric *f, struct fm_buf *b);
 void fm_topo_hosts(const struct fm_fabric *f, struct fm_buf *b);
 int fm_parse_size(const char *s, uint64_t *out);
 int fm_parse_u64(const char *s, uint64_t *out);
+/* Set nodes @lo to @hi (both included) in the node bitmap @mask. */
+void fm_nodemask_set(uint8_t *mask, uint64_t lo, uint64_t hi);
 int fm_line_err(char *err, size_t errlen, const char *name, int line,
 		const char *fmt, va_list ap);
 

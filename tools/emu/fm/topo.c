@@ -463,8 +463,7 @@ static int topo_nodelist(struct topo_ctx *t, const char *s, uint8_t *mask)
 			ret = -EINVAL;
 			break;
 		}
-		for (; lo <= hi; lo++)
-			mask[lo / 8] |= 1 << (lo % 8);
+		fm_nodemask_set(mask, lo, hi);
 	}
 	free(copy);
 	return ret;

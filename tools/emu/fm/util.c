@@ -108,6 +108,12 @@ void fm_buf_free(struct fm_buf *b)
 }
 
 /* Decimal or 0x hex, the whole string, no sign. */
+void fm_nodemask_set(uint8_t *mask, uint64_t lo, uint64_t hi)
+{
+	for (; lo <= hi; lo++)
+		mask[lo / 8] |= 1 << (lo % 8);
+}
+
 int fm_parse_u64(const char *s, uint64_t *out)
 {
 	char *end;
