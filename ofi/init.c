@@ -28,6 +28,7 @@ struct sfi_params sfi_params = {
 	.ring_size = 128 << 10,
 	.ring_eager = 16 << 10,
 	.mr_export = 1,
+	.stats = 0,
 };
 
 int sfi_addr_to_str(const struct sfi_addr *a, char *buf, size_t len)
@@ -402,6 +403,8 @@ static const struct sfi_param_def {
 	  &sfi_params.ring_eager, NULL, 0, 4 << 20, false },
 	{ "mr_export", "1 (default): registrations are exported (host memory, pinned) to the nodes of peers that send from them or read and write them, which then move the bytes without a bounce copy; 0: every rendezvous and RMA byte goes through the bounce regions",
 	  NULL, &sfi_params.mr_export, 0, 1, false },
+	{ "stats", "1: each domain prints its counters (fi_ext_snode.h's snode_stats) as one line on standard error when it is closed, for programs that cannot read them with fi_open_ops(); 0 (default): silent",
+	  NULL, &sfi_params.stats, 0, 1, false },
 };
 
 static void sfi_param_get(const struct sfi_param_def *d)
