@@ -9,8 +9,9 @@
 # Boots two VM nodes with Debian's libfabric-bin staged (snode-vm
 # --package) and the provider at /usr/lib/snode/ofi, found through
 # FI_PROVIDER_PATH, and checks:
-#   - fi_info -p snode lists the provider with its attributes, and an
-#     unsupported endpoint type gives -FI_ENODATA (-61)
+#   - fi_info -p snode lists the provider with its attributes (mr_mode
+#     FI_MR_LOCAL: fi_info accepts every mode bit), and an unsupported
+#     endpoint type gives -FI_ENODATA (-61)
 #   - ofi_test hints: fi_getinfo filtering (each check one test)
 #   - ofi_test pair between node 0 and node 1: addresses carried by this
 #     script through files in the guests (no IP between them), 500 small
@@ -134,7 +135,8 @@ done
 gexec 0 "$ENV fi_info -p snode -v" >"$LOG/fi_info-v" 2>&1
 for want in "addr_format: FI_ADDR_STR" "threading: FI_THREAD_SAFE" \
 	"caps: .*FI_MSG" "caps: .*FI_TAGGED" "data_progress: FI_PROGRESS_MANUAL" \
-	"max_msg_size: 16777216" "cq_data_size: 8" "mem_tag_format: 0x[fF]{16}"; do
+	"max_msg_size: 16777216" "cq_data_size: 8" "mem_tag_format: 0x[fF]{16}" \
+	"mr_mode: \[ FI_MR_LOCAL \]"; do
 	check "$KERNEL: fi_info -p snode -v shows '$want'" grep -Eq -- "$want" "$LOG/fi_info-v"
 done
 gexec 0 "$ENV fi_info -p snode -t FI_EP_MSG; echo status \$?" >"$LOG/fi_info-msg" 2>&1
