@@ -9,7 +9,7 @@
 #                     units (not enabled); into DESTDIR, under PREFIX
 #                     (/usr/local)
 #   uninstall         removes exactly what install installed, and the
-#                     provider and fi_snode(7) of ofi-install
+#                     provider, fi_snode(7) and fi_ext_snode.h of ofi-install
 #   libsnode-install  the library, its headers, .pc file and man pages only
 #   userspace         builds what install installs
 #   dkms-source       the module's source with dkms.conf into
@@ -17,8 +17,10 @@
 #   deb               the Debian packages (debian/) into build/deb/
 #   ofi-install       the libfabric provider libsnode-fi.so into OFIDIR
 #                     (libfabric's provider directory: pkg-config's libdir
-#                     of libfabric, /libfabric) and fi_snode(7);
-#                     ofi-uninstall removes the two
+#                     of libfabric, /libfabric), fi_snode(7) and its
+#                     extension header <rdma/fi_ext_snode.h> (beside
+#                     libfabric's own fi_ext.h); ofi-uninstall removes the
+#                     three
 # The module itself: make modules_install (driver/driver.mk) or DKMS.
 #
 # The installed snodectl and snode-perf link the shared libsnode; the ones
@@ -119,7 +121,8 @@ deb:
 OFI_LIBFABRIC_LIBDIR := $(shell $(PKG_CONFIG) --variable=libdir libfabric 2>/dev/null)
 OFIDIR ?= $(if $(OFI_LIBFABRIC_LIBDIR),$(OFI_LIBFABRIC_LIBDIR),$(LIBDIR))/libfabric
 OFI_FILES := $(OFI_PROV):$(OFIDIR)/libsnode-fi.so:0755 \
-	$(TOP)/ofi/fi_snode.7:$(MANDIR)/man7/fi_snode.7:0644
+	$(TOP)/ofi/fi_snode.7:$(MANDIR)/man7/fi_snode.7:0644 \
+	$(TOP)/ofi/fi_ext_snode.h:$(INCDIR)/rdma/fi_ext_snode.h:0644
 .PHONY: ofi-install ofi-uninstall
 ofi-install: $(OFI_PROV)
 	$(call snode_install_files,$(OFI_FILES))

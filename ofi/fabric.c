@@ -321,6 +321,8 @@ static int sfi_domain_close(struct fid *fid)
 		return -FI_EBUSY;
 	}
 	pthread_mutex_unlock(&d->lock);
+	if (sfi_params.stats)
+		sfi_stats_print(d);
 	snode_unref(d->ctx);
 	pthread_mutex_destroy(&d->lock);
 	free(d);

@@ -2,6 +2,7 @@
 /*
  * fi_ext_snode.h - extensions of the libfabric provider "snode", as
  * libfabric's own fi_ext_*.h: opened with fi_open_ops() on a domain.
+ * Installed as <rdma/fi_ext_snode.h> (make ofi-install, libfabric-snode-dev).
  *
  * FI_SNODE_STATS_OPS: how the domain's bytes moved, so that a program (and
  * the provider's test) can tell a copy through a bounce region from a
@@ -13,6 +14,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define FI_SNODE_STATS_OPS	"snode_stats"
 
@@ -41,5 +46,9 @@ struct fi_snode_stats_ops {
 	int (*read)(struct fid_domain *domain, struct fi_snode_stats *stats,
 		    size_t size);
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* FI_EXT_SNODE_H */

@@ -28,6 +28,7 @@ struct sfi_params sfi_params = {
 	.ring_size = 128 << 10,
 	.ring_eager = 16 << 10,
 	.mr_export = 1,
+	.stats = 0,
 };
 
 int sfi_addr_to_str(const struct sfi_addr *a, char *buf, size_t len)
@@ -92,8 +93,31 @@ int sfi_errno(int e)
 	}
 }
 
+/*
+ * FI_MR_LOCAL where the application says it can (decision 0048): it then
+ * registers its buffers and passes their descriptors, and its large sends
+ * take the zero copy of decision 0045 instead of the bounce. The provider
+ * never needs a descriptor, so offering the bit only tells the application
+ * that registering pays; one that did not set it gets mr_mode 0, as ever.
+ * The v1.0 modes (FI_MR_BASIC, FI_MR_SCALABLE) exclude every other bit,
+ * and before API 1.5 mr_mode was one of them, not a set of bits.
+ */
+static int sfi_mr_mode(uint32_t version, const struct fi_info *hints)
+{
+	int asked;
+
+	if (FI_VERSION_LT(version, FI_VERSION(1, 5)) || !hints ||
+	    !hints->domain_attr)
+		return 0;
+	asked = hints->domain_attr->mr_mode;
+	if (asked & (FI_MR_BASIC | FI_MR_SCALABLE))
+		return 0;
+	return asked & FI_MR_LOCAL;
+}
+
 /* One fi_info for one NIC, from the hints (NULL: everything). */
-static struct fi_info *sfi_info_new(const struct fi_info *hints,
+static struct fi_info *sfi_info_new(uint32_t version,
+				    const struct fi_info *hints,
 				    struct snode_dev *dev,
 				    const struct snode_dev_status *st)
 {
@@ -146,7 +170,7 @@ static struct fi_info *sfi_info_new(const struct fi_info *hints,
 	fi->domain_attr->av_type = hints && hints->domain_attr &&
 		hints->domain_attr->av_type != FI_AV_UNSPEC ?
 		hints->domain_attr->av_type : FI_AV_TABLE;
-	fi->domain_attr->mr_mode = 0;
+	fi->domain_attr->mr_mode = sfi_mr_mode(version, hints);
 	fi->domain_attr->mr_key_size = 8;
 	fi->domain_attr->cq_data_size = SFI_CQ_DATA_SIZE;
 	fi->domain_attr->cq_cnt = 64;
@@ -326,7 +350,7 @@ static int sfi_getinfo(uint32_t version, const char *node, const char *service,
 				snode_dev_get_name(dev), src.fabric, src.ep.node);
 			continue;
 		}
-		fi = sfi_info_new(hints, dev, &st);
+		fi = sfi_info_new(version, hints, dev, &st);
 		if (!fi) {
 			ret = -FI_ENOMEM;
 			goto err;
@@ -402,6 +426,8 @@ static const struct sfi_param_def {
 	  &sfi_params.ring_eager, NULL, 0, 4 << 20, false },
 	{ "mr_export", "1 (default): registrations are exported (host memory, pinned) to the nodes of peers that send from them or read and write them, which then move the bytes without a bounce copy; 0: every rendezvous and RMA byte goes through the bounce regions",
 	  NULL, &sfi_params.mr_export, 0, 1, false },
+	{ "stats", "1: each domain prints its counters (fi_ext_snode.h's snode_stats) as one line on standard error when it is closed, for programs that cannot read them with fi_open_ops(); 0 (default): silent",
+	  NULL, &sfi_params.stats, 0, 1, false },
 };
 
 static void sfi_param_get(const struct sfi_param_def *d)

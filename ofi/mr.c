@@ -36,6 +36,7 @@
  * range the target did not export.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -262,6 +263,27 @@ static int sfi_stats_read(struct fid_domain *domain, struct fi_snode_stats *st,
 	memcpy(st, &d->stats, size);
 	pthread_mutex_unlock(&d->lock);
 	return 0;
+}
+
+/*
+ * FI_SNODE_STATS=1: the counters on standard error as the domain closes,
+ * so that a test can tell the paths of a program it cannot change (Debian's
+ * fi_pingpong) apart; the names are fi_ext_snode.h's.
+ */
+void sfi_stats_print(struct sfi_domain *d)
+{
+	const struct fi_snode_stats *st = &d->stats;
+
+	fprintf(stderr,
+		"snode_stats: domain %s node %u: bounce_copies %llu bounce_bytes %llu zc_sends %llu zc_pulls %llu rma_direct %llu rma_served %llu mr_exports %llu\n",
+		snode_dev_get_name(d->dev), d->node_id,
+		(unsigned long long)st->bounce_copies,
+		(unsigned long long)st->bounce_bytes,
+		(unsigned long long)st->zc_sends,
+		(unsigned long long)st->zc_pulls,
+		(unsigned long long)st->rma_direct,
+		(unsigned long long)st->rma_served,
+		(unsigned long long)st->mr_exports);
 }
 
 static struct fi_snode_stats_ops sfi_stats_ops = {

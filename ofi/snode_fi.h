@@ -65,6 +65,7 @@ struct sfi_params {
 	size_t ring_size;	/* bytes of a ring to one peer (ring.c); 0: none */
 	size_t ring_eager;	/* larger sends through a ring go by rendezvous */
 	int mr_export;		/* registrations are exported to peers (mr.c) */
+	int stats;		/* print a domain's counters when it closes */
 };
 extern struct sfi_params sfi_params;
 
@@ -528,6 +529,7 @@ void sfi_rmr_progress(struct sfi_ep *ep);
 void sfi_rmr_close(struct sfi_ep *ep);
 int sfi_domain_ops_open(struct fid *fid, const char *name, uint64_t flags,
 			void **ops, void *context);
+void sfi_stats_print(struct sfi_domain *d);
 
 /* atomic.c: atomics executed by the target's provider */
 extern struct fi_ops_atomic sfi_atomic_ops;

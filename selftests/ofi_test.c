@@ -233,6 +233,22 @@ static int do_hints(void)
 		fi_freeinfo(fi);
 	}
 
+	/* decision 0048: FI_MR_LOCAL offered to whoever accepts it, only */
+	h = hints_new();
+	h->domain_attr->mr_mode = FI_MR_LOCAL | FI_MR_ALLOCATED |
+				  FI_MR_PROV_KEY | FI_MR_VIRT_ADDR;
+	ret = getinfo(h, &fi);
+	check(!ret && fi && fi->domain_attr->mr_mode == FI_MR_LOCAL,
+	      "mr_mode FI_MR_LOCAL accepted (fi_pingpong's hints): mr_mode FI_MR_LOCAL, no other bit (%s, %#x)",
+	      fi_strerror(-ret), fi ? fi->domain_attr->mr_mode : 0);
+	fi_freeinfo(fi);
+	h = hints_new();
+	ret = getinfo(h, &fi);
+	check(!ret && fi && fi->domain_attr->mr_mode == 0,
+	      "mr_mode 0 in the hints (OpenMPI's mtl ofi): mr_mode 0 (%s, %#x)",
+	      fi_strerror(-ret), fi ? fi->domain_attr->mr_mode : 0);
+	fi_freeinfo(fi);
+
 	h = hints_new();
 	h->domain_attr->av_type = FI_AV_MAP;
 	ret = getinfo(h, &fi);

@@ -9,8 +9,9 @@
 # Boots two VM nodes with Debian's libfabric-bin staged (snode-vm
 # --package) and the provider at /usr/lib/snode/ofi, found through
 # FI_PROVIDER_PATH, and checks:
-#   - fi_info -p snode lists the provider with its attributes, and an
-#     unsupported endpoint type gives -FI_ENODATA (-61)
+#   - fi_info -p snode lists the provider with its attributes (mr_mode
+#     FI_MR_LOCAL: fi_info accepts every mode bit), and an unsupported
+#     endpoint type gives -FI_ENODATA (-61)
 #   - ofi_test hints: fi_getinfo filtering (each check one test)
 #   - ofi_test pair between node 0 and node 1: addresses carried by this
 #     script through files in the guests (no IP between them), 500 small
@@ -48,7 +49,10 @@
 #     ping's round trip in the same run (numbers only, never asserted)
 #   - Debian's fi_pingpong -e rdm tagged between node 0 and node 1, its
 #     out-of-band exchange over the snode IP interface (snode0), at 64 B
-#     and at 1 MiB (rendezvous)
+#     and at 1 MiB (rendezvous), whose messages must go zero copy both
+#     ways: fi_pingpong registers its buffer when offered FI_MR_LOCAL and
+#     passes its descriptor (decision 0048); each side's counters, printed
+#     as its domain closes (FI_SNODE_STATS=1), show it
 #   - numbers side by side, never asserted: fi_pingpong's 64 B round trip
 #     against snode-perf ping's, its 1 MiB bandwidth against snode-perf
 #     dma's engine and memcpy() from a window, as ratios; bookworm's
@@ -131,7 +135,8 @@ done
 gexec 0 "$ENV fi_info -p snode -v" >"$LOG/fi_info-v" 2>&1
 for want in "addr_format: FI_ADDR_STR" "threading: FI_THREAD_SAFE" \
 	"caps: .*FI_MSG" "caps: .*FI_TAGGED" "data_progress: FI_PROGRESS_MANUAL" \
-	"max_msg_size: 16777216" "cq_data_size: 8" "mem_tag_format: 0x[fF]{16}"; do
+	"max_msg_size: 16777216" "cq_data_size: 8" "mem_tag_format: 0x[fF]{16}" \
+	"mr_mode: \[ FI_MR_LOCAL \]"; do
 	check "$KERNEL: fi_info -p snode -v shows '$want'" grep -Eq -- "$want" "$LOG/fi_info-v"
 done
 gexec 0 "$ENV fi_info -p snode -t FI_EP_MSG; echo status \$?" >"$LOG/fi_info-msg" 2>&1
@@ -252,13 +257,14 @@ for node in 0 1; do
 	gexec "$node" "ip link set dev $IF up && ip addr add 10.78.0.$((node + 1))/24 dev $IF" >>"$LOG/exec" 2>&1
 done
 # pingpong2 SIZE ITERS: one fi_pingpong -m tagged run, server on node 1;
-# both sides' output in $LOG/pingpong-2nodes-SIZE
+# both sides' output in $LOG/pingpong-2nodes-SIZE, with each side's
+# counters (FI_SNODE_STATS=1: a "snode_stats:" line as its domain closes)
 pingpong2() {
 	local size=$1 iters=$2 out=$LOG/pingpong-2nodes-$1
-	gexec_t 1 600 "$ENV; export FI_PROVIDER_PATH
+	gexec_t 1 600 "export $ENV FI_SNODE_STATS=1
 		(fi_pingpong -p snode -e rdm -m tagged -I $iters -S $size >/tmp/pp2-server 2>&1; echo status \$? >>/tmp/pp2-server) &" >>"$LOG/exec" 2>&1
 	sleep 2
-	gexec_t 0 600 "$ENV; export FI_PROVIDER_PATH
+	gexec_t 0 600 "export $ENV FI_SNODE_STATS=1
 		fi_pingpong -p snode -e rdm -m tagged -I $iters -S $size 10.78.0.2; echo status \$?" >"$out" 2>&1
 	sleep 1
 	gexec 1 "cat /tmp/pp2-server" >>"$out" 2>&1
@@ -267,6 +273,22 @@ pingpong2() {
 pp_ok() {	# pp_ok FILE SIZESTR ITERS: both sides ran every round trip
 	[ "$(grep -c -E "^$2 +$3 +=$3 " "$1")" -eq 2 ] &&
 		[ "$(grep -c '^status 0$' "$1")" -eq 2 ]
+}
+# pp_zc FILE ITERS: on both sides, every message went zero copy (decisions
+# 0045, 0048): sent from the registered buffer and pulled from the peer's,
+# at least ITERS each way, and not one byte copied into a bounce region;
+# with OFI_ENV=FI_SNODE_MR_EXPORT=0 the opposite: every one through it
+pp_zc() {
+	local off=0
+	case "${OFI_ENV:-}" in *FI_SNODE_MR_EXPORT=0*) off=1 ;; esac
+	awk -v n="$2" -v off="$off" '/^snode_stats: / {
+		seen++
+		for (i = 1; i < NF; i++) v[$i] = $(i + 1) + 0
+		if (off && (v["zc_sends"] + v["zc_pulls"] != 0 || v["bounce_copies"] < n))
+			bad = 1
+		if (!off && (v["zc_sends"] < n || v["zc_pulls"] < n || v["bounce_bytes"] != 0))
+			bad = 1
+	} END { exit !(seen == 2 && !bad) }' "$1"
 }
 # make bench: enough round trips that the rings' set-up (ring.c, in the
 # first ones) does not count (fi_pingpong prints 1000 as "1k"); make
@@ -280,7 +302,10 @@ if [ -z "${OFI_BENCH:-}" ]; then
 		pp_ok "$LOG/pingpong-2nodes-64" 64 10
 	check "$KERNEL: fi_pingpong -S 1048576 (rendezvous) between node 0 and node 1: 20 round trips, client and server exit 0" \
 		pp_ok "$LOG/pingpong-2nodes-1048576" 1m 20
+	check "$KERNEL: fi_pingpong -S 1048576: both sides sent from their registered buffer and pulled from the peer's, no bounce copy (FI_MR_LOCAL, decision 0048; FI_SNODE_STATS counters)" \
+		pp_zc "$LOG/pingpong-2nodes-1048576" 20
 fi
+grep -h '^snode_stats: ' "$LOG/pingpong-2nodes-1048576" | sed "s/^/# fi_pingpong 1 MiB /"
 grep -m1 -E "^64 " "$LOG/pingpong-2nodes-64" | sed "s/^/# fi_pingpong 2 nodes /"
 grep -m1 -E "^1m +20" "$LOG/pingpong-2nodes-1048576" | sed "s/^/# fi_pingpong 2 nodes /"
 fi

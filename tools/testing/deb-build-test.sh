@@ -66,15 +66,15 @@ rm -rf "$T/overlay"
 deb() { echo "$OUT/${1}_${VERSION}_$2.deb"; }
 missing=()
 for p in "snode-common all" "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" \
-	"snode-tools $ARCH" "libfabric-snode $ARCH"; do
+	"snode-tools $ARCH" "libfabric-snode $ARCH" "libfabric-snode-dev all"; do
 	# shellcheck disable=SC2086
 	[ -f "$(deb $p)" ] || missing+=("${p% *}")
 done
 if [ ${#missing[@]} -eq 0 ] && [ ! -e "$(deb snode-selftests "$ARCH")" ]; then
-	ok "the profile built the six packages and no snode-selftests"
+	ok "the profile built the seven packages and no snode-selftests"
 else
 	ls "$OUT" >"$LOG" 2>&1
-	not_ok "the profile built the six packages and no snode-selftests (missing: ${missing[*]:-none})"
+	not_ok "the profile built the seven packages and no snode-selftests (missing: ${missing[*]:-none})"
 fi
 if [ -f "$OUT/lintian.log" ] && ! grep -Eq '^[EW]:' "$OUT/lintian.log"; then
 	ok "lintian: no errors or warnings"

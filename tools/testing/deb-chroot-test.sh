@@ -7,7 +7,7 @@
 # dependencies installed by apt-get build-dep from Debian's archive alone,
 # dpkg-buildpackage -b of the checkout's files (as make deb takes them),
 # then the release's own lintian. Checks: the dependencies resolve, the
-# seven packages build with the build's test step (install-test.sh),
+# eight packages build with the build's test step (install-test.sh),
 # dpkg's tools and debhelper warn of nothing, lintian finds no error or
 # warning, and the release's directories are used: udev's and systemd's
 # from pkg-config (under /usr/lib after trixie's usr-merge), the kselftest
@@ -97,14 +97,14 @@ fi
 deb() { echo "$OUT/${1}_${VERSION}_$2.deb"; }
 missing=()
 for p in "snode-common all" "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" \
-	"snode-tools $ARCH" "snode-selftests $ARCH" "libfabric-snode $ARCH"; do
+	"snode-tools $ARCH" "snode-selftests $ARCH" "libfabric-snode $ARCH" "libfabric-snode-dev all"; do
 	# shellcheck disable=SC2086
 	[ -f "$(deb $p)" ] || missing+=("${p% *}")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-	ok "$REL: the seven packages were built"
+	ok "$REL: the eight packages were built"
 else
-	: >"$LOG"; not_ok "$REL: the seven packages were built (missing: ${missing[*]})"
+	: >"$LOG"; not_ok "$REL: the eight packages were built (missing: ${missing[*]})"
 fi
 if grep -E '^(dpkg-[a-z]+|dh_[a-z_]+): warning' "$OUT/build.log" >"$LOG"; then
 	not_ok "$REL: no warning from dpkg's tools or debhelper"

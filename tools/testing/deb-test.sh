@@ -53,13 +53,13 @@ DEB=$TOP/build/deb
 deb() { echo "$DEB/${1}_${VERSION}_$2.deb"; }
 missing=()
 PKGS=("snode-common all" "snode-dkms all" "libsnode1 $ARCH" "libsnode-dev $ARCH" "snode-tools $ARCH"
-	"snode-selftests $ARCH" "libfabric-snode $ARCH")
+	"snode-selftests $ARCH" "libfabric-snode $ARCH" "libfabric-snode-dev all")
 for p in "${PKGS[@]}"; do
 	# shellcheck disable=SC2086
 	[ -f "$(deb $p)" ] || missing+=("${p% *}")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-	ok "make deb built snode-common, snode-dkms, libsnode1, libsnode-dev, snode-tools, snode-selftests, libfabric-snode in build/deb/"
+	ok "make deb built snode-common, snode-dkms, libsnode1, libsnode-dev, snode-tools, snode-selftests, libfabric-snode, libfabric-snode-dev in build/deb/"
 else
 	ls "$DEB" >"$LOG" 2>&1; not_ok "packages missing: ${missing[*]}"; finish
 fi
@@ -122,6 +122,7 @@ check_contents libsnode-dev /usr/include/libsnode.h /usr/include/linux/snode.h /
 	/usr/share/man/man3/snode_new.3.gz /usr/share/man/man7/libsnode.7.gz
 OFIDIR=/usr/lib/$MA/libfabric
 check_contents libfabric-snode "$OFIDIR/libsnode-fi.so" /usr/share/man/man7/fi_snode.7.gz
+ARCH_OF=all check_contents libfabric-snode-dev /usr/include/rdma/fi_ext_snode.h
 check_contents snode-tools /usr/bin/snodectl /usr/bin/snode-perf \
 	/usr/share/bash-completion/completions/snodectl \
 	/usr/share/man/man8/snodectl.8.gz "$UNITDIR/snode-link-record.service" \
@@ -280,7 +281,7 @@ chroot_install() {
 	for p in libsnode1 libsnode-dev snode-tools snode-selftests libfabric-snode; do
 		debs+=("$(deb "$p" "$ARCH")")
 	done
-	debs+=("$(deb snode-dkms all)" "$(deb snode-common all)")
+	debs+=("$(deb snode-dkms all)" "$(deb snode-common all)" "$(deb libfabric-snode-dev all)")
 	# paths quoted for the script (%q): the checkout's path may hold a space
 	cat >"$T/inside.sh" <<EOF
 #!/bin/bash
@@ -299,13 +300,16 @@ res \$? "libfabric-snode alone yields system group snode (gid \$gid) by systemd-
 	grep -q 'GROUP="snode"' $RULE
 res \$? "libfabric-snode alone yields the udev rule in udev's directory ($RULE, snode-common's)"
 dpkg -i $(printf '%q ' "${debs[@]}") >>/tmp/dpkg.log 2>&1
-res \$? "dpkg -i of the seven packages (maintainer scripts run)"
+res \$? "dpkg -i of the eight packages (maintainer scripts run)"
 getent group snode >/dev/null; res \$? "group snode still there with every package"
 [ "\$(snodectl -V)" = "snodectl ${VERSION%%-*}" ]; res \$? "snodectl from /usr/bin runs"
 $KSFT/run_kselftest.sh -l | grep -qx 'snode:core_test'; res \$? "$KSFT/run_kselftest.sh -l lists snode:core_test"
 cc -Wall -Werror -o /tmp/snode-hello $(printf '%q' "$T/snode-hello.c") \$(pkg-config --cflags --libs libsnode) &&
 	SNODE_SYSFS=/nonexistent /tmp/snode-hello 2>&1 | grep -q 'no snode device'
 res \$? "the example builds with pkg-config from /usr and runs"
+cc -Wall -Werror -o /tmp/snode-stats $(printf '%q' "$TOP/tools/testing/fi-ext-snode-example.c") \$(pkg-config --cflags --libs libfabric) &&
+	/tmp/snode-stats | grep -qx 'snode_stats 56'
+res \$? "a program including <rdma/fi_ext_snode.h> (libfabric-snode-dev) builds with libfabric's pkg-config and runs"
 # no FI_PROVIDER_PATH: libfabric's own directory
 fi_info -l 2>&1 | grep -qx 'snode:'
 res \$? "fi_info -l finds the installed provider without FI_PROVIDER_PATH"
@@ -315,10 +319,10 @@ dkms status -k $kver | tee -a /tmp/dkms.log | grep -q '^snode/${VERSION%%-*}, $k
 res \$? "dkms autoinstall: dkms status shows snode installed for $kver"
 [ "\$(modinfo -F vermagic -k $kver snode 2>/dev/null | cut -d' ' -f1)" = "$kver" ]
 res \$? "modinfo -k $kver snode finds the DKMS module"
-dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 libfabric-snode \
-	snode-common >>/tmp/dpkg.log 2>&1 &&
+dpkg --purge snode-dkms snode-selftests snode-tools libsnode-dev libsnode1 libfabric-snode-dev \
+	libfabric-snode snode-common >>/tmp/dpkg.log 2>&1 &&
 	[ ! -e /usr/src/snode-${VERSION%%-*} ] && [ ! -e /usr/bin/snodectl ] && [ ! -e $KSFT ] &&
-	[ ! -e $OFIDIR/libsnode-fi.so ] && [ ! -e $RULE ] &&
+	[ ! -e $OFIDIR/libsnode-fi.so ] && [ ! -e /usr/include/rdma/fi_ext_snode.h ] && [ ! -e $RULE ] &&
 	[ -z "\$(find /lib/modules/$kver -name 'snode.ko*')" ]
 res \$? "dpkg --purge removes the packages and the DKMS module"
 for f in /tmp/dpkg.log /tmp/dkms.log; do sed "s|^|# \${f##*/}: |" "\$f" | tail -n 15; done
@@ -331,7 +335,7 @@ if [ "$(id -u)" -ne 0 ] || ! command -v unshare >/dev/null || ! command -v dkms 
 else
 	chroot_install "$(cat "$KDIR/kver")" "$(readlink -f "$KDIR/headers")" >"$T/chroot.log" 2>&1
 	cp "$T/chroot.log" "$LOG"
-	relay_tap "$T/chroot.log" 12
+	relay_tap "$T/chroot.log" 13
 	rm -rf "$O"
 fi
 

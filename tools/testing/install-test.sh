@@ -230,19 +230,34 @@ if [ -z "$ofilib" ]; then
 	skip "make ofi-install into libfabric's provider directory" "no libfabric.pc (libfabric-dev)"
 elif make "${MAKE_ARGS[@]}" ofi-install DESTDIR="$D3" >"$LOG" 2>&1 &&
 	[ -x "$D3$ofilib/libfabric/libsnode-fi.so" ] && [ -f "$D3$P/share/man/man7/fi_snode.7" ] &&
-	[ "$(find "$D3" ! -type d | wc -l)" = 2 ]; then
-	ok "make ofi-install: libsnode-fi.so into $ofilib/libfabric (pkg-config's), fi_snode.7 under PREFIX"
+	[ -f "$D3$P/include/rdma/fi_ext_snode.h" ] &&
+	[ "$(find "$D3" ! -type d | wc -l)" = 3 ]; then
+	ok "make ofi-install: libsnode-fi.so into $ofilib/libfabric (pkg-config's), fi_snode.7 and <rdma/fi_ext_snode.h> under PREFIX"
 else
 	find "$D3" ! -type d >>"$LOG" 2>&1
-	not_ok "make ofi-install: libsnode-fi.so into $ofilib/libfabric (pkg-config's), fi_snode.7 under PREFIX"
+	not_ok "make ofi-install: libsnode-fi.so into $ofilib/libfabric (pkg-config's), fi_snode.7 and <rdma/fi_ext_snode.h> under PREFIX"
+fi
+# a libfabric program reading the provider's counters, with the installed
+# header found through PREFIX's include directory only (C and C++)
+if [ -n "$ofilib" ]; then
+	# shellcheck disable=SC2046
+	if gcc -Wall -Wextra -Werror -I"$D3$P/include" -o "$T/fi-ext" \
+		"$TOP/tools/testing/fi-ext-snode-example.c" $(pkg-config --cflags --libs libfabric) >"$LOG" 2>&1 &&
+		g++ -Wall -Wextra -Werror -I"$D3$P/include" -x c++ -fsyntax-only \
+			"$TOP/tools/testing/fi-ext-snode-example.c" $(pkg-config --cflags libfabric) >>"$LOG" 2>&1 &&
+		[ "$("$T/fi-ext")" = "snode_stats 56" ]; then
+		ok "a program including the installed <rdma/fi_ext_snode.h> builds (C, C++) and runs"
+	else
+		not_ok "a program including the installed <rdma/fi_ext_snode.h> builds (C, C++) and runs"
+	fi
 fi
 if [ -n "$ofilib" ]; then
 	if make "${MAKE_ARGS[@]}" uninstall DESTDIR="$D3" >"$LOG" 2>&1 &&
 		left=$(find "$D3" ! -type d) && [ -z "$left" ]; then
-		ok "make uninstall removes the provider and fi_snode.7 as well"
+		ok "make uninstall removes the provider, fi_snode.7 and fi_ext_snode.h as well"
 	else
 		echo "left: ${left:-}" >>"$LOG"
-		not_ok "make uninstall removes the provider and fi_snode.7 as well"
+		not_ok "make uninstall removes the provider, fi_snode.7 and fi_ext_snode.h as well"
 	fi
 fi
 
