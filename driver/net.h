@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * snode: the network interface, shared by net.c (the interface and the
- * message path) and net_ring.c (the window rings).
+ * message path), net_ring.c (the window rings) and net_ctrl.c (the rings'
+ * control messages).
  */
 #ifndef _SNODE_NET_H_
 #define _SNODE_NET_H_
@@ -275,6 +276,13 @@ struct snode_net {
 	struct snode_net_rxring rxr[SNODE_NET_RINGS];
 };
 
+/* The head of receive ring @r, in the pool (while @rx_va is set). */
+static inline struct snode_net_ring_hdr *
+snode_net_rxhdr(struct snode_net *net, u32 r)
+{
+	return (void *)(net->rx_va + r * SNODE_NET_RING_SIZE);
+}
+
 static inline void snode_net_stat_add(struct snode_net_stats *st, u64 *ctr,
 				      u64 n)
 {
@@ -289,18 +297,25 @@ void snode_net_rx_deliver(struct snode_net *net, struct sk_buff *skb,
 void snode_net_tx_done(struct snode_net *net, struct sk_buff *skb, u32 node,
 		       int ret);
 
+/* net_ctrl.c */
+void snode_net_doorbell(struct snode_net *net, u32 node);
+void snode_net_db_work(struct work_struct *work);
+void snode_net_txring_ask(struct snode_net *net, u32 node);
+void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m);
+void snode_net_ring_node_down(struct snode_net *net, u32 node);
+void snode_net_ring_work(struct snode_net *net);
+
 /* net_ring.c */
+void snode_net_rxring_drop(struct snode_net *net, u32 r);
+void snode_net_txring_drop(struct snode_net *net, u32 node);
 int snode_net_ring_init(struct snode_net *net);
 void snode_net_ring_free(struct snode_net *net);
 void snode_net_ring_open(struct snode_net *net);
 void snode_net_ring_stop(struct snode_net *net);
-void snode_net_ring_work(struct snode_net *net);
 int snode_net_ring_xmit(struct snode_net *net, struct sk_buff *skb, u32 node);
 bool snode_net_ring_tx_waiting(struct snode_net *net);
-void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m);
 int snode_net_ring_rx(struct snode_net *net, int budget);
 bool snode_net_ring_rx_idle(struct snode_net *net);
-void snode_net_ring_node_down(struct snode_net *net, u32 node);
 u32 snode_net_ring_rx_rings(struct snode_net *net);
 
 #endif /* _SNODE_NET_H_ */
