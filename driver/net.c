@@ -7,6 +7,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -60,7 +61,11 @@
  * ring is armed and found empty. Carrier: on while at least one other node
  * is up (the links tell snode_net_node_changed(), a listener of theirs).
  *
- * Reset: the reset kills the endpoint (ep.c); the poll then reads nothing.
+ * Reset: no CPU access may reach the NIC while it resets (the rule mem.c
+ * states for the pool mappings): snode_net_reset_prepare(), the hook
+ * every feature's reset runs through, stops the poll's and @tx_work's
+ * accesses to the rings and windows (net_ring.c) and waits for those under
+ * way. The reset kills the endpoint (ep.c); the poll then reads nothing.
  * @restart_work, queued by snode_net_reset_done(), stops NAPI, sets the
  * same endpoint up again and restarts NAPI, all under RTNL like open and
  * stop, so the three never overlap.
@@ -552,6 +557,26 @@ static void snode_net_restart_work(struct work_struct *work)
 }
 
 /**
+ * snode_net_reset_prepare() - the device is about to be reset
+ * @sdev: snode device, queues stopped
+ *
+ * From now until snode_net_reset_done() the poll and @tx_work keep off
+ * the receive rings and the windows; the accesses begun before have ended
+ * when this returns.
+ *
+ * Context: Process context; caller holds &snode_dev.rwsem for write.
+ */
+static void snode_net_reset_prepare(struct snode_dev *sdev)
+{
+	struct snode_net *net = READ_ONCE(sdev->net);
+
+	if (!net)
+		return;
+	WRITE_ONCE(net->hw_blocked, true);
+	synchronize_rcu();
+}
+
+/**
  * snode_net_reset_done() - the device is back from a reset
  * @sdev: snode device
  *
@@ -562,8 +587,10 @@ static void snode_net_reset_done(struct snode_dev *sdev)
 {
 	struct snode_net *net = READ_ONCE(sdev->net);
 
-	if (net)
-		schedule_work(&net->restart_work);
+	if (!net)
+		return;
+	WRITE_ONCE(net->hw_blocked, false);
+	schedule_work(&net->restart_work);
 }
 
 /**
@@ -827,6 +854,7 @@ static int snode_net_init(struct snode_dev *sdev)
 const struct snode_feature_ops snode_net_feature = {
 	.name = "the network interface",
 	.add = snode_net_init,
+	.reset_prepare = snode_net_reset_prepare,
 	.reset_done = snode_net_reset_done,
 };
 

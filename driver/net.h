@@ -229,6 +229,11 @@ struct snode_net_rxring {
  * @tx_waiting: nodes with frames in &snode_net_peer.waiting (@tx_work)
  * @tx_rings: peers in state RING (@tx_work)
  * @tx_no_rings: the net_rings parameter was off at open: ask nobody
+ * @hw_blocked: the NIC is being reset (or its reset failed): no access to
+ *              the receive rings (BAR4) or the windows (BAR2); set by
+ *              snode_net_reset_prepare(), which then waits for the RCU
+ *              read-side sections every such access is made in, cleared
+ *              by snode_net_reset_done()
  * @rx_alloc: pool memory of the receive rings, while up (@ring_mutex)
  * @rx_va: its mapping
  * @rxr: the receive rings
@@ -271,6 +276,7 @@ struct snode_net {
 	unsigned long *tx_waiting;
 	u32 tx_rings;
 	bool tx_no_rings;
+	bool hw_blocked;
 	struct snode_alloc *rx_alloc;
 	u8 *rx_va;
 	struct snode_net_rxring rxr[SNODE_NET_RINGS];

@@ -6,6 +6,7 @@
 
 #include <linux/bitmap.h>
 #include <linux/jiffies.h>
+#include <linux/rcupdate.h>
 
 #include "mem.h"
 #include "net.h"
@@ -110,7 +111,14 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 		 * holder can map the ring (the old one's window is revoked).
 		 */
 		if (net->rxr[r].held != U32_MAX && net->rxr[r].held != node) {
+			/* not while the NIC resets (net_ring.c) */
+			rcu_read_lock();
+			if (READ_ONCE(net->hw_blocked)) {
+				rcu_read_unlock();
+				goto send;
+			}
 			memset(snode_net_rxhdr(net, r), 0, SNODE_NET_RING_SIZE);
+			rcu_read_unlock();
 			net->rxr[r].held = U32_MAX;
 		}
 		exp = snode_kexport(net->rx_alloc, (u64)r * SNODE_NET_RING_SIZE,
@@ -128,6 +136,11 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 	}
 	/* the node asked again: its last window is gone, start empty */
 	hdr = snode_net_rxhdr(net, r);
+	rcu_read_lock();
+	if (READ_ONCE(net->hw_blocked)) {
+		rcu_read_unlock();
+		goto send;
+	}
 	spin_lock_bh(&net->ring_lock);
 	WRITE_ONCE(hdr->prod, 0);
 	WRITE_ONCE(hdr->cons, 0);
@@ -135,6 +148,7 @@ static void snode_net_rxring_grant(struct snode_net *net, u32 node)
 	net->rxr[r].cons = 0;
 	WRITE_ONCE(net->rxr[r].node, node);
 	spin_unlock_bh(&net->ring_lock);
+	rcu_read_unlock();
 	net->rxr[r].seq = seq;
 	net->rxr[r].held = node;
 grant:

@@ -7,6 +7,7 @@
 #include <linux/bitmap.h>
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "link.h"
@@ -50,6 +51,13 @@
  * messages. A revoked window (the receiver's reset, stop or unload; a path
  * or the node lost; our own reset) is dropped at the next frame, which
  * asks again.
+ *
+ * A reset of our NIC: no CPU access may reach a device while it resets
+ * (mem.c's rule for the pool mappings). snode_net_reset_prepare() sets
+ * @hw_blocked and waits (synchronize_rcu()) for the accesses begun before;
+ * every access to a receive ring (BAR4) or a window (BAR2) is made inside
+ * an RCU read-side section that tests @hw_blocked first, so none begins
+ * until snode_net_reset_done() clears it, and none if the reset fails.
  *
  * Missed doorbells cannot happen: the sender stores prod, then (full
  * barrier) loads armed; the receiver stores armed, then (full barrier)
@@ -201,11 +209,17 @@ int snode_net_ring_rx(struct snode_net *net, int budget)
 	/* a test's stalled receiver (debugfs net_rx_stall) leaves them full */
 	if (!READ_ONCE(net->rx_va) || snode_debug_net_rx_stall())
 		return 0;
-	spin_lock(&net->ring_lock);
-	for (r = 0; r < SNODE_NET_RINGS && done < budget; r++)
-		if (net->rxr[r].node != U32_MAX)
-			done += snode_net_rxring_drain(net, r, budget - done);
-	spin_unlock(&net->ring_lock);
+	/* not while the NIC resets: snode_net_reset_prepare() waits for us */
+	rcu_read_lock();
+	if (!READ_ONCE(net->hw_blocked)) {
+		spin_lock(&net->ring_lock);
+		for (r = 0; r < SNODE_NET_RINGS && done < budget; r++)
+			if (net->rxr[r].node != U32_MAX)
+				done += snode_net_rxring_drain(net, r,
+							       budget - done);
+		spin_unlock(&net->ring_lock);
+	}
+	rcu_read_unlock();
 	return done;
 }
 
@@ -219,6 +233,9 @@ int snode_net_ring_rx(struct snode_net *net, int budget)
  * without a doorbell. (Polling on for a while after a stream's last frame,
  * to save doorbells, measured no better under TCG: decision 0031.)
  *
+ * While the NIC resets the rings are not looked at: the poll completes,
+ * and the interface's restart after the reset polls again.
+ *
  * Context: NAPI poll.
  * Return: true if the poll may complete.
  */
@@ -230,6 +247,11 @@ bool snode_net_ring_rx_idle(struct snode_net *net)
 
 	if (!READ_ONCE(net->rx_va))
 		return true;
+	rcu_read_lock();
+	if (READ_ONCE(net->hw_blocked)) {
+		rcu_read_unlock();
+		return true;
+	}
 	spin_lock(&net->ring_lock);
 	for (r = 0; r < SNODE_NET_RINGS; r++)
 		if (net->rxr[r].node != U32_MAX)
@@ -244,6 +266,7 @@ bool snode_net_ring_rx_idle(struct snode_net *net)
 			idle = false;
 	}
 	spin_unlock(&net->ring_lock);
+	rcu_read_unlock();
 	return idle;
 }
 
@@ -305,27 +328,41 @@ static u32 snode_net_csum(const struct sk_buff *skb)
  * a path lost), and a revoked window reads all-ones, so without the check
  * a small prod would find "room" and copy whole frames into the aperture
  * hole, each store a trapped access while the device changes its windows.
+ * Nor while our NIC resets (@hw_blocked, in an RCU read-side section that
+ * snode_net_reset_prepare() waits for): its windows are gone and no CPU
+ * access may reach it then.
  */
 static int snode_net_txring_room(struct snode_net *net, u32 node)
 {
 	struct snode_net_peer *peer = &net->peer[node];
+	int ret = 0;
 	u32 used;
 
-	if (!snode_kimport_live(peer->imp) || !test_bit(node, net->up))
-		return -ECONNRESET;
+	rcu_read_lock();
+	if (READ_ONCE(net->hw_blocked) || !snode_kimport_live(peer->imp) ||
+	    !test_bit(node, net->up)) {
+		ret = -ECONNRESET;
+		goto out;
+	}
 	used = peer->prod - le32_to_cpu(READ_ONCE(peer->hdr->cons));
-	if (used < SNODE_NET_SLOTS)
-		return 1;
-	if (used > SNODE_NET_SLOTS)
-		return -ECONNRESET;
+	if (used != SNODE_NET_SLOTS) {
+		ret = used < SNODE_NET_SLOTS ? 1 : -ECONNRESET;
+		goto out;
+	}
 	/* the receiver is busy with the ring, unless a doorbell failed */
 	if (test_and_clear_bit(node, net->db_failed) ||
 	    READ_ONCE(peer->hdr->armed))
 		snode_net_doorbell(net, node);
-	return 0;
+out:
+	rcu_read_unlock();
+	return ret;
 }
 
-/* Put @skb into the free slot of @node's ring: 0 or -EFAULT. */
+/*
+ * Put @skb into the free slot of @node's ring: 0, -EFAULT, or -ENOLINK if
+ * the window went, or our NIC began a reset, since snode_net_txring_room()
+ * looked (send it as messages; the next frame drops the window).
+ */
 static int snode_net_txring_put(struct snode_net *net, struct sk_buff *skb,
 				u32 node)
 {
@@ -334,10 +371,19 @@ static int snode_net_txring_put(struct snode_net *net, struct sk_buff *skb,
 	u32 slot = peer->prod % SNODE_NET_SLOTS;
 	int ret;
 
+	snode_debug_delay(SNODE_DELAY_NET_RING_PUT);
+	/* every store below, or none, before a reset of our NIC begins */
+	rcu_read_lock();
+	if (READ_ONCE(net->hw_blocked) || !snode_kimport_live(peer->imp)) {
+		rcu_read_unlock();
+		return -ENOLINK;
+	}
 	ret = skb_copy_bits(skb, 0, peer->slots + slot * SNODE_NET_SLOT_SIZE,
 			    skb->len);
-	if (ret)
+	if (ret) {
+		rcu_read_unlock();
 		return ret;
+	}
 	WRITE_ONCE(peer->hdr->len[slot], cpu_to_le32(skb->len));
 	WRITE_ONCE(peer->hdr->csum[slot], cpu_to_le32(snode_net_csum(skb)));
 	/* the frame and its length before prod */
@@ -348,6 +394,7 @@ static int snode_net_txring_put(struct snode_net *net, struct sk_buff *skb,
 	if (test_and_clear_bit(node, net->db_failed) ||
 	    READ_ONCE(peer->hdr->armed))
 		snode_net_doorbell(net, node);
+	rcu_read_unlock();
 	peer->prod++;
 	/* the receiver drains: the next frame may wait the full time again */
 	peer->stuck = false;

@@ -239,6 +239,29 @@ echo "$out" >>"$LOG/ping"
 tx1=$(ethtool_of 0 tx_ring_frames)
 check "$KERNEL: ... and the ring is back: large pings answered through it (tx_ring_frames $tx0 -> $tx1)" \
 	bash -c 'grep -q "5 packets received" <<<"$1" && [ "${2:-0}" -ge $(( ${3:-0} + 3 )) ]' _ "$out" "$tx1" "$tx0"
+# A reset while frames go through the ring: node 1 stores each frame into
+# node 0's ring 200 ms after it looked at its window (delay point
+# net_ring_put) while node 0 pings it, so the reset comes while node 1's
+# transmit work is about to store. No CPU access may reach the NIC while it
+# resets: a store after the reset began goes to a window the reset took
+# (the aperture hole), and the frame counted as put never arrives. Node 0
+# must take out of its ring exactly what node 1 counted as put.
+gexec 1 "echo 200000 > /sys/kernel/debug/snode/delay/net_ring_put"
+tx0=$(ethtool_of 1 tx_ring_frames)
+rx0=$(ethtool_of 0 rx_ring_frames)
+gexec_t 0 60 "ping -c 40 -i 0.1 -s 1000 -W 2 $(ip_of 1)" >>"$LOG/ping" 2>&1 &
+pinger=$!
+sleep 2
+gexec 1 "echo 1 > /sys/class/snode/snode0/device/reset" >>"$LOG/reset" 2>&1
+check "$KERNEL: node 1: function-level reset while its transmit work stores into node 0's ring (delay point net_ring_put)" [ $? -eq 0 ]
+wait "$pinger"
+gexec 1 "echo 0 > /sys/kernel/debug/snode/delay/net_ring_put"
+sleep 2
+tx1=$(ethtool_of 1 tx_ring_frames)
+rx1=$(ethtool_of 0 rx_ring_frames)
+check "$KERNEL: ... no store reached the NIC during its reset: node 0 took out of its ring what node 1 put in (node 1 tx_ring_frames ${tx0:-none} -> ${tx1:-none}, node 0 rx_ring_frames ${rx0:-none} -> ${rx1:-none})" \
+	bash -c '[ $(($1 - $2)) -ge 1 ] && [ $(($1 - $2)) -eq $(($3 - $4)) ]' _ "${tx1:-0}" "${tx0:-0}" "${rx1:-0}" "${rx0:-0}"
+check "$KERNEL: ... and ping answers after it" until_ok 20 ping_ok
 
 # --- a peer dies ---------------------------------------------------------------------
 before=$(stat_of 0 tx_carrier_errors)
