@@ -39,7 +39,11 @@
  * the order of one sender's messages to one endpoint, so the receiver
  * reassembles per source node; a frame cut short (its sender failed midway)
  * is dropped when the next frame's first message arrives, and counted.
- * Broadcast and multicast frames are sent to every node that is up.
+ * Broadcast and multicast frames are sent to every node that is up, as
+ * messages, within a budget: the copies sent take @tx_work at most
+ * SNODE_NET_BCAST_BUSY_MS of every SNODE_NET_BCAST_MS (and one copy
+ * over); the others are dropped and counted, and the next frame starts
+ * with the nodes the last one left out (decision 0047).
  * Unicast frames to a node that granted us a window ring go through it
  * instead (net_ring.c); the first frames to a node, until it answers,
  * and every frame to a node without a ring, go as messages.
@@ -88,6 +92,9 @@
 #define SNODE_NET_NOIF_MS	10000
 /* messages one poll takes off the ring at most */
 #define SNODE_NET_POLL_MSGS	1024
+/* broadcast copies: time of @tx_work per interval (decision 0047) */
+#define SNODE_NET_BCAST_BUSY_MS	25
+#define SNODE_NET_BCAST_MS	100
 
 struct snode_net_rx {
 	struct sk_buff *skb;
@@ -229,11 +236,62 @@ void snode_net_tx_done(struct snode_net *net, struct sk_buff *skb, u32 node,
 	dev_consume_skb_any(skb);
 }
 
+/*
+ * May a broadcast copy go? While the budget of this interval has time
+ * left; the copy then spends what it takes (snode_net_bcast_copy()), and
+ * the last one may overdraw it, so that a copy longer than the budget
+ * goes at all; the overdraft is paid back from the next intervals.
+ * Caller is @tx_work.
+ */
+static bool snode_net_bcast_may(struct snode_net *net)
+{
+	if (time_after_eq(jiffies, net->bcast_until)) {
+		net->bcast_left = min_t(s64, net->bcast_left, 0) +
+				  SNODE_NET_BCAST_BUSY_MS * NSEC_PER_MSEC;
+		net->bcast_until = jiffies +
+				   msecs_to_jiffies(SNODE_NET_BCAST_MS);
+	}
+	return net->bcast_left > 0;
+}
+
+/* A broadcast copy of @skb to @node, if the budget allows: 1 if it went. */
+static u32 snode_net_bcast_copy(struct snode_net *net, struct sk_buff *skb,
+				u32 node, bool *over)
+{
+	struct snode_net_stats *st = &net->txs;
+	u64 t0;
+	int ret;
+
+	if (snode_net_skipped(net, node))
+		return 0;
+	if (!snode_net_bcast_may(net)) {
+		/* the next frame starts with the first node left out */
+		if (!*over)
+			net->bcast_next = node;
+		*over = true;
+		snode_net_stat_add(st, &st->bcast_drops, 1);
+		return 0;
+	}
+	t0 = ktime_get_ns();
+	ret = snode_net_send_frame(net, skb, node);
+	net->bcast_left -= ktime_get_ns() - t0;
+	if (ret == -ENXIO || ret == -EKEYREJECTED) {
+		/* no interface there: not this frame's error */
+		WRITE_ONCE(net->skip_until[node], jiffies +
+			   msecs_to_jiffies(SNODE_NET_NOIF_MS));
+		snode_net_stat_add(st, &st->no_iface, 1);
+		return 0;
+	}
+	snode_net_tx_result(net, node, ret);
+	return !ret;
+}
+
 static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	struct snode_net_stats *st = &net->txs;
-	u32 node, sent = 0;
+	u32 node, from, to, start, pass, sent = 0;
+	bool over = false;
 	int ret;
 
 	if (!is_multicast_ether_addr(eth->h_dest)) {
@@ -252,20 +310,17 @@ static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
 		return;
 	}
 
-	/* broadcast and multicast: every node that is up gets a copy */
-	for_each_set_bit(node, net->up, net->max_nodes) {
-		if (snode_net_skipped(net, node))
-			continue;
-		ret = snode_net_send_frame(net, skb, node);
-		if (ret == -ENXIO || ret == -EKEYREJECTED) {
-			/* no interface there: not this frame's error */
-			WRITE_ONCE(net->skip_until[node], jiffies +
-				   msecs_to_jiffies(SNODE_NET_NOIF_MS));
-			snode_net_stat_add(st, &st->no_iface, 1);
-			continue;
-		}
-		snode_net_tx_result(net, node, ret);
-		sent += !ret;
+	/*
+	 * broadcast and multicast: every node that is up gets a copy, as the
+	 * budget allows, from @bcast_next on and around
+	 */
+	start = min(net->bcast_next, net->max_nodes);
+	for (pass = 0; pass < 2; pass++) {
+		from = pass ? 0 : start;
+		to = pass ? start : net->max_nodes;
+		for (node = find_next_bit(net->up, to, from); node < to;
+		     node = find_next_bit(net->up, to, node + 1))
+			sent += snode_net_bcast_copy(net, skb, node, &over);
 	}
 	snode_net_stat_add(st, &st->copies, sent);
 	if (sent) {
@@ -668,6 +723,7 @@ static const char snode_net_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_msg_frames", "tx_msg_frames", "rx_ring_frames", "tx_ring_frames",
 	"tx_doorbells", "rx_ring_errors", "tx_ring_errors", "ring_grants",
 	"rx_rings", "tx_rings", "tx_ring_waits", "tx_ring_stuck",
+	"tx_broadcast_dropped",
 };
 
 static void snode_net_get_drvinfo(struct net_device *ndev,
@@ -724,6 +780,7 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 	data[i++] = READ_ONCE(net->tx_rings);
 	data[i++] = tx.waits;
 	data[i++] = tx.stuck;
+	data[i++] = tx.bcast_drops;
 }
 
 static const struct ethtool_ops snode_net_ethtool_ops = {
@@ -817,6 +874,7 @@ static int snode_net_init(struct snode_dev *sdev)
 	}
 	for (node = 0; node < net->max_nodes; node++)
 		net->skip_until[node] = jiffies;
+	net->bcast_until = jiffies;
 
 	SET_NETDEV_DEV(ndev, dev);
 	ndev->netdev_ops = &snode_net_ops;

@@ -121,6 +121,7 @@ struct snode_net_stats {
 	u64 multicast;
 	u64 copies;		/* tx: broadcast copies sent */
 	u64 no_iface;		/* tx: broadcast copies a node refused */
+	u64 bcast_drops;	/* tx: broadcast copies over the budget */
 	u64 msg_frames;		/* frames as messages */
 	u64 ring_frames;	/* frames through a ring */
 	u64 doorbells;		/* tx: doorbells sent */
@@ -212,6 +213,10 @@ struct snode_net_rxring {
  * @rxs: receive counters (the poll)
  * @txs: transmit counters (@tx_work)
  * @tx_bad_len: frames refused for their length (ndo_start_xmit)
+ * @bcast_left: ns broadcast copies may still take in this interval;
+ *              below 0 when the last copy overdrew it (@tx_work)
+ * @bcast_until: jiffies at which the interval ends (@tx_work)
+ * @bcast_next: the node the next broadcast frame starts with (@tx_work)
  * @ring_mutex: held by @tx_work while it runs and by open and stop while
  *              they set up or tear down the rings
  * @ring_lock: protects the receive rings' @node and @cons against the poll
@@ -256,6 +261,9 @@ struct snode_net {
 	struct snode_net_stats rxs;
 	struct snode_net_stats txs;
 	atomic64_t tx_bad_len;
+	s64 bcast_left;
+	unsigned long bcast_until;
+	u32 bcast_next;
 
 	/* held by tx_work, and by open and stop around the rings */
 	struct mutex ring_mutex;

@@ -199,6 +199,29 @@ check "$KERNEL: ring: ... node 1 took out of the ring exactly what node 0 put in
 check "$KERNEL: ring: ... no echo answered twice ($(grep -c 'DUP!' <<<"$out") DUP!, $(grep -c 'bytes from' <<<"$out") of 40 answered)" \
 	bash -c '! grep -q "DUP!" <<<"$1" && [ "$(grep -c "bytes from" <<<"$1")" -ge 10 ]' _ "$out"
 
+# --- broadcast budget ---------------------------------------------------------------
+# Node 0 floods 9 KB multicast frames (ping 224.0.0.1 -s 8972: one frame,
+# 188 messages a copy; node 1 ignores echo requests to multicast) and
+# pings node 1 meanwhile. Every copy is 188 synchronous sends of the one
+# transmit work, which the echo requests queue behind; the copies may take
+# it 25 ms of every 100 ms, the others are dropped and counted
+# (tx_broadcast_dropped). Before the budget every copy went: the queue
+# filled with frames of ~190 messages each, the echo requests waited
+# seconds behind them or found the queue full (ENOBUFS).
+gexec 0 "ip route add 224.0.0.0/4 dev $IFACE" >>"$LOG/ip" 2>&1
+c0=$(ethtool_of 0 tx_broadcast_copies)
+out=$(gexec_t 0 90 "ping -q -c 300 -i 0.01 -s 8972 -W 1 224.0.0.1 >/tmp/mflood 2>&1 & sleep 1; ping -c 20 -i 0.2 -W 2 $(ip_of 1); wait; cat /tmp/mflood")
+echo "$out" >>"$LOG/bcast"
+c1=$(ethtool_of 0 tx_broadcast_copies)
+d1=$(ethtool_of 0 tx_broadcast_dropped)
+got=$(grep -c 'bytes from' <<<"$out")
+rtt=$(sed -n 's|.*min/avg/max = [0-9.]*/\([0-9.]*\)/\([0-9.]*\).*|\1 \2|p' <<<"$out")
+check "$KERNEL: broadcast: while node 0 floods 9 KB multicast frames, its pings to node 1 are answered ($got of 20; avg max ms: ${rtt:-none})" \
+	[ "$got" -ge 18 ]
+check "$KERNEL: ... the copies over the budget were dropped and counted (tx_broadcast_copies ${c0:-none} -> ${c1:-none}, tx_broadcast_dropped ${d1:-none})" \
+	bash -c '[ "${1:-0}" -gt "${2:-0}" ] && [ "${3:-0}" -gt 0 ]' _ "$c1" "$c0" "$d1"
+gexec 0 "ip route del 224.0.0.0/4 dev $IFACE" >>"$LOG/ip" 2>&1
+
 # --- TCP ----------------------------------------------------------------------------
 gexec 1 "iperf3 -s -D -I /tmp/iperf3.pid" >>"$LOG/iperf3" 2>&1
 sleep 1
