@@ -199,7 +199,9 @@ struct snode_net_rxring {
  * @ndev: its net_device
  * @napi: the receive poll
  * @ep: the receiving endpoint while the interface is up (RTNL)
- * @node_id: this node's id
+ * @node_id: this node's id, SNODE_NODE_ID_NONE while detached (RTNL)
+ * @mac_node: the node id the MAC was last made of (RTNL)
+ * @mac_fabric: the fabric id it was made of (RTNL)
  * @max_nodes: node ids are below this
  * @up: nodes other than this one that are up, as link_node.c last said
  * @skip_until: per node, jiffies until which a node that timed out is
@@ -209,6 +211,7 @@ struct snode_net_rxring {
  * @txq: frames waiting for @tx_work
  * @tx_work: sends the frames and does the rings' control work
  * @restart_work: sets the endpoint up again after a reset
+ * @id_work: follows the NIC's attach, detach and reset (RTNL)
  * @wq: ordered workqueue of @tx_work
  * @rxs: receive counters (the poll)
  * @txs: transmit counters (@tx_work)
@@ -249,6 +252,8 @@ struct snode_net {
 	struct napi_struct napi;
 	struct snode_ep *ep;
 	u32 node_id;
+	u32 mac_node;
+	u32 mac_fabric;
 	u32 max_nodes;
 	unsigned long *up;
 	unsigned long *skip_until;
@@ -257,6 +262,7 @@ struct snode_net {
 	struct sk_buff_head txq;
 	struct work_struct tx_work;
 	struct work_struct restart_work;
+	struct work_struct id_work;
 	struct workqueue_struct *wq;
 	struct snode_net_stats rxs;
 	struct snode_net_stats txs;

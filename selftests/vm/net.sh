@@ -320,6 +320,29 @@ check "$KERNEL: node 0: rmmod snode with the interface up and addressed" [ $? -e
 out=$(gexec 0 "ls /sys/class/net" | tr '\n' ' ')
 check "$KERNEL: ... and the interface is gone (left: $out)" \
 	bash -c '[ -n "$1" ] && [[ "$1" != *snode* ]]' _ "$out"
+
+# Detached: the fabric manager goes (its NICs detach, decision 0010), so
+# node 0's NIC has no node id and reaches nobody: carrier off. The MAC
+# stays what the last attach made it. (The emulated NIC attaches only when
+# its QEMU starts, so a re-attach under a new id is not run here.)
+gexec_t 0 60 "insmod /lib/snode/snode.ko && ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
+check "$KERNEL: node 0: snode.ko loaded again, interface up, carrier on (node 2 is up)" \
+	until_ok 20 carrier_is 0 1
+mac0=$(gexec 0 "cat /sys/class/net/$IFACE/address" | tr -dc 0-9a-f:)
+kill -KILL "$(cat "$SNODE_VM_UP/fm.pid")" 2>>"$LOG/fm-kill"
+check "$KERNEL: fabric manager killed: node 0's NIC is detached, carrier off" \
+	until_ok 20 carrier_is 0 0
+mac1=$(gexec 0 "cat /sys/class/net/$IFACE/address" | tr -dc 0-9a-f:)
+check "$KERNEL: ... its MAC stays ${mac0:-none} (now ${mac1:-none})" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$mac0" "$mac1"
+# snode.ko loaded while the NIC is detached, as before a late attach: it
+# has no node id, so no MAC of the fabric: a random one until it attaches
+# (before, the MAC named node 0xffff: 02:53:4e:FF:ff:ff), carrier off.
+gexec_t 0 60 "rmmod snode && insmod /lib/snode/snode.ko && ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
+mac2=$(gexec 0 "cat /sys/class/net/$IFACE/address" | tr -dc 0-9a-f:)
+check "$KERNEL: snode.ko loaded on the detached NIC: a random MAC, not one of node 0xffff (${mac2:-none})" \
+	bash -c '[ -n "$1" ] && [[ "$1" != 02:53:4e:* ]] && [[ "$1" != *:ff:ff ]]' _ "$mac2"
+check "$KERNEL: ... carrier off" carrier_is 0 0
 fi
 
 # --- a peer that stops draining its ring (three nodes) -----------------------------
