@@ -283,6 +283,7 @@ const struct snode_delay_point_info snode_delay_points[SNODE_DELAY_NR] = {
 	[SNODE_DELAY_IDENTIFY_WORK] = { "identify_work" },
 	[SNODE_DELAY_REMOVE_END] = { "remove_end" },
 	[SNODE_DELAY_NET_GRANT] = { "net_grant" },
+	[SNODE_DELAY_NET_RING_PUT] = { "net_ring_put" },
 };
 
 /* A hard-IRQ point busy-waits; keep a typo from locking up the CPU. */

@@ -7,6 +7,7 @@
 #include <linux/etherdevice.h>
 #include <linux/ethtool.h>
 #include <linux/netdevice.h>
+#include <linux/rcupdate.h>
 #include <linux/rtnetlink.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
@@ -28,7 +29,13 @@
  * Addresses: the MAC is locally administered, 02:53:4e:<fabric id & 0xff>:
  * <node id>, two bytes for the node, so the destination node of a unicast
  * frame is read off its MAC and no neighbour protocol of our own is needed;
- * ARP and IPv6 ND run over broadcast as on Ethernet.
+ * ARP and IPv6 ND run over broadcast as on Ethernet. The NIC's node id can
+ * change: it has none while detached from the fabric and may get another
+ * when it attaches again. @id_work follows each FABRIC event (after the
+ * core's re-identify) and each reset: a new node or fabric id becomes the
+ * MAC (NETDEV_CHANGEADDR, so the stack and its neighbours' caches learn
+ * it), and the carrier is off while detached. A NIC that was never
+ * attached has a random MAC until it is.
  *
  * Frames travel as messages to endpoint SNODE_NET_EP of the destination
  * node, with key SNODE_NET_KEY: a frame is cut into 48-byte messages; the
@@ -38,7 +45,11 @@
  * the order of one sender's messages to one endpoint, so the receiver
  * reassembles per source node; a frame cut short (its sender failed midway)
  * is dropped when the next frame's first message arrives, and counted.
- * Broadcast and multicast frames are sent to every node that is up.
+ * Broadcast and multicast frames are sent to every node that is up, as
+ * messages, within a budget: the copies sent take @tx_work at most
+ * SNODE_NET_BCAST_BUSY_MS of every SNODE_NET_BCAST_MS (and one copy
+ * over); the others are dropped and counted, and the next frame starts
+ * with the nodes the last one left out (decision 0047).
  * Unicast frames to a node that granted us a window ring go through it
  * instead (net_ring.c); the first frames to a node, until it answers,
  * and every frame to a node without a ring, go as messages.
@@ -57,17 +68,24 @@
  * Receive: the endpoint's vector calls snode_net_notify() in hard interrupt
  * context, which schedules NAPI; the poll reassembles frames and hands them
  * to GRO, then drains the rings (net_ring.c), and stops only once every
- * ring is armed and found empty. Carrier: on while at least one other node
- * is up (the links tell snode_net_node_changed(), a listener of theirs).
+ * ring is armed and found empty. Carrier: on while the NIC is attached and
+ * at least one other node is up (the links tell snode_net_node_changed(),
+ * a listener of theirs).
  *
- * Reset: the reset kills the endpoint (ep.c); the poll then reads nothing.
+ * Reset: no CPU access may reach the NIC while it resets (the rule mem.c
+ * states for the pool mappings): snode_net_reset_prepare(), the hook
+ * every feature's reset runs through, stops the poll's and @tx_work's
+ * accesses to the rings and windows (net_ring.c) and waits for those under
+ * way. The reset kills the endpoint (ep.c); the poll then reads nothing.
  * @restart_work, queued by snode_net_reset_done(), stops NAPI, sets the
  * same endpoint up again and restarts NAPI, all under RTNL like open and
  * stop, so the three never overlap.
  *
- * Locking: RTNL serialises open, stop and @restart_work; @ep is set under
- * RTNL and read by the poll and @tx_work, which run only while the
- * interface is up. @up is a bitmap of atomic bit operations. @tx_work
+ * Locking: RTNL serialises open, stop, @restart_work and @id_work; @ep is
+ * set under RTNL and read by the poll and @tx_work, which run only while
+ * the interface is up. @node_id is written under RTNL and read anywhere
+ * (READ_ONCE()); a frame sent while the MAC changes may still name the old
+ * one. @up is a bitmap of atomic bit operations. @tx_work
  * runs under &snode_net.ring_mutex, which open and stop take to set up
  * and tear down the rings.
  */
@@ -83,6 +101,9 @@
 #define SNODE_NET_NOIF_MS	10000
 /* messages one poll takes off the ring at most */
 #define SNODE_NET_POLL_MSGS	1024
+/* broadcast copies: time of @tx_work per interval (decision 0047) */
+#define SNODE_NET_BCAST_BUSY_MS	25
+#define SNODE_NET_BCAST_MS	100
 
 struct snode_net_rx {
 	struct sk_buff *skb;
@@ -99,7 +120,7 @@ static void snode_net_mac(u8 *mac, u32 fabric, u32 node)
 	mac[5] = node & 0xff;
 }
 
-/* The node a unicast MAC names, or U32_MAX. */
+/* The node a unicast MAC names, or U32_MAX (a detached NIC names none). */
 static u32 snode_net_mac_node(struct snode_net *net, const u8 *mac)
 {
 	const u8 *own = net->ndev->dev_addr;
@@ -224,16 +245,67 @@ void snode_net_tx_done(struct snode_net *net, struct sk_buff *skb, u32 node,
 	dev_consume_skb_any(skb);
 }
 
+/*
+ * May a broadcast copy go? While the budget of this interval has time
+ * left; the copy then spends what it takes (snode_net_bcast_copy()), and
+ * the last one may overdraw it, so that a copy longer than the budget
+ * goes at all; the overdraft is paid back from the next intervals.
+ * Caller is @tx_work.
+ */
+static bool snode_net_bcast_may(struct snode_net *net)
+{
+	if (time_after_eq(jiffies, net->bcast_until)) {
+		net->bcast_left = min_t(s64, net->bcast_left, 0) +
+				  SNODE_NET_BCAST_BUSY_MS * NSEC_PER_MSEC;
+		net->bcast_until = jiffies +
+				   msecs_to_jiffies(SNODE_NET_BCAST_MS);
+	}
+	return net->bcast_left > 0;
+}
+
+/* A broadcast copy of @skb to @node, if the budget allows: 1 if it went. */
+static u32 snode_net_bcast_copy(struct snode_net *net, struct sk_buff *skb,
+				u32 node, bool *over)
+{
+	struct snode_net_stats *st = &net->txs;
+	u64 t0;
+	int ret;
+
+	if (snode_net_skipped(net, node))
+		return 0;
+	if (!snode_net_bcast_may(net)) {
+		/* the next frame starts with the first node left out */
+		if (!*over)
+			net->bcast_next = node;
+		*over = true;
+		snode_net_stat_add(st, &st->bcast_drops, 1);
+		return 0;
+	}
+	t0 = ktime_get_ns();
+	ret = snode_net_send_frame(net, skb, node);
+	net->bcast_left -= ktime_get_ns() - t0;
+	if (ret == -ENXIO || ret == -EKEYREJECTED) {
+		/* no interface there: not this frame's error */
+		WRITE_ONCE(net->skip_until[node], jiffies +
+			   msecs_to_jiffies(SNODE_NET_NOIF_MS));
+		snode_net_stat_add(st, &st->no_iface, 1);
+		return 0;
+	}
+	snode_net_tx_result(net, node, ret);
+	return !ret;
+}
+
 static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
 {
 	const struct ethhdr *eth = (const struct ethhdr *)skb->data;
 	struct snode_net_stats *st = &net->txs;
-	u32 node, sent = 0;
+	u32 node, from, to, start, pass, sent = 0;
+	bool over = false;
 	int ret;
 
 	if (!is_multicast_ether_addr(eth->h_dest)) {
 		node = snode_net_mac_node(net, eth->h_dest);
-		if (node == U32_MAX || node == net->node_id ||
+		if (node == U32_MAX || node == READ_ONCE(net->node_id) ||
 		    !test_bit(node, net->up) || snode_net_skipped(net, node)) {
 			snode_net_stat_add(st, &st->carrier_errors, 1);
 			snode_net_stat_add(st, &st->errors, 1);
@@ -247,20 +319,17 @@ static void snode_net_xmit_one(struct snode_net *net, struct sk_buff *skb)
 		return;
 	}
 
-	/* broadcast and multicast: every node that is up gets a copy */
-	for_each_set_bit(node, net->up, net->max_nodes) {
-		if (snode_net_skipped(net, node))
-			continue;
-		ret = snode_net_send_frame(net, skb, node);
-		if (ret == -ENXIO || ret == -EKEYREJECTED) {
-			/* no interface there: not this frame's error */
-			WRITE_ONCE(net->skip_until[node], jiffies +
-				   msecs_to_jiffies(SNODE_NET_NOIF_MS));
-			snode_net_stat_add(st, &st->no_iface, 1);
-			continue;
-		}
-		snode_net_tx_result(net, node, ret);
-		sent += !ret;
+	/*
+	 * broadcast and multicast: every node that is up gets a copy, as the
+	 * budget allows, from @bcast_next on and around
+	 */
+	start = min(net->bcast_next, net->max_nodes);
+	for (pass = 0; pass < 2; pass++) {
+		from = pass ? 0 : start;
+		to = pass ? start : net->max_nodes;
+		for (node = find_next_bit(net->up, to, from); node < to;
+		     node = find_next_bit(net->up, to, node + 1))
+			sent += snode_net_bcast_copy(net, skb, node, &over);
 	}
 	snode_net_stat_add(st, &st->copies, sent);
 	if (sent) {
@@ -486,10 +555,81 @@ static void snode_net_rx_flush(struct snode_net *net)
 
 static void snode_net_carrier(struct snode_net *net)
 {
-	if (!bitmap_empty(net->up, net->max_nodes))
+	if (READ_ONCE(net->node_id) < net->max_nodes &&
+	    !bitmap_empty(net->up, net->max_nodes))
 		netif_carrier_on(net->ndev);
 	else
 		netif_carrier_off(net->ndev);
+}
+
+/*
+ * Follow the NIC's identity @id: its node id, the MAC made of it when it
+ * differs from the one the MAC was last made of, the carrier. @notify:
+ * the interface is registered, tell the stack of a new MAC. Caller holds
+ * RTNL, or probes.
+ */
+static void snode_net_follow(struct snode_net *net, const struct snode_id *id,
+			     bool notify)
+{
+	struct net_device *ndev = net->ndev;
+	u32 node = id->node_id;
+	u8 mac[ETH_ALEN];
+
+	if (node >= net->max_nodes) {
+		/* detached: the MAC stays the last attach's */
+		WRITE_ONCE(net->node_id, SNODE_NODE_ID_NONE);
+		snode_net_carrier(net);
+		return;
+	}
+	if (node != net->mac_node || id->fabric_id != net->mac_fabric) {
+		snode_net_mac(mac, id->fabric_id, node);
+		eth_hw_addr_set(ndev, mac);
+		ndev->addr_assign_type = NET_ADDR_PERM;
+		net->mac_node = node;
+		net->mac_fabric = id->fabric_id;
+		if (notify) {
+			call_netdevice_notifiers(NETDEV_CHANGEADDR, ndev);
+			netdev_info(ndev, "attached as node %u of fabric %u: MAC %pM\n",
+				    node, id->fabric_id, mac);
+		}
+	}
+	/* frames to ourselves are not sent; our old id is another's now */
+	clear_bit(node, net->up);
+	WRITE_ONCE(net->node_id, node);
+	snode_net_carrier(net);
+}
+
+static void snode_net_id_work(struct work_struct *work)
+{
+	struct snode_net *net = container_of(work, struct snode_net, id_work);
+	struct snode_id id;
+
+	/* the core's re-identify after the FABRIC event that queued us */
+	flush_work(&net->sdev->identify_work);
+	snode_id_get(net->sdev, &id);
+	rtnl_lock();
+	snode_net_follow(net, &id, true);
+	rtnl_unlock();
+}
+
+/**
+ * snode_net_fabric_event() - the NIC attached to or left the fabric
+ * @sdev: snode device
+ * @ev: FABRIC event
+ *
+ * Context: Event IRQ thread; in an RCU read-side section, which
+ * snode_net_remove() waits for before it cancels @id_work.
+ */
+static void snode_net_fabric_event(struct snode_dev *sdev,
+				   const struct snode_event *ev)
+{
+	struct snode_net *net;
+
+	rcu_read_lock();
+	net = READ_ONCE(sdev->net);
+	if (net)
+		schedule_work(&net->id_work);
+	rcu_read_unlock();
 }
 
 static int snode_net_open(struct net_device *ndev)
@@ -552,6 +692,26 @@ static void snode_net_restart_work(struct work_struct *work)
 }
 
 /**
+ * snode_net_reset_prepare() - the device is about to be reset
+ * @sdev: snode device, queues stopped
+ *
+ * From now until snode_net_reset_done() the poll and @tx_work keep off
+ * the receive rings and the windows; the accesses begun before have ended
+ * when this returns.
+ *
+ * Context: Process context; caller holds &snode_dev.rwsem for write.
+ */
+static void snode_net_reset_prepare(struct snode_dev *sdev)
+{
+	struct snode_net *net = READ_ONCE(sdev->net);
+
+	if (!net)
+		return;
+	WRITE_ONCE(net->hw_blocked, true);
+	synchronize_rcu();
+}
+
+/**
  * snode_net_reset_done() - the device is back from a reset
  * @sdev: snode device
  *
@@ -562,8 +722,12 @@ static void snode_net_reset_done(struct snode_dev *sdev)
 {
 	struct snode_net *net = READ_ONCE(sdev->net);
 
-	if (net)
-		schedule_work(&net->restart_work);
+	if (!net)
+		return;
+	WRITE_ONCE(net->hw_blocked, false);
+	schedule_work(&net->restart_work);
+	/* the reset detached the NIC, which may attach under another id */
+	schedule_work(&net->id_work);
 }
 
 /**
@@ -578,7 +742,7 @@ static void snode_net_node_changed(struct snode_dev *sdev, u32 node, bool up)
 {
 	struct snode_net *net = sdev->net;
 
-	if (!net || node >= net->max_nodes || node == net->node_id)
+	if (!net || node >= net->max_nodes || node == READ_ONCE(net->node_id))
 		return;
 	if (up) {
 		set_bit(node, net->up);
@@ -641,6 +805,7 @@ static const char snode_net_stat_names[][ETH_GSTRING_LEN] = {
 	"rx_msg_frames", "tx_msg_frames", "rx_ring_frames", "tx_ring_frames",
 	"tx_doorbells", "rx_ring_errors", "tx_ring_errors", "ring_grants",
 	"rx_rings", "tx_rings", "tx_ring_waits", "tx_ring_stuck",
+	"tx_broadcast_dropped",
 };
 
 static void snode_net_get_drvinfo(struct net_device *ndev,
@@ -697,6 +862,7 @@ static void snode_net_get_ethtool_stats(struct net_device *ndev,
 	data[i++] = READ_ONCE(net->tx_rings);
 	data[i++] = tx.waits;
 	data[i++] = tx.stuck;
+	data[i++] = tx.bcast_drops;
 }
 
 static const struct ethtool_ops snode_net_ethtool_ops = {
@@ -729,9 +895,13 @@ static void snode_net_remove(void *data)
 	snode_link_net_attach(sdev, NULL, NULL);
 	down_read(&sdev->rwsem);
 	up_read(&sdev->rwsem);
+	/* nor does a FABRIC event (snode_net_fabric_event()) */
+	synchronize_rcu();
 	cancel_work_sync(&net->restart_work);
+	cancel_work_sync(&net->id_work);
 	unregister_netdev(net->ndev);
 	cancel_work_sync(&net->restart_work);
+	cancel_work_sync(&net->id_work);
 	netif_napi_del(&net->napi);
 	snode_net_free(net);
 }
@@ -753,7 +923,6 @@ static int snode_net_init(struct snode_dev *sdev)
 	struct net_device *ndev;
 	struct snode_net *net;
 	struct snode_id id;
-	u8 mac[ETH_ALEN];
 	u32 node;
 	int ret;
 
@@ -770,11 +939,13 @@ static int snode_net_init(struct snode_dev *sdev)
 	net = netdev_priv(ndev);
 	net->sdev = sdev;
 	net->ndev = ndev;
-	net->node_id = id.node_id;
+	net->node_id = SNODE_NODE_ID_NONE;
+	net->mac_node = SNODE_NODE_ID_NONE;
 	net->max_nodes = min_t(u32, sdev->link->max_nodes, 1U << 16);
 	skb_queue_head_init(&net->txq);
 	INIT_WORK(&net->tx_work, snode_net_tx_work);
 	INIT_WORK(&net->restart_work, snode_net_restart_work);
+	INIT_WORK(&net->id_work, snode_net_id_work);
 	u64_stats_init(&net->rxs.syncp);
 	u64_stats_init(&net->txs.syncp);
 	atomic64_set(&net->tx_bad_len, 0);
@@ -790,6 +961,7 @@ static int snode_net_init(struct snode_dev *sdev)
 	}
 	for (node = 0; node < net->max_nodes; node++)
 		net->skip_until[node] = jiffies;
+	net->bcast_until = jiffies;
 
 	SET_NETDEV_DEV(ndev, dev);
 	ndev->netdev_ops = &snode_net_ops;
@@ -804,15 +976,14 @@ static int snode_net_init(struct snode_dev *sdev)
 	ndev->max_mtu = SNODE_NET_MTU_MAX;
 	ndev->mtu = SNODE_NET_MTU_DEFAULT;
 	ndev->tx_queue_len = SNODE_NET_TXQ_STOP;
-	snode_net_mac(mac, id.fabric_id, id.node_id);
-	eth_hw_addr_set(ndev, mac);
+	/* a NIC not attached yet gets its fabric MAC when it attaches */
+	eth_hw_addr_random(ndev);
 	netif_napi_add(ndev, &net->napi, snode_net_poll);
 	netif_carrier_off(ndev);
 
 	/* the nodes that are up now; link_node.c reports the changes from here on */
 	snode_link_net_attach(sdev, net, net->up);
-	if (net->node_id < net->max_nodes)
-		clear_bit(net->node_id, net->up);
+	snode_net_follow(net, &id, false);
 
 	ret = register_netdev(ndev);
 	if (ret) {
@@ -827,7 +998,10 @@ static int snode_net_init(struct snode_dev *sdev)
 const struct snode_feature_ops snode_net_feature = {
 	.name = "the network interface",
 	.add = snode_net_init,
+	.reset_prepare = snode_net_reset_prepare,
 	.reset_done = snode_net_reset_done,
+	.events = BIT(SNODE_EV_FABRIC),
+	.event = snode_net_fabric_event,
 };
 
 /* the interface hears of nodes going up and down from the links */

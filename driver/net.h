@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * snode: the network interface, shared by net.c (the interface and the
- * message path) and net_ring.c (the window rings).
+ * message path), net_ring.c (the window rings) and net_ctrl.c (the rings'
+ * control messages).
  */
 #ifndef _SNODE_NET_H_
 #define _SNODE_NET_H_
@@ -120,6 +121,7 @@ struct snode_net_stats {
 	u64 multicast;
 	u64 copies;		/* tx: broadcast copies sent */
 	u64 no_iface;		/* tx: broadcast copies a node refused */
+	u64 bcast_drops;	/* tx: broadcast copies over the budget */
 	u64 msg_frames;		/* frames as messages */
 	u64 ring_frames;	/* frames through a ring */
 	u64 doorbells;		/* tx: doorbells sent */
@@ -197,7 +199,9 @@ struct snode_net_rxring {
  * @ndev: its net_device
  * @napi: the receive poll
  * @ep: the receiving endpoint while the interface is up (RTNL)
- * @node_id: this node's id
+ * @node_id: this node's id, SNODE_NODE_ID_NONE while detached (RTNL)
+ * @mac_node: the node id the MAC was last made of (RTNL)
+ * @mac_fabric: the fabric id it was made of (RTNL)
  * @max_nodes: node ids are below this
  * @up: nodes other than this one that are up, as link_node.c last said
  * @skip_until: per node, jiffies until which a node that timed out is
@@ -207,10 +211,15 @@ struct snode_net_rxring {
  * @txq: frames waiting for @tx_work
  * @tx_work: sends the frames and does the rings' control work
  * @restart_work: sets the endpoint up again after a reset
+ * @id_work: follows the NIC's attach, detach and reset (RTNL)
  * @wq: ordered workqueue of @tx_work
  * @rxs: receive counters (the poll)
  * @txs: transmit counters (@tx_work)
  * @tx_bad_len: frames refused for their length (ndo_start_xmit)
+ * @bcast_left: ns broadcast copies may still take in this interval;
+ *              below 0 when the last copy overdrew it (@tx_work)
+ * @bcast_until: jiffies at which the interval ends (@tx_work)
+ * @bcast_next: the node the next broadcast frame starts with (@tx_work)
  * @ring_mutex: held by @tx_work while it runs and by open and stop while
  *              they set up or tear down the rings
  * @ring_lock: protects the receive rings' @node and @cons against the poll
@@ -228,6 +237,11 @@ struct snode_net_rxring {
  * @tx_waiting: nodes with frames in &snode_net_peer.waiting (@tx_work)
  * @tx_rings: peers in state RING (@tx_work)
  * @tx_no_rings: the net_rings parameter was off at open: ask nobody
+ * @hw_blocked: the NIC is being reset (or its reset failed): no access to
+ *              the receive rings (BAR4) or the windows (BAR2); set by
+ *              snode_net_reset_prepare(), which then waits for the RCU
+ *              read-side sections every such access is made in, cleared
+ *              by snode_net_reset_done()
  * @rx_alloc: pool memory of the receive rings, while up (@ring_mutex)
  * @rx_va: its mapping
  * @rxr: the receive rings
@@ -238,6 +252,8 @@ struct snode_net {
 	struct napi_struct napi;
 	struct snode_ep *ep;
 	u32 node_id;
+	u32 mac_node;
+	u32 mac_fabric;
 	u32 max_nodes;
 	unsigned long *up;
 	unsigned long *skip_until;
@@ -246,10 +262,14 @@ struct snode_net {
 	struct sk_buff_head txq;
 	struct work_struct tx_work;
 	struct work_struct restart_work;
+	struct work_struct id_work;
 	struct workqueue_struct *wq;
 	struct snode_net_stats rxs;
 	struct snode_net_stats txs;
 	atomic64_t tx_bad_len;
+	s64 bcast_left;
+	unsigned long bcast_until;
+	u32 bcast_next;
 
 	/* held by tx_work, and by open and stop around the rings */
 	struct mutex ring_mutex;
@@ -270,10 +290,18 @@ struct snode_net {
 	unsigned long *tx_waiting;
 	u32 tx_rings;
 	bool tx_no_rings;
+	bool hw_blocked;
 	struct snode_alloc *rx_alloc;
 	u8 *rx_va;
 	struct snode_net_rxring rxr[SNODE_NET_RINGS];
 };
+
+/* The head of receive ring @r, in the pool (while @rx_va is set). */
+static inline struct snode_net_ring_hdr *
+snode_net_rxhdr(struct snode_net *net, u32 r)
+{
+	return (void *)(net->rx_va + r * SNODE_NET_RING_SIZE);
+}
 
 static inline void snode_net_stat_add(struct snode_net_stats *st, u64 *ctr,
 				      u64 n)
@@ -289,18 +317,25 @@ void snode_net_rx_deliver(struct snode_net *net, struct sk_buff *skb,
 void snode_net_tx_done(struct snode_net *net, struct sk_buff *skb, u32 node,
 		       int ret);
 
+/* net_ctrl.c */
+void snode_net_doorbell(struct snode_net *net, u32 node);
+void snode_net_db_work(struct work_struct *work);
+void snode_net_txring_ask(struct snode_net *net, u32 node);
+void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m);
+void snode_net_ring_node_down(struct snode_net *net, u32 node);
+void snode_net_ring_work(struct snode_net *net);
+
 /* net_ring.c */
+void snode_net_rxring_drop(struct snode_net *net, u32 r);
+void snode_net_txring_drop(struct snode_net *net, u32 node);
 int snode_net_ring_init(struct snode_net *net);
 void snode_net_ring_free(struct snode_net *net);
 void snode_net_ring_open(struct snode_net *net);
 void snode_net_ring_stop(struct snode_net *net);
-void snode_net_ring_work(struct snode_net *net);
 int snode_net_ring_xmit(struct snode_net *net, struct sk_buff *skb, u32 node);
 bool snode_net_ring_tx_waiting(struct snode_net *net);
-void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m);
 int snode_net_ring_rx(struct snode_net *net, int budget);
 bool snode_net_ring_rx_idle(struct snode_net *net);
-void snode_net_ring_node_down(struct snode_net *net, u32 node);
 u32 snode_net_ring_rx_rings(struct snode_net *net);
 
 #endif /* _SNODE_NET_H_ */

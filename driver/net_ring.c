@@ -5,9 +5,9 @@
  */
 
 #include <linux/bitmap.h>
-#include <linux/delay.h>
 #include <linux/etherdevice.h>
 #include <linux/jiffies.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 
 #include "link.h"
@@ -52,6 +52,13 @@
  * or the node lost; our own reset) is dropped at the next frame, which
  * asks again.
  *
+ * A reset of our NIC: no CPU access may reach a device while it resets
+ * (mem.c's rule for the pool mappings). snode_net_reset_prepare() sets
+ * @hw_blocked and waits (synchronize_rcu()) for the accesses begun before;
+ * every access to a receive ring (BAR4) or a window (BAR2) is made inside
+ * an RCU read-side section that tests @hw_blocked first, so none begins
+ * until snode_net_reset_done() clears it, and none if the reset fails.
+ *
  * Missed doorbells cannot happen: the sender stores prod, then (full
  * barrier) loads armed; the receiver stores armed, then (full barrier)
  * loads prod before it stops; one of the two sees the other's store.
@@ -59,8 +66,9 @@
  * Broadcast and multicast frames always go as messages.
  *
  * Context: the ring's control work (ASK, GRANT, exports and imports, which
- * sleep) runs in @tx_work under &snode_net.ring_mutex; the poll only notes
- * the control messages in bitmaps and drains the receive rings.
+ * sleep; net_ctrl.c) runs in @tx_work under &snode_net.ring_mutex; the
+ * poll only notes the control messages in bitmaps and drains the receive
+ * rings.
  */
 
 static bool snode_net_rings = true;
@@ -73,48 +81,16 @@ static_assert(SNODE_NET_RINGS <= SNODE_RESERVE_EXPORTS);
 static_assert(SNODE_NET_RINGS <= SNODE_RESERVE_IMPORTS);
 static_assert((u64)SNODE_NET_RINGS * SNODE_NET_RING_SIZE <= SNODE_RESERVE_POOL);
 
-/* a REFUSE, or a failed window, makes us ask again after this */
-#define SNODE_NET_REFUSED_MS	10000
-/* an ASK unanswered for this long is asked again */
-#define SNODE_NET_ASK_MS	2000
-
-static struct snode_net_ring_hdr *snode_net_rxhdr(struct snode_net *net,
-						  u32 r)
-{
-	return (void *)(net->rx_va + r * SNODE_NET_RING_SIZE);
-}
-
-/* Send control message @c to @node, counted in @st (its writer's). */
-static int snode_net_ctrl_send(struct snode_net *net, u32 node,
-			       const struct snode_net_ctrl *c,
-			       struct snode_net_stats *st)
-{
-	struct snode_msg_send cmd = {
-		.node = node,
-		.ep = SNODE_NET_EP,
-		.key = SNODE_NET_KEY,
-		.timeout_ms = SNODE_NET_SEND_MS,
-		.len = sizeof(*c),
-	};
-	int ret;
-
-	memcpy(cmd.payload, c, sizeof(*c));
-	ret = snode_msg_send(net->sdev->msg, &cmd, SNODE_NET_SRC_CTRL);
-	if (!ret)
-		snode_net_stat_add(st, &st->msgs, 1);
-	return ret;
-}
-
-static void snode_net_ctrl_kick(struct snode_net *net)
-{
-	set_bit(0, &net->ctrl);
-	queue_work(net->wq, &net->tx_work);
-}
-
 /* ---- receiver: rings for the peers ------------------------------------------ */
 
-/* Withdraw ring @r from its node. Caller holds ring_mutex. */
-static void snode_net_rxring_drop(struct snode_net *net, u32 r)
+/**
+ * snode_net_rxring_drop() - withdraw receive ring @r from its node
+ * @net: the interface
+ * @r: the ring
+ *
+ * Context: Caller holds &snode_net.ring_mutex.
+ */
+void snode_net_rxring_drop(struct snode_net *net, u32 r)
 {
 	struct snode_net_rxring *rr = &net->rxr[r];
 
@@ -128,111 +104,6 @@ static void snode_net_rxring_drop(struct snode_net *net, u32 r)
 		snode_kunexport(rr->exp);
 		rr->exp = NULL;
 	}
-}
-
-/* The ring for @node: its own, a free one, or one of a node that is down. */
-static u32 snode_net_rxring_pick(struct snode_net *net, u32 node)
-{
-	u32 r, free = U32_MAX;
-
-	for (r = 0; r < SNODE_NET_RINGS; r++) {
-		u32 owner = net->rxr[r].node;
-
-		if (owner == node)
-			return r;
-		if (free == U32_MAX &&
-		    (owner == U32_MAX || !test_bit(owner, net->up)))
-			free = r;
-	}
-	return free;
-}
-
-/*
- * Answer @node's latest ASK. An ASK answered already (the same seq: the
- * bit was set again while we answered it) gets its GRANT again and leaves
- * the ring alone: the asker may be using it. Caller holds ring_mutex.
- */
-static void snode_net_rxring_grant(struct snode_net *net, u32 node)
-{
-	struct snode_net_ctrl c = {
-		.type = SNODE_NET_CTRL_REFUSE,
-		.version = SNODE_NET_VERSION,
-	};
-	struct snode_net_ring_hdr *hdr;
-	struct snode_export *exp;
-	u32 r = U32_MAX, seq;
-
-	snode_debug_delay(SNODE_DELAY_NET_GRANT);
-	spin_lock_bh(&net->ctrl_lock);
-	seq = net->peer[node].asked_seq;
-	spin_unlock_bh(&net->ctrl_lock);
-	c.seq = cpu_to_le32(seq);
-	if (net->rx_alloc)
-		r = snode_net_rxring_pick(net, node);
-	if (r == U32_MAX)
-		goto send;
-	if (net->rxr[r].node == node && net->rxr[r].seq == seq &&
-	    net->rxr[r].exp &&
-	    READ_ONCE(net->rxr[r].exp->state) == SNODE_WINDOW_STATE_ACTIVE)
-		goto grant;
-	if (net->rxr[r].node != node ||
-	    (net->rxr[r].exp &&
-	     READ_ONCE(net->rxr[r].exp->state) != SNODE_WINDOW_STATE_ACTIVE))
-		snode_net_rxring_drop(net, r);
-	if (!net->rxr[r].exp) {
-		/*
-		 * A ring another node had: its frames go before the new
-		 * holder can map the ring (the old one's window is revoked).
-		 */
-		if (net->rxr[r].held != U32_MAX && net->rxr[r].held != node) {
-			memset(snode_net_rxhdr(net, r), 0, SNODE_NET_RING_SIZE);
-			net->rxr[r].held = U32_MAX;
-		}
-		exp = snode_kexport(net->rx_alloc, (u64)r * SNODE_NET_RING_SIZE,
-				    SNODE_NET_RING_SIZE, node);
-		if (IS_ERR(exp)) {
-			netdev_warn_once(net->ndev,
-					 "no receive ring for node %u: export failed (%ld); messages only\n",
-					 node, PTR_ERR(exp));
-			/* counted as rx_ring_errors; @txs is this writer's */
-			snode_net_stat_add(&net->txs, &net->txs.export_errors,
-					   1);
-			goto send;
-		}
-		net->rxr[r].exp = exp;
-	}
-	/* the node asked again: its last window is gone, start empty */
-	hdr = snode_net_rxhdr(net, r);
-	spin_lock_bh(&net->ring_lock);
-	WRITE_ONCE(hdr->prod, 0);
-	WRITE_ONCE(hdr->cons, 0);
-	WRITE_ONCE(hdr->armed, cpu_to_le32(1));
-	net->rxr[r].cons = 0;
-	WRITE_ONCE(net->rxr[r].node, node);
-	spin_unlock_bh(&net->ring_lock);
-	net->rxr[r].seq = seq;
-	net->rxr[r].held = node;
-grant:
-	c.type = SNODE_NET_CTRL_GRANT;
-	c.slots = cpu_to_le16(SNODE_NET_SLOTS);
-	c.export_id = cpu_to_le32(net->rxr[r].exp->id);
-	c.key = cpu_to_le64(net->rxr[r].exp->key);
-	c.length = cpu_to_le32(SNODE_NET_RING_SIZE);
-	c.slot_size = cpu_to_le32(SNODE_NET_SLOT_SIZE);
-send:
-	if (!snode_net_ctrl_send(net, node, &c, &net->txs) &&
-	    c.type == SNODE_NET_CTRL_GRANT)
-		snode_net_stat_add(&net->txs, &net->txs.grants, 1);
-}
-
-/* Free the ring of a node that went down. Caller holds ring_mutex. */
-static void snode_net_rxring_gone(struct snode_net *net, u32 node)
-{
-	u32 r;
-
-	for (r = 0; r < SNODE_NET_RINGS; r++)
-		if (net->rxr[r].node == node)
-			snode_net_rxring_drop(net, r);
 }
 
 /**
@@ -338,11 +209,17 @@ int snode_net_ring_rx(struct snode_net *net, int budget)
 	/* a test's stalled receiver (debugfs net_rx_stall) leaves them full */
 	if (!READ_ONCE(net->rx_va) || snode_debug_net_rx_stall())
 		return 0;
-	spin_lock(&net->ring_lock);
-	for (r = 0; r < SNODE_NET_RINGS && done < budget; r++)
-		if (net->rxr[r].node != U32_MAX)
-			done += snode_net_rxring_drain(net, r, budget - done);
-	spin_unlock(&net->ring_lock);
+	/* not while the NIC resets: snode_net_reset_prepare() waits for us */
+	rcu_read_lock();
+	if (!READ_ONCE(net->hw_blocked)) {
+		spin_lock(&net->ring_lock);
+		for (r = 0; r < SNODE_NET_RINGS && done < budget; r++)
+			if (net->rxr[r].node != U32_MAX)
+				done += snode_net_rxring_drain(net, r,
+							       budget - done);
+		spin_unlock(&net->ring_lock);
+	}
+	rcu_read_unlock();
 	return done;
 }
 
@@ -356,6 +233,9 @@ int snode_net_ring_rx(struct snode_net *net, int budget)
  * without a doorbell. (Polling on for a while after a stream's last frame,
  * to save doorbells, measured no better under TCG: decision 0031.)
  *
+ * While the NIC resets the rings are not looked at: the poll completes,
+ * and the interface's restart after the reset polls again.
+ *
  * Context: NAPI poll.
  * Return: true if the poll may complete.
  */
@@ -367,6 +247,11 @@ bool snode_net_ring_rx_idle(struct snode_net *net)
 
 	if (!READ_ONCE(net->rx_va))
 		return true;
+	rcu_read_lock();
+	if (READ_ONCE(net->hw_blocked)) {
+		rcu_read_unlock();
+		return true;
+	}
 	spin_lock(&net->ring_lock);
 	for (r = 0; r < SNODE_NET_RINGS; r++)
 		if (net->rxr[r].node != U32_MAX)
@@ -381,16 +266,11 @@ bool snode_net_ring_rx_idle(struct snode_net *net)
 			idle = false;
 	}
 	spin_unlock(&net->ring_lock);
+	rcu_read_unlock();
 	return idle;
 }
 
 /* ---- sender: windows onto the peers' rings --------------------------------------- */
-
-static void snode_net_peer_set(struct snode_net_peer *peer, u8 state, u32 ms)
-{
-	peer->state = state;
-	peer->until = jiffies + msecs_to_jiffies(ms);
-}
 
 /* End every frame waiting for @node's ring with @ret. */
 static void snode_net_txring_flush(struct snode_net *net, u32 node, int ret)
@@ -403,8 +283,14 @@ static void snode_net_txring_flush(struct snode_net *net, u32 node, int ret)
 	clear_bit(node, net->tx_waiting);
 }
 
-/* Drop the window onto @node's ring. Caller holds ring_mutex. */
-static void snode_net_txring_drop(struct snode_net *net, u32 node)
+/**
+ * snode_net_txring_drop() - drop the window onto @node's ring
+ * @net: the interface
+ * @node: the node
+ *
+ * Context: Caller holds &snode_net.ring_mutex.
+ */
+void snode_net_txring_drop(struct snode_net *net, u32 node)
 {
 	struct snode_net_peer *peer = &net->peer[node];
 
@@ -421,101 +307,6 @@ static void snode_net_txring_drop(struct snode_net *net, u32 node)
 		net->tx_rings--;
 	}
 	peer->state = SNODE_NET_TX_IDLE;
-}
-
-/* Map the ring @node granted. Caller holds ring_mutex. */
-static void snode_net_txring_map(struct snode_net *net, u32 node)
-{
-	struct snode_net_peer *peer = &net->peer[node];
-	struct snode_import *imp;
-	struct snode_net_ctrl g;
-
-	spin_lock_bh(&net->ctrl_lock);
-	g = peer->grant;
-	spin_unlock_bh(&net->ctrl_lock);
-	if (peer->state != SNODE_NET_TX_ASKED ||
-	    le32_to_cpu(g.seq) != peer->ask_seq)
-		return;		/* a late answer to an ASK given up on */
-	if (le16_to_cpu(g.slots) != SNODE_NET_SLOTS ||
-	    le32_to_cpu(g.length) != SNODE_NET_RING_SIZE ||
-	    le32_to_cpu(g.slot_size) != SNODE_NET_SLOT_SIZE ||
-	    net->tx_rings >= SNODE_NET_RINGS) {
-		/* another layout, or no ATT entry left for the interface */
-		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
-				   SNODE_NET_REFUSED_MS);
-		return;
-	}
-	imp = snode_kimport(net->sdev, node, le32_to_cpu(g.export_id),
-			    le64_to_cpu(g.key), SNODE_NET_RING_SIZE);
-	if (IS_ERR(imp)) {
-		netdev_dbg(net->ndev, "window onto node %u's ring: %ld\n",
-			   node, PTR_ERR(imp));
-		snode_net_stat_add(&net->txs, &net->txs.ring_errors, 1);
-		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
-				   SNODE_NET_REFUSED_MS);
-		return;
-	}
-	peer->imp = imp;
-	peer->hdr = snode_kimport_va(imp);
-	peer->slots = (u8 *)peer->hdr + SNODE_NET_SLOT0;
-	peer->prod = 0;
-	peer->state = SNODE_NET_TX_RING;
-	net->tx_rings++;
-}
-
-/*
- * Ring @node's doorbell from @db_work, so that @tx_work goes on filling the
- * ring during the fabric round trip of the message.
- */
-static void snode_net_doorbell(struct snode_net *net, u32 node)
-{
-	set_bit(node, net->db_pending);
-	queue_work(system_highpri_wq, &net->db_work);
-}
-
-static void snode_net_db_work(struct work_struct *work)
-{
-	struct snode_net *net = container_of(work, struct snode_net, db_work);
-	struct snode_net_ctrl c = {
-		.type = SNODE_NET_CTRL_DOORBELL,
-		.version = SNODE_NET_VERSION,
-	};
-	u32 node;
-
-	for_each_set_bit(node, net->db_pending, net->max_nodes) {
-		if (!test_and_clear_bit(node, net->db_pending))
-			continue;
-		if (snode_net_ctrl_send(net, node, &c, &net->dbs))
-			/* ring it again with the next frame */
-			set_bit(node, net->db_failed);
-		else
-			snode_net_stat_add(&net->dbs, &net->dbs.doorbells, 1);
-	}
-}
-
-/* Ask @node for a ring. Caller holds ring_mutex. */
-static void snode_net_txring_ask(struct snode_net *net, u32 node)
-{
-	struct snode_net_peer *peer = &net->peer[node];
-	struct snode_net_ctrl c = {
-		.type = SNODE_NET_CTRL_ASK,
-		.version = SNODE_NET_VERSION,
-	};
-
-	/* a new number: the answer to an earlier ASK is not this one's */
-	peer->ask_seq = peer->ask_seq + 1 ?: 1;
-	c.seq = cpu_to_le32(peer->ask_seq);
-	if (net->tx_rings >= SNODE_NET_RINGS || net->tx_no_rings ||
-	    !net->sdev->mem || !net->sdev->mem->ap_va) {
-		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
-				   SNODE_NET_REFUSED_MS);
-		return;
-	}
-	if (snode_net_ctrl_send(net, node, &c, &net->txs))
-		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
-				   SNODE_NET_REFUSED_MS);
-	else
-		snode_net_peer_set(peer, SNODE_NET_TX_ASKED, SNODE_NET_ASK_MS);
 }
 
 /* The slot's csum word for @skb: its checksum to fill, or 0. */
@@ -537,27 +328,41 @@ static u32 snode_net_csum(const struct sk_buff *skb)
  * a path lost), and a revoked window reads all-ones, so without the check
  * a small prod would find "room" and copy whole frames into the aperture
  * hole, each store a trapped access while the device changes its windows.
+ * Nor while our NIC resets (@hw_blocked, in an RCU read-side section that
+ * snode_net_reset_prepare() waits for): its windows are gone and no CPU
+ * access may reach it then.
  */
 static int snode_net_txring_room(struct snode_net *net, u32 node)
 {
 	struct snode_net_peer *peer = &net->peer[node];
+	int ret = 0;
 	u32 used;
 
-	if (!snode_kimport_live(peer->imp) || !test_bit(node, net->up))
-		return -ECONNRESET;
+	rcu_read_lock();
+	if (READ_ONCE(net->hw_blocked) || !snode_kimport_live(peer->imp) ||
+	    !test_bit(node, net->up)) {
+		ret = -ECONNRESET;
+		goto out;
+	}
 	used = peer->prod - le32_to_cpu(READ_ONCE(peer->hdr->cons));
-	if (used < SNODE_NET_SLOTS)
-		return 1;
-	if (used > SNODE_NET_SLOTS)
-		return -ECONNRESET;
+	if (used != SNODE_NET_SLOTS) {
+		ret = used < SNODE_NET_SLOTS ? 1 : -ECONNRESET;
+		goto out;
+	}
 	/* the receiver is busy with the ring, unless a doorbell failed */
 	if (test_and_clear_bit(node, net->db_failed) ||
 	    READ_ONCE(peer->hdr->armed))
 		snode_net_doorbell(net, node);
-	return 0;
+out:
+	rcu_read_unlock();
+	return ret;
 }
 
-/* Put @skb into the free slot of @node's ring: 0 or -EFAULT. */
+/*
+ * Put @skb into the free slot of @node's ring: 0, -EFAULT, or -ENOLINK if
+ * the window went, or our NIC began a reset, since snode_net_txring_room()
+ * looked (send it as messages; the next frame drops the window).
+ */
 static int snode_net_txring_put(struct snode_net *net, struct sk_buff *skb,
 				u32 node)
 {
@@ -566,10 +371,19 @@ static int snode_net_txring_put(struct snode_net *net, struct sk_buff *skb,
 	u32 slot = peer->prod % SNODE_NET_SLOTS;
 	int ret;
 
+	snode_debug_delay(SNODE_DELAY_NET_RING_PUT);
+	/* every store below, or none, before a reset of our NIC begins */
+	rcu_read_lock();
+	if (READ_ONCE(net->hw_blocked) || !snode_kimport_live(peer->imp)) {
+		rcu_read_unlock();
+		return -ENOLINK;
+	}
 	ret = skb_copy_bits(skb, 0, peer->slots + slot * SNODE_NET_SLOT_SIZE,
 			    skb->len);
-	if (ret)
+	if (ret) {
+		rcu_read_unlock();
 		return ret;
+	}
 	WRITE_ONCE(peer->hdr->len[slot], cpu_to_le32(skb->len));
 	WRITE_ONCE(peer->hdr->csum[slot], cpu_to_le32(snode_net_csum(skb)));
 	/* the frame and its length before prod */
@@ -580,6 +394,7 @@ static int snode_net_txring_put(struct snode_net *net, struct sk_buff *skb,
 	if (test_and_clear_bit(node, net->db_failed) ||
 	    READ_ONCE(peer->hdr->armed))
 		snode_net_doorbell(net, node);
+	rcu_read_unlock();
 	peer->prod++;
 	/* the receiver drains: the next frame may wait the full time again */
 	peer->stuck = false;
@@ -703,123 +518,6 @@ bool snode_net_ring_tx_waiting(struct snode_net *net)
 		}
 	}
 	return waiting;
-}
-
-/* ---- control ------------------------------------------------------------------ */
-
-/**
- * snode_net_ring_ctrl_msg() - a control message arrived
- * @net: the interface
- * @m: the message, from source endpoint SNODE_NET_SRC_CTRL
- *
- * A doorbell needs nothing: the poll drains every ring after the messages.
- *
- * Context: NAPI poll.
- */
-void snode_net_ring_ctrl_msg(struct snode_net *net, const struct snode_msg *m)
-{
-	struct snode_net_ctrl c = {};
-	u32 node = m->src_node;
-
-	memcpy(&c, m->payload, min_t(u32, m->len, sizeof(c)));
-	if (m->len < sizeof(c) || c.version != SNODE_NET_VERSION) {
-		snode_net_stat_add(&net->rxs, &net->rxs.frame_errors, 1);
-		snode_net_stat_add(&net->rxs, &net->rxs.errors, 1);
-		return;
-	}
-	switch (c.type) {
-	case SNODE_NET_CTRL_ASK:
-		spin_lock(&net->ctrl_lock);
-		net->peer[node].asked_seq = le32_to_cpu(c.seq);
-		spin_unlock(&net->ctrl_lock);
-		set_bit(node, net->rx_ask);
-		break;
-	case SNODE_NET_CTRL_GRANT:
-		spin_lock(&net->ctrl_lock);
-		net->peer[node].grant = c;
-		spin_unlock(&net->ctrl_lock);
-		set_bit(node, net->tx_granted);
-		break;
-	case SNODE_NET_CTRL_REFUSE:
-		spin_lock(&net->ctrl_lock);
-		net->peer[node].refuse_seq = le32_to_cpu(c.seq);
-		spin_unlock(&net->ctrl_lock);
-		set_bit(node, net->tx_refused);
-		break;
-	case SNODE_NET_CTRL_DOORBELL:
-		return;
-	default:
-		snode_net_stat_add(&net->rxs, &net->rxs.frame_errors, 1);
-		snode_net_stat_add(&net->rxs, &net->rxs.errors, 1);
-		return;
-	}
-	snode_net_ctrl_kick(net);
-}
-
-/**
- * snode_net_ring_node_down() - a node went down: its ring is freed
- * @net: the interface
- * @node: the node
- *
- * Its window (our side) goes at the next frame to it, or at stop.
- *
- * Context: Caller holds &snode_link.lock.
- */
-void snode_net_ring_node_down(struct snode_net *net, u32 node)
-{
-	set_bit(node, net->rx_gone);
-	snode_net_ctrl_kick(net);
-}
-
-/* Process every noted bit of @map with @fn. Caller holds ring_mutex. */
-static void snode_net_ring_each(struct snode_net *net, unsigned long *map,
-				void (*fn)(struct snode_net *net, u32 node))
-{
-	u32 node;
-
-	for_each_set_bit(node, map, net->max_nodes)
-		if (test_and_clear_bit(node, map))
-			fn(net, node);
-}
-
-static void snode_net_txring_refused(struct snode_net *net, u32 node)
-{
-	struct snode_net_peer *peer = &net->peer[node];
-	u32 seq;
-
-	spin_lock_bh(&net->ctrl_lock);
-	seq = peer->refuse_seq;
-	spin_unlock_bh(&net->ctrl_lock);
-	if (peer->state == SNODE_NET_TX_ASKED && seq == peer->ask_seq)
-		snode_net_peer_set(peer, SNODE_NET_TX_REFUSED,
-				   SNODE_NET_REFUSED_MS);
-}
-
-static void snode_net_txring_gone(struct snode_net *net, u32 node)
-{
-	snode_net_rxring_gone(net, node);
-	snode_net_txring_drop(net, node);
-}
-
-/**
- * snode_net_ring_work() - the rings' control work
- * @net: the interface
- *
- * Answers ASKs, maps GRANTs, notes REFUSEs, frees the rings and windows of
- * nodes that went down.
- *
- * Context: @tx_work, which holds &snode_net.ring_mutex.
- */
-void snode_net_ring_work(struct snode_net *net)
-{
-	lockdep_assert_held(&net->ring_mutex);
-
-	if (!test_and_clear_bit(0, &net->ctrl))
-		return;
-	snode_net_ring_each(net, net->rx_gone, snode_net_txring_gone);
-	snode_net_ring_each(net, net->rx_ask, snode_net_rxring_grant);
-	snode_net_ring_each(net, net->tx_refused, snode_net_txring_refused);
-	snode_net_ring_each(net, net->tx_granted, snode_net_txring_map);
 }
 
 /* ---- open, stop, setup ----------------------------------------------------------- */

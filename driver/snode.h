@@ -855,6 +855,8 @@ void snode_debugfs_exit(void);
  *                          has not disabled the function yet
  * @SNODE_DELAY_NET_GRANT: the network interface is about to answer a
  *                         node's ASK for a window ring
+ * @SNODE_DELAY_NET_RING_PUT: the network interface is about to store a
+ *                            frame into a peer's ring through its window
  * @SNODE_DELAY_NR: number of points
  */
 enum snode_delay_point {
@@ -867,6 +869,7 @@ enum snode_delay_point {
 	SNODE_DELAY_IDENTIFY_WORK,
 	SNODE_DELAY_REMOVE_END,
 	SNODE_DELAY_NET_GRANT,
+	SNODE_DELAY_NET_RING_PUT,
 	SNODE_DELAY_NR,
 };
 

@@ -199,6 +199,29 @@ check "$KERNEL: ring: ... node 1 took out of the ring exactly what node 0 put in
 check "$KERNEL: ring: ... no echo answered twice ($(grep -c 'DUP!' <<<"$out") DUP!, $(grep -c 'bytes from' <<<"$out") of 40 answered)" \
 	bash -c '! grep -q "DUP!" <<<"$1" && [ "$(grep -c "bytes from" <<<"$1")" -ge 10 ]' _ "$out"
 
+# --- broadcast budget ---------------------------------------------------------------
+# Node 0 floods 9 KB multicast frames (ping 224.0.0.1 -s 8972: one frame,
+# 188 messages a copy; node 1 ignores echo requests to multicast) and
+# pings node 1 meanwhile. Every copy is 188 synchronous sends of the one
+# transmit work, which the echo requests queue behind; the copies may take
+# it 25 ms of every 100 ms, the others are dropped and counted
+# (tx_broadcast_dropped). Before the budget every copy went: the queue
+# filled with frames of ~190 messages each, the echo requests waited
+# seconds behind them or found the queue full (ENOBUFS).
+gexec 0 "ip route add 224.0.0.0/4 dev $IFACE" >>"$LOG/ip" 2>&1
+c0=$(ethtool_of 0 tx_broadcast_copies)
+out=$(gexec_t 0 90 "ping -q -c 300 -i 0.01 -s 8972 -W 1 224.0.0.1 >/tmp/mflood 2>&1 & sleep 1; ping -c 20 -i 0.2 -W 2 $(ip_of 1); wait; cat /tmp/mflood")
+echo "$out" >>"$LOG/bcast"
+c1=$(ethtool_of 0 tx_broadcast_copies)
+d1=$(ethtool_of 0 tx_broadcast_dropped)
+got=$(grep -c 'bytes from' <<<"$out")
+rtt=$(sed -n 's|.*min/avg/max = [0-9.]*/\([0-9.]*\)/\([0-9.]*\).*|\1 \2|p' <<<"$out")
+check "$KERNEL: broadcast: while node 0 floods 9 KB multicast frames, its pings to node 1 are answered ($got of 20; avg max ms: ${rtt:-none})" \
+	[ "$got" -ge 18 ]
+check "$KERNEL: ... the copies over the budget were dropped and counted (tx_broadcast_copies ${c0:-none} -> ${c1:-none}, tx_broadcast_dropped ${d1:-none})" \
+	bash -c '[ "${1:-0}" -gt "${2:-0}" ] && [ "${3:-0}" -gt 0 ]' _ "$c1" "$c0" "$d1"
+gexec 0 "ip route del 224.0.0.0/4 dev $IFACE" >>"$LOG/ip" 2>&1
+
 # --- TCP ----------------------------------------------------------------------------
 gexec 1 "iperf3 -s -D -I /tmp/iperf3.pid" >>"$LOG/iperf3" 2>&1
 sleep 1
@@ -239,6 +262,29 @@ echo "$out" >>"$LOG/ping"
 tx1=$(ethtool_of 0 tx_ring_frames)
 check "$KERNEL: ... and the ring is back: large pings answered through it (tx_ring_frames $tx0 -> $tx1)" \
 	bash -c 'grep -q "5 packets received" <<<"$1" && [ "${2:-0}" -ge $(( ${3:-0} + 3 )) ]' _ "$out" "$tx1" "$tx0"
+# A reset while frames go through the ring: node 1 stores each frame into
+# node 0's ring 200 ms after it looked at its window (delay point
+# net_ring_put) while node 0 pings it, so the reset comes while node 1's
+# transmit work is about to store. No CPU access may reach the NIC while it
+# resets: a store after the reset began goes to a window the reset took
+# (the aperture hole), and the frame counted as put never arrives. Node 0
+# must take out of its ring exactly what node 1 counted as put.
+gexec 1 "echo 200000 > /sys/kernel/debug/snode/delay/net_ring_put"
+tx0=$(ethtool_of 1 tx_ring_frames)
+rx0=$(ethtool_of 0 rx_ring_frames)
+gexec_t 0 60 "ping -c 40 -i 0.1 -s 1000 -W 2 $(ip_of 1)" >>"$LOG/ping" 2>&1 &
+pinger=$!
+sleep 2
+gexec 1 "echo 1 > /sys/class/snode/snode0/device/reset" >>"$LOG/reset" 2>&1
+check "$KERNEL: node 1: function-level reset while its transmit work stores into node 0's ring (delay point net_ring_put)" [ $? -eq 0 ]
+wait "$pinger"
+gexec 1 "echo 0 > /sys/kernel/debug/snode/delay/net_ring_put"
+sleep 2
+tx1=$(ethtool_of 1 tx_ring_frames)
+rx1=$(ethtool_of 0 rx_ring_frames)
+check "$KERNEL: ... no store reached the NIC during its reset: node 0 took out of its ring what node 1 put in (node 1 tx_ring_frames ${tx0:-none} -> ${tx1:-none}, node 0 rx_ring_frames ${rx0:-none} -> ${rx1:-none})" \
+	bash -c '[ $(($1 - $2)) -ge 1 ] && [ $(($1 - $2)) -eq $(($3 - $4)) ]' _ "${tx1:-0}" "${tx0:-0}" "${rx1:-0}" "${rx0:-0}"
+check "$KERNEL: ... and ping answers after it" until_ok 20 ping_ok
 
 # --- a peer dies ---------------------------------------------------------------------
 before=$(stat_of 0 tx_carrier_errors)
@@ -274,6 +320,29 @@ check "$KERNEL: node 0: rmmod snode with the interface up and addressed" [ $? -e
 out=$(gexec 0 "ls /sys/class/net" | tr '\n' ' ')
 check "$KERNEL: ... and the interface is gone (left: $out)" \
 	bash -c '[ -n "$1" ] && [[ "$1" != *snode* ]]' _ "$out"
+
+# Detached: the fabric manager goes (its NICs detach, decision 0010), so
+# node 0's NIC has no node id and reaches nobody: carrier off. The MAC
+# stays what the last attach made it. (The emulated NIC attaches only when
+# its QEMU starts, so a re-attach under a new id is not run here.)
+gexec_t 0 60 "insmod /lib/snode/snode.ko && ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
+check "$KERNEL: node 0: snode.ko loaded again, interface up, carrier on (node 2 is up)" \
+	until_ok 20 carrier_is 0 1
+mac0=$(gexec 0 "cat /sys/class/net/$IFACE/address" | tr -dc 0-9a-f:)
+kill -KILL "$(cat "$SNODE_VM_UP/fm.pid")" 2>>"$LOG/fm-kill"
+check "$KERNEL: fabric manager killed: node 0's NIC is detached, carrier off" \
+	until_ok 20 carrier_is 0 0
+mac1=$(gexec 0 "cat /sys/class/net/$IFACE/address" | tr -dc 0-9a-f:)
+check "$KERNEL: ... its MAC stays ${mac0:-none} (now ${mac1:-none})" \
+	bash -c '[ -n "$1" ] && [ "$1" = "$2" ]' _ "$mac0" "$mac1"
+# snode.ko loaded while the NIC is detached, as before a late attach: it
+# has no node id, so no MAC of the fabric: a random one until it attaches
+# (before, the MAC named node 0xffff: 02:53:4e:FF:ff:ff), carrier off.
+gexec_t 0 60 "rmmod snode && insmod /lib/snode/snode.ko && ip link set dev $IFACE up" >>"$LOG/ip" 2>&1
+mac2=$(gexec 0 "cat /sys/class/net/$IFACE/address" | tr -dc 0-9a-f:)
+check "$KERNEL: snode.ko loaded on the detached NIC: a random MAC, not one of node 0xffff (${mac2:-none})" \
+	bash -c '[ -n "$1" ] && [[ "$1" != 02:53:4e:* ]] && [[ "$1" != *:ff:ff ]]' _ "$mac2"
+check "$KERNEL: ... carrier off" carrier_is 0 0
 fi
 
 # --- a peer that stops draining its ring (three nodes) -----------------------------
