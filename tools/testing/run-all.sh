@@ -229,7 +229,7 @@ BUDGET_MIN=${SNODE_CHECK_BUDGET_MIN:-60}
 LIMIT_MIN=${SNODE_CHECK_LIMIT_MIN:-80}
 # Two suites at a time (SNODE_CHECK_JOBS, default 2; 1 runs them one after
 # the other): a VM suite keeps the host's two CPUs about half busy, the rest
-# is guests waiting (decision 0047). The longest start first (EST_S, the
+# is guests waiting (decision 0049). The longest start first (EST_S, the
 # seconds each took on the idle machine, rounded; a suite missing from it
 # counts as 60), so that no long suite is left to run alone at the end.
 # Suites of one class never run at once: the host suites build and install
@@ -247,6 +247,9 @@ declare -A EST_S=(
 	[ofi-6.1]=60 [diag-6.12]=60 [cli-unit]=50 [dkms]=50 [devlink-6.12]=45
 	[install]=30 [ksft-host]=30 [libsnode]=20 [ofi-host]=20 [fm-unit]=10
 	[paths]=10 [hw-contract]=10 [log-scan]=5
+	# check-full's
+	[deb-bookworm]=300 [deb-trixie]=300 [mpi-hpcc-6.12]=280 [adt-clean]=240
+	[probe-nth-debug]=200 [adt]=150 [msg4-debug]=100 [deb-build]=75
 )
 suite_class() {	# suite_class NAME: suites of one class take turns
 	case "$1" in
