@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * snode: the network interface, shared by net.c (the interface and the
- * message path), net_ring.c (the window rings) and net_ctrl.c (the rings'
- * control messages).
+ * message path), net_ring.c (the window rings), net_ctrl.c (the rings'
+ * control messages) and net_stats.c (its counters for the stack and
+ * ethtool).
  */
 #ifndef _SNODE_NET_H_
 #define _SNODE_NET_H_
@@ -337,5 +338,10 @@ bool snode_net_ring_tx_waiting(struct snode_net *net);
 int snode_net_ring_rx(struct snode_net *net, int budget);
 bool snode_net_ring_rx_idle(struct snode_net *net);
 u32 snode_net_ring_rx_rings(struct snode_net *net);
+
+/* net_stats.c */
+void snode_net_get_stats64(struct net_device *ndev,
+			   struct rtnl_link_stats64 *s);
+extern const struct ethtool_ops snode_net_ethtool_ops;
 
 #endif /* _SNODE_NET_H_ */

@@ -54,7 +54,7 @@ FEATURE = {
     "dma": "dma", "dma_queue": "dma",
     "link": "link", "link_util": "link", "link_iso": "link",
     "link_node": "link",
-    "net": "net", "net_ctrl": "net", "net_ring": "net",
+    "net": "net", "net_ctrl": "net", "net_ring": "net", "net_stats": "net",
 }
 
 
