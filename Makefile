@@ -54,8 +54,8 @@ include $(TOP)/install.mk
 .PHONY: emu-build check-build check check-full demo bench
 # Each step's seconds go to build/check/build-steps (scripts/timed-step.sh),
 # which run-all.sh's time table shows. The kernels and the kernel sources
-# are mostly downloads (about 170 s with 1 s of CPU, cold): they come while
-# QEMU compiles.
+# are downloads and unpacking (about 170 s one after the other, cold, of
+# which about 70 s of CPU): they come while QEMU compiles.
 STEP = bash $(TOP)/scripts/timed-step.sh
 emu-build: deps
 	$(STEP) kernels+sources+qemu $(MAKE) -j3 -f $(TOP)/Makefile kernels linux-source qemu
