@@ -53,10 +53,10 @@ include $(TOP)/install.mk
 # minutes cold), which make demo and make bench do not need.
 .PHONY: emu-build check-build check check-full demo bench
 # Each step's seconds go to build/check/build-steps (scripts/timed-step.sh),
-# which run-all.sh's time table shows. The kernels and the kernel sources
-# are downloads and unpacking (about 170 s one after the other, cold, of
-# which about 70 s of CPU): they come while QEMU compiles.
-STEP = bash $(TOP)/scripts/timed-step.sh
+# which run-all.sh's time table shows (STEP, tools/emu/emu.mk). The
+# kernels and the kernel sources are downloads and unpacking (about 170 s
+# one after the other, cold, of which about 70 s of CPU): they come while
+# QEMU compiles.
 emu-build: deps
 	$(STEP) kernels+sources+qemu $(MAKE) -j3 -f $(TOP)/Makefile kernels linux-source qemu
 	$(STEP) userspace+modules $(MAKE) -f $(TOP)/Makefile all modules-guest

@@ -84,14 +84,19 @@ do_update()
 	touch "$APTDIR/lists.stamp"
 }
 
-setup()
+# lock_lists: held until this script exits. make check-build fetches
+# kernels, sources and QEMU's at once: one of them refreshes the lists,
+# the others wait for it (apt itself does not lock here: Debug::NoLocking)
+lock_lists()
 {
-	# make check-build fetches kernels, sources and QEMU's at once: one
-	# of them refreshes the lists, the others wait for it (apt itself does
-	# not lock here: Debug::NoLocking)
 	mkdir -p "$APTDIR"
 	exec 8>"$APTDIR/.setup.lock"
 	flock 8
+}
+
+setup()
+{
+	lock_lists
 	write_config
 	local stamp=$APTDIR/lists.stamp now age
 	if [ -e "$stamp" ]; then
@@ -111,9 +116,7 @@ setup)
 	setup
 	;;
 update)
-	mkdir -p "$APTDIR"
-	exec 8>"$APTDIR/.setup.lock"
-	flock 8
+	lock_lists
 	write_config
 	do_update
 	;;

@@ -46,8 +46,11 @@ YNL_DIR       := $(BUILD)/linux-source-6.12/tools/net/ynl
 
 .PHONY: deps kernels kernels-debug linux-source qemu vm-down
 
+# STEP NAME COMMAND...: COMMAND, its seconds in build/check/build-steps
+STEP = bash $(EMU_SCRIPTS)/timed-step.sh
+
 deps:
-	bash $(EMU_SCRIPTS)/timed-step.sh deps $(EMU_SCRIPTS)/install-deps.sh
+	$(STEP) deps $(EMU_SCRIPTS)/install-deps.sh
 
 # The scripts are idempotent and do no network work once their stamp exists,
 # so the phony targets always call them; the stamp rules serve as
